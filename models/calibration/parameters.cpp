@@ -1,0 +1,173 @@
+#include "models/calibration/parameters.hpp"
+
+#include "models/core/unit_parse.hpp"
+
+#include <array>
+#include <cmath>
+#include <fmt/format.h>
+#include <string>
+
+namespace dpusim::calibration {
+namespace {
+
+// Keep in the order a user reads them in docs/calibration.md.
+constexpr std::array kRegistry{
+    // Host CPU (x86 host or, with role dpu_arm, the BlueField Arm complex).
+    ParamDef{"host_cpu.cores", ParamKind::count, "physical cores available to the host", "discover",
+             "host CPU: SimGrid host core count"},
+    ParamDef{"host_cpu.core_clock", ParamKind::frequency, "sustained core clock", "discover",
+             "host CPU: SimGrid core speed (cycles/s)"},
+    ParamDef{"host_cpu.tcp_tx_rate_per_core", ParamKind::data_rate,
+             "kernel TCP send throughput one core sustains (CPU-bound)", "tcp",
+             "host-tcp transport: send-side CPU cycles per byte"},
+    ParamDef{"host_cpu.tcp_rx_rate_per_core", ParamKind::data_rate,
+             "kernel TCP receive throughput one core sustains (CPU-bound)", "tcp",
+             "host-tcp transport: receive-side CPU cycles per byte"},
+    ParamDef{"host_cpu.tcp_latency_median", ParamKind::duration, "request/response one-way latency, median",
+             "tcp", "host-tcp transport: per-message software latency"},
+    ParamDef{"host_cpu.tcp_latency_sigma", ParamKind::number,
+             "lognormal shape (sigma) fitted to the TCP latency samples", "tcp",
+             "host-tcp transport: latency tail"},
+    ParamDef{"host_cpu.aes_gcm_rate_per_core", ParamKind::data_rate, "AES-256-GCM throughput of one core",
+             "crypto", "encryption placed on the host: CPU cycles per byte"},
+    ParamDef{"host_cpu.memcpy_bandwidth", ParamKind::data_rate, "single-thread memcpy bandwidth", "memory",
+             "bounce-buffer copies on the host"},
+    ParamDef{"host_cpu.os_noise_fraction", ParamKind::fraction,
+             "fraction of a fixed work quantum lost to OS interference (mean)", "os-noise",
+             "straggler/noise model: per-core slowdown"},
+    ParamDef{"host_cpu.os_noise_p99", ParamKind::duration, "99th percentile of the per-quantum detour",
+             "os-noise", "straggler/noise model: tail of synchronous steps"},
+    // Same quantities measured on a BlueField's Arm side.
+    ParamDef{"dpu_arm.cores", ParamKind::count, "Arm cores of the DPU", "discover", "DPU Arm complex core count"},
+    ParamDef{"dpu_arm.core_clock", ParamKind::frequency, "Arm core clock", "discover", "DPU Arm core speed"},
+    ParamDef{"dpu_arm.tcp_tx_rate_per_core", ParamKind::data_rate, "kernel TCP send throughput per Arm core", "tcp",
+             "functions placed on dpu_arm: send cycles per byte"},
+    ParamDef{"dpu_arm.tcp_rx_rate_per_core", ParamKind::data_rate, "kernel TCP receive throughput per Arm core",
+             "tcp", "functions placed on dpu_arm: receive cycles per byte"},
+    ParamDef{"dpu_arm.aes_gcm_rate_per_core", ParamKind::data_rate, "AES-256-GCM throughput of one Arm core",
+             "crypto", "encryption placed on dpu_arm"},
+    ParamDef{"dpu_arm.memcpy_bandwidth", ParamKind::data_rate, "single-thread memcpy bandwidth on the Arm side",
+             "memory", "data-path copies on the Arm side"},
+    // NIC / RDMA.
+    ParamDef{"nic.rdma_bandwidth", ParamKind::data_rate, "RDMA write bandwidth at large messages (beta)", "rdma",
+             "rdma transports: achievable per-NIC bandwidth"},
+    ParamDef{"nic.rdma_latency", ParamKind::duration, "RDMA write one-way latency at small messages (alpha)",
+             "rdma", "rdma transports: per-message latency"},
+    // Collectives (nccl-tests).
+    ParamDef{"collective.network_efficiency", ParamKind::fraction,
+             "ring all-reduce bus bandwidth over NIC line rate at large messages", "nccl",
+             "collective lowering: inter-node protocol efficiency"},
+    ParamDef{"collective.nvlink_efficiency", ParamKind::fraction,
+             "ring all-reduce bus bandwidth over NVLink bandwidth at large messages (one node)", "nccl",
+             "collective lowering: intra-node protocol efficiency"},
+    // GPU.
+    ParamDef{"gpu.gemm_peak_achieved", ParamKind::flop_rate, "best achieved bf16 GEMM throughput over the sweep",
+             "gpu", "compute model: ceiling of the achieved-throughput curve"},
+    ParamDef{"gpu.h2d_bandwidth", ParamKind::data_rate, "host-to-device copy bandwidth (pinned)", "gpu",
+             "staging copies between host and GPU"},
+    ParamDef{"gpu.d2h_bandwidth", ParamKind::data_rate, "device-to-host copy bandwidth (pinned)", "gpu",
+             "staging copies between GPU and host"},
+    // Storage.
+    ParamDef{"storage.read_bandwidth", ParamKind::data_rate, "sequential read bandwidth of the data path",
+             "storage", "input pipeline: storage read rate"},
+    ParamDef{"storage.read_rate_per_core", ParamKind::data_rate,
+             "read bandwidth one host core sustains on the storage client path", "storage",
+             "storage client placed on the host: CPU cycles per byte"},
+    ParamDef{"storage.random_read_iops", ParamKind::number, "4 KiB random read operations per second", "storage",
+             "input pipeline: small-sample reads"},
+};
+
+} // namespace
+
+std::span<const ParamDef> parameter_registry() { return kRegistry; }
+
+const ParamDef* find_parameter(std::string_view key) {
+  for (const auto& def : kRegistry) {
+    if (def.key == key)
+      return &def;
+  }
+  return nullptr;
+}
+
+std::string_view kind_name(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::data_rate:
+    return "data rate (e.g. 38.2Gbps)";
+  case ParamKind::duration:
+    return "duration (e.g. 12us)";
+  case ParamKind::frequency:
+    return "frequency (e.g. 2.0GHz)";
+  case ParamKind::flop_rate:
+    return "compute rate (e.g. 780TFLOPS)";
+  case ParamKind::data_size:
+    return "data size (e.g. 64MiB)";
+  case ParamKind::count:
+    return "whole number";
+  case ParamKind::fraction:
+    return "fraction between 0 and 1";
+  case ParamKind::number:
+    return "positive number";
+  }
+  return "value";
+}
+
+double parse_parameter_value(const ParamDef& def, const std::string& text) {
+  using namespace units;
+  switch (def.kind) {
+  case ParamKind::data_rate:
+    return parse_quantity<DataRate>(text).si();
+  case ParamKind::duration:
+    return parse_quantity<Seconds>(text).si();
+  case ParamKind::frequency:
+    return parse_quantity<Frequency>(text).si();
+  case ParamKind::flop_rate:
+    return parse_quantity<FlopRate>(text).si();
+  case ParamKind::data_size:
+    return parse_quantity<Bytes>(text).si();
+  case ParamKind::count:
+  case ParamKind::fraction:
+  case ParamKind::number: {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(v))
+      throw UnitError(fmt::format("expected a {}, found \"{}\"", kind_name(def.kind), text));
+    if (def.kind == ParamKind::count && (v < 1 || v != std::floor(v)))
+      throw UnitError(fmt::format("expected a whole number of at least 1, found \"{}\"", text));
+    if (def.kind == ParamKind::fraction && (v < 0 || v > 1))
+      throw UnitError(fmt::format("expected a fraction between 0 and 1, found \"{}\"", text));
+    if (def.kind == ParamKind::number && v <= 0)
+      throw UnitError(fmt::format("expected a positive number, found \"{}\"", text));
+    return v;
+  }
+  }
+  throw UnitError("unknown parameter kind");
+}
+
+std::string format_parameter_value(const ParamDef& def, double si_value) {
+  using namespace units;
+  switch (def.kind) {
+  case ParamKind::data_rate:
+    return format(DataRate::from_si(si_value));
+  case ParamKind::duration:
+    return format(Seconds::from_si(si_value));
+  case ParamKind::frequency:
+    return format(Frequency::from_si(si_value));
+  case ParamKind::flop_rate:
+    return format(FlopRate::from_si(si_value));
+  case ParamKind::data_size:
+    return format(Bytes::from_si(si_value));
+  case ParamKind::count:
+    return fmt::format("{:.0f}", si_value);
+  case ParamKind::fraction:
+  case ParamKind::number:
+    return fmt::format("{:.6g}", si_value);
+  }
+  return fmt::format("{:g}", si_value);
+}
+
+} // namespace dpusim::calibration

@@ -1,0 +1,234 @@
+#include "models/core/yaml_reader.hpp"
+
+#include "models/core/text_distance.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace dpusim::yaml {
+namespace {
+
+Location location_of(const YAML::Mark& mark, const std::string& file, const Location& fallback) {
+  if (mark.line < 0 || mark.is_null())
+    return fallback.line > 0 ? fallback : Location{file, 0, 0};
+  return Location{file, mark.line + 1, mark.column + 1};
+}
+
+std::string child_path(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+}
+
+} // namespace
+
+Node::Node(YAML::Node node, std::shared_ptr<const std::string> file, std::string path, Location fallback)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), fallback_(std::move(fallback)) {}
+
+Location Node::location() const {
+  if (!node_.IsDefined())
+    return fallback_;
+  return location_of(node_.Mark(), *file_, fallback_);
+}
+
+void Node::fail(const std::string& message) const { throw InputError(location(), path_, message); }
+
+std::string Node::describe_found() const {
+  if (is_null())
+    return "nothing";
+  if (node_.IsMap())
+    return "a mapping";
+  if (node_.IsSequence())
+    return "a list";
+  return fmt::format("\"{}\"", node_.Scalar());
+}
+
+std::string Node::scalar_text(std::string_view expected) const {
+  if (!node_.IsDefined() || node_.IsNull() || !node_.IsScalar())
+    fail(fmt::format("expected {}, found {}", expected, describe_found()));
+  return node_.Scalar();
+}
+
+std::string Node::as_string() const {
+  std::string s = scalar_text("a text value");
+  if (s.empty())
+    fail("expected a non-empty text value");
+  return s;
+}
+
+std::int64_t Node::as_int(std::int64_t min, std::int64_t max) const {
+  const std::string text = scalar_text("a whole number");
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(text, &used, 10);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || used == 0)
+    fail(fmt::format("expected a whole number, found \"{}\"", text));
+  if (v < min || v > max) {
+    if (max == std::numeric_limits<std::int64_t>::max())
+      fail(fmt::format("must be at least {}, found {}", min, v));
+    fail(fmt::format("must be between {} and {}, found {}", min, max, v));
+  }
+  return v;
+}
+
+double Node::as_number(double min, double max) const {
+  const std::string text = scalar_text("a number");
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || used == 0 || !std::isfinite(v))
+    fail(fmt::format("expected a number, found \"{}\"", text));
+  if (v < min || v > max)
+    fail(fmt::format("must be between {:g} and {:g}, found {:g}", min, max, v));
+  return v;
+}
+
+bool Node::as_bool() const {
+  const std::string text = scalar_text("true or false");
+  if (text == "true")
+    return true;
+  if (text == "false")
+    return false;
+  fail(fmt::format("expected true or false, found \"{}\"", text));
+}
+
+std::string Node::as_choice(const std::vector<std::string>& valid) const {
+  const std::string text = scalar_text(fmt::format("one of: {}", join(valid)));
+  for (const auto& v : valid) {
+    if (v == text)
+      return text;
+  }
+  const std::string hint = did_you_mean(text, valid);
+  fail(fmt::format("\"{}\" is not valid{}; valid values: {}", text,
+                   hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint), join(valid)));
+}
+
+Map Node::as_map() const {
+  if (!node_.IsDefined() || !node_.IsMap())
+    fail(fmt::format("expected a mapping of keys to values, found {}", describe_found()));
+  return Map(*this);
+}
+
+Seq Node::as_sequence() const {
+  if (!node_.IsDefined() || !node_.IsSequence())
+    fail(fmt::format("expected a list, found {}", describe_found()));
+  return Seq(*this);
+}
+
+Map::Map(Node node) : node_(std::move(node)) {
+  std::set<std::string, std::less<>> seen;
+  for (const auto& kv : node_.raw()) {
+    if (!kv.first.IsScalar())
+      throw InputError(location_of(kv.first.Mark(), node_.file(), node_.location()), node_.path(),
+                       "keys must be plain names");
+    std::string key = kv.first.Scalar();
+    if (!seen.insert(key).second)
+      throw InputError(location_of(kv.first.Mark(), node_.file(), node_.location()), child_path(node_.path(), key),
+                       "duplicate key: it appears more than once in this mapping");
+    entries_.push_back(Entry{std::move(key), kv.first, kv.second});
+  }
+}
+
+Node Map::child(const Entry& e) const {
+  const Location key_loc = location_of(e.key_node.Mark(), node_.file(), node_.location());
+  return Node(e.value, node_.file_, child_path(node_.path(), e.key), key_loc);
+}
+
+Node Map::required(std::string_view key, std::string_view expected) {
+  allow(key);
+  for (const auto& e : entries_) {
+    if (e.key == key)
+      return child(e);
+  }
+  throw InputError(node_.location(), child_path(node_.path(), key),
+                   expected.empty() ? std::string("missing required key")
+                                    : fmt::format("missing required key (expected {})", expected));
+}
+
+std::optional<Node> Map::optional(std::string_view key) {
+  allow(key);
+  for (const auto& e : entries_) {
+    if (e.key == key)
+      return child(e);
+  }
+  return std::nullopt;
+}
+
+bool Map::contains(std::string_view key) const {
+  for (const auto& e : entries_) {
+    if (e.key == key)
+      return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, Node>> Map::items() {
+  all_consumed_ = true;
+  std::vector<std::pair<std::string, Node>> out;
+  out.reserve(entries_.size());
+  for (const auto& e : entries_)
+    out.emplace_back(e.key, child(e));
+  return out;
+}
+
+void Map::allow(std::string_view key) {
+  if (declared_set_.insert(std::string(key)).second)
+    declared_.emplace_back(key);
+}
+
+void Map::finish() const {
+  if (all_consumed_)
+    return;
+  for (const auto& e : entries_) {
+    if (declared_set_.contains(e.key))
+      continue;
+    const std::string hint = did_you_mean(e.key, declared_);
+    std::string message = "unknown key";
+    if (!hint.empty())
+      message += fmt::format("; did you mean \"{}\"?", hint);
+    message += declared_.empty() ? std::string("; this mapping takes no keys")
+                                 : fmt::format(" (valid keys here: {})", join(declared_));
+    throw InputError(location_of(e.key_node.Mark(), node_.file(), node_.location()),
+                     child_path(node_.path(), e.key), message);
+  }
+}
+
+Seq::Seq(Node node) : node_(std::move(node)) {
+  std::size_t i = 0;
+  for (const auto& item : node_.raw()) {
+    items_.emplace_back(item, node_.file_,
+                        fmt::format("{}[{}]", node_.path(), i), node_.location());
+    ++i;
+  }
+}
+
+Node parse_text(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<const std::string>(name);
+  try {
+    YAML::Node root = YAML::Load(text);
+    return Node(root, file, "", Location{name, 1, 1});
+  } catch (const YAML::ParserException& e) {
+    throw InputError(Location{name, e.mark.line + 1, e.mark.column + 1}, "",
+                     fmt::format("invalid YAML: {}", e.msg));
+  }
+}
+
+Node load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(Location{path, 0, 0}, "", "cannot open the file (does it exist and is it readable?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_text(text.str(), path);
+}
+
+} // namespace dpusim::yaml

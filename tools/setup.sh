@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs dpusim's build dependencies from Debian packages (only those missing), then configures and
+# builds with the CMake preset given as $1 (default: "default"). Safe to re-run: it does only what is
+# left to do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-default}"
+
+packages=(
+  g++ cmake ninja-build pkg-config git
+  libsimgrid-dev libboost-graph-dev libboost-program-options-dev
+  libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev
+  libssl-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+binary_dir=$(case "$preset" in default) echo build ;; *) echo "build-$preset" ;; esac)
+if [ ! -f "$binary_dir/build.ninja" ]; then
+  cmake --preset "$preset" >/dev/null
+fi
+cmake --build --preset "$preset"
