@@ -11,6 +11,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
   libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev
   libssl-dev
+  fio ethtool
 )
 missing=()
 for p in "${packages[@]}"; do
