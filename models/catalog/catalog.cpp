@@ -1,0 +1,94 @@
+#include "models/catalog/catalog.hpp"
+
+#include "models/catalog/entry_reader.hpp"
+#include "models/core/text_distance.hpp"
+#include "models/workload/transformer_reader.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#ifndef DPUSIM_DEFAULT_DATA_DIR
+#define DPUSIM_DEFAULT_DATA_DIR "."
+#endif
+
+namespace dpusim::catalog {
+namespace {
+
+std::vector<std::filesystem::path> entries_in(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  if (!std::filesystem::is_directory(dir))
+    return files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".yaml")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+template <class T, class ReadFn>
+void load_kind(const std::filesystem::path& dir, const Sources& sources, std::map<std::string, T>& into,
+               ReadFn read) {
+  for (const auto& file : entries_in(dir)) {
+    auto root = yaml::load_file(file.string());
+    EntryReader reader(root.as_map(), sources);
+    if (reader.name() != file.stem().string())
+      root.as_map().required("name").fail(
+          fmt::format("the entry's name must match its file name \"{}\"", file.stem().string()));
+    T spec = read(reader, dir.string());
+    reader.finish();
+    into.emplace(reader.name(), std::move(spec));
+  }
+}
+
+} // namespace
+
+std::filesystem::path Catalog::default_directory() {
+  if (const char* env = std::getenv("DPUSIM_DATA_DIR"); env != nullptr && *env != '\0')
+    return std::filesystem::path(env) / "models" / "catalog" / "data";
+  return std::filesystem::path(DPUSIM_DEFAULT_DATA_DIR) / "models" / "catalog" / "data";
+}
+
+Catalog Catalog::load(const std::filesystem::path& dir) {
+  Catalog c;
+  c.dir_ = dir;
+  const auto sources_file = dir / "sources.yaml";
+  if (!std::filesystem::exists(sources_file))
+    throw InputError(Location{sources_file.string(), 0, 0}, "",
+                     "the catalog's bibliography is missing (is the catalog directory right? set DPUSIM_DATA_DIR "
+                     "to the dpusim source tree)");
+  c.sources_ = Sources::load(sources_file.string());
+  load_kind(dir / "gpu", c.sources_, c.gpus_, [](EntryReader& r, const std::string& d) { return read_gpu(r, d); });
+  load_kind(dir / "cpu", c.sources_, c.cpus_, [](EntryReader& r, const std::string&) { return read_cpu(r); });
+  load_kind(dir / "nic", c.sources_, c.nics_,
+            [&c](EntryReader& r, const std::string&) { return read_nic(r, c.sources_); });
+  load_kind(dir / "node", c.sources_, c.nodes_, [](EntryReader& r, const std::string&) { return read_node(r); });
+  load_kind(dir / "switch", c.sources_, c.switches_,
+            [](EntryReader& r, const std::string&) { return read_switch(r); });
+  load_kind(dir / "collective", c.sources_, c.collectives_,
+            [](EntryReader& r, const std::string&) { return read_collective(r); });
+  load_kind(dir / "llm", c.sources_, c.models_, [](EntryReader& r, const std::string&) {
+    ModelEntry e;
+    e.description = r.description();
+    if (!r.default_citation())
+      r.map().required("source", "a source for the model's shape");
+    e.cite = *r.default_citation();
+    e.shape = workload::read_transformer_shape(r.map(), r.name());
+    return e;
+  });
+  // Cross-references between entries.
+  for (const auto& [name, node] : c.nodes_) {
+    const auto file = (dir / "node" / (name + ".yaml")).string();
+    auto check = [&](const std::string& ref, std::vector<std::string> valid, const char* key) {
+      if (std::find(valid.begin(), valid.end(), ref) == valid.end())
+        throw InputError(Location{file, 0, 0}, key,
+                         fmt::format("\"{}\" is not in the catalog; valid: {}", ref, join(valid)));
+    };
+    check(node.gpu, c.gpu_names(), "gpu");
+    check(node.cpu, c.cpu_names(), "cpu");
+    check(node.nic, c.nic_names(), "nic");
+  }
+  return c;
+}
+
+} // namespace dpusim::catalog

@@ -1,0 +1,76 @@
+// The hardware and model catalog: YAML entries under models/catalog/data/<kind>/<name>.yaml, each number
+// with its source. Loaded once per run; lookups by name with "did you mean" on a miss.
+#pragma once
+
+#include "models/catalog/collective_spec.hpp"
+#include "models/catalog/cpu_spec.hpp"
+#include "models/catalog/gpu_spec.hpp"
+#include "models/catalog/nic_spec.hpp"
+#include "models/catalog/node_spec.hpp"
+#include "models/catalog/sources.hpp"
+#include "models/workload/transformer.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dpusim::catalog {
+
+struct ModelEntry {
+  workload::TransformerShape shape;
+  std::string description;
+  Citation cite;
+};
+
+class Catalog {
+public:
+  /// Loads every entry under `dir`; throws InputError naming the entry file on any problem.
+  static Catalog load(const std::filesystem::path& dir);
+  /// The catalog directory: $DPUSIM_DATA_DIR/models/catalog if set, else the one compiled in.
+  static std::filesystem::path default_directory();
+
+  [[nodiscard]] const GpuSpec* gpu(const std::string& name) const { return find(gpus_, name); }
+  [[nodiscard]] const CpuSpec* cpu(const std::string& name) const { return find(cpus_, name); }
+  [[nodiscard]] const NicSpec* nic(const std::string& name) const { return find(nics_, name); }
+  [[nodiscard]] const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
+  [[nodiscard]] const SwitchSpec* network_switch(const std::string& name) const { return find(switches_, name); }
+  [[nodiscard]] const ModelEntry* model(const std::string& name) const { return find(models_, name); }
+  [[nodiscard]] const CollectiveSpec* collective(const std::string& name) const { return find(collectives_, name); }
+
+  [[nodiscard]] std::vector<std::string> gpu_names() const { return names(gpus_); }
+  [[nodiscard]] std::vector<std::string> cpu_names() const { return names(cpus_); }
+  [[nodiscard]] std::vector<std::string> nic_names() const { return names(nics_); }
+  [[nodiscard]] std::vector<std::string> node_names() const { return names(nodes_); }
+  [[nodiscard]] std::vector<std::string> switch_names() const { return names(switches_); }
+  [[nodiscard]] std::vector<std::string> model_names() const { return names(models_); }
+  [[nodiscard]] std::vector<std::string> collective_names() const { return names(collectives_); }
+  [[nodiscard]] const Sources& sources() const { return sources_; }
+  [[nodiscard]] const std::filesystem::path& directory() const { return dir_; }
+
+private:
+  template <class T>
+  static const T* find(const std::map<std::string, T>& m, const std::string& name) {
+    auto it = m.find(name);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  template <class T>
+  static std::vector<std::string> names(const std::map<std::string, T>& m) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : m)
+      out.push_back(k);
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  Sources sources_;
+  std::map<std::string, GpuSpec> gpus_;
+  std::map<std::string, CpuSpec> cpus_;
+  std::map<std::string, NicSpec> nics_;
+  std::map<std::string, NodeSpec> nodes_;
+  std::map<std::string, SwitchSpec> switches_;
+  std::map<std::string, ModelEntry> models_;
+  std::map<std::string, CollectiveSpec> collectives_;
+};
+
+} // namespace dpusim::catalog

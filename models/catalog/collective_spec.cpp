@@ -1,0 +1,20 @@
+#include "models/catalog/collective_spec.hpp"
+
+#include "models/catalog/entry_reader.hpp"
+
+namespace dpusim::catalog {
+
+CollectiveSpec read_collective(EntryReader& r) {
+  using units::Seconds;
+  CollectiveSpec c;
+  c.name = r.name();
+  c.description = r.description();
+  c.step_latency_nvlink = r.quantity<Seconds>("step_latency_nvlink");
+  c.step_latency_pcie = r.quantity<Seconds>("step_latency_pcie");
+  c.step_latency_network = r.quantity<Seconds>("step_latency_network");
+  c.base_latency = r.quantity<Seconds>("base_latency");
+  c.socket_threads = r.count("socket_threads", 1, 64);
+  return c;
+}
+
+} // namespace dpusim::catalog

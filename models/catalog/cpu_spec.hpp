@@ -1,0 +1,31 @@
+#pragma once
+
+#include "models/catalog/cited.hpp"
+#include "models/core/units.hpp"
+
+#include <optional>
+#include <string>
+
+namespace dpusim::catalog {
+
+class EntryReader;
+
+/// A host CPU (per socket) and the per-core costs of the host-side functions it may run.
+struct CpuSpec {
+  std::string name;
+  std::string description;
+  Cited<int> cores;                              // per socket
+  Cited<units::Frequency> base_clock;
+  Cited<units::DataRate> tcp_tx_rate_per_core;   // CPU-bound kernel TCP send throughput of one core
+  Cited<units::DataRate> tcp_rx_rate_per_core;   // ... receive
+  Cited<units::Seconds> tcp_latency_median;      // one-way software latency of the kernel stack
+  Cited<double> tcp_latency_sigma;               // lognormal shape of that latency
+  Cited<units::DataRate> aes_gcm_rate_per_core;  // AES-256-GCM, one core
+  Cited<units::DataRate> memory_bandwidth;       // per socket
+  std::optional<Cited<units::Power>> tdp;
+};
+
+/// Reads the per-core fields shared by host CPUs and DPU Arm complexes.
+CpuSpec read_cpu(EntryReader& r);
+
+} // namespace dpusim::catalog

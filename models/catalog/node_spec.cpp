@@ -1,0 +1,43 @@
+#include "models/catalog/node_spec.hpp"
+
+#include "models/catalog/entry_reader.hpp"
+
+#include <cmath>
+
+namespace dpusim::catalog {
+
+NodeSpec read_node(EntryReader& r) {
+  using namespace units;
+  NodeSpec n;
+  n.name = r.name();
+  n.description = r.description();
+  n.gpu = r.text("gpu");
+  n.cpu = r.text("cpu");
+  n.nic = r.text("nic");
+  n.gpus = r.count("gpus", 1, 64);
+  n.cpu_sockets = r.count("cpu_sockets", 1, 8);
+  n.nics = r.count("nics", 1, 64);
+  n.pcie_switches = r.count("pcie_switches", 1, 64);
+  n.pcie_uplink = r.quantity<DataRate>("pcie_uplink");
+  n.pcie_latency = r.quantity<Seconds>("pcie_latency");
+  n.nvlink_latency = r.quantity<Seconds>("nvlink_latency");
+  n.host_memory = r.quantity<Bytes>("host_memory");
+  n.power = r.quantity<Power>("power");
+  return n;
+}
+
+int SwitchSpec::ports_at(units::DataRate link) const {
+  const double split = std::floor(port_speed.value / link + 1e-9);
+  return split >= 1 ? ports.value * static_cast<int>(split) : 0;
+}
+
+SwitchSpec read_switch(EntryReader& r) {
+  SwitchSpec s;
+  s.name = r.name();
+  s.description = r.description();
+  s.ports = r.count("ports", 2, 4096);
+  s.port_speed = r.quantity<units::DataRate>("port_speed");
+  return s;
+}
+
+} // namespace dpusim::catalog

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "models/catalog/cited.hpp"
+#include "models/core/units.hpp"
+
+#include <string>
+
+namespace dpusim::catalog {
+
+class EntryReader;
+
+/// A server: which GPU, CPU and compute NIC it holds, how many, and how they are wired.
+struct NodeSpec {
+  std::string name;
+  std::string description;
+  std::string gpu;                     // catalog names
+  std::string cpu;
+  std::string nic;                     // default compute NIC
+  Cited<int> gpus;
+  Cited<int> cpu_sockets;
+  Cited<int> nics;                     // compute NICs (one port each)
+  Cited<int> pcie_switches;            // GPUs and NICs spread evenly over them
+  Cited<units::DataRate> pcie_uplink;  // PCIe switch to CPU root port, per direction
+  Cited<units::Seconds> pcie_latency;  // per PCIe link traversal
+  Cited<units::Seconds> nvlink_latency;
+  Cited<units::Bytes> host_memory;
+  Cited<units::Power> power;           // whole node, maximum
+};
+
+NodeSpec read_node(EntryReader& r);
+
+/// A leaf/spine switch model.
+struct SwitchSpec {
+  std::string name;
+  std::string description;
+  Cited<int> ports;
+  Cited<units::DataRate> port_speed;
+  /// Ports usable at `link` speed, splitting faster ports (breakout).
+  [[nodiscard]] int ports_at(units::DataRate link) const;
+};
+
+SwitchSpec read_switch(EntryReader& r);
+
+} // namespace dpusim::catalog

@@ -1,0 +1,39 @@
+#include "models/compute/gpu_compute.hpp"
+
+#include <algorithm>
+
+namespace dpusim::compute {
+
+units::Seconds GpuComputeModel::gemm_time(const workload::Gemm& g, workload::Precision precision) const {
+  double rate = p_.gemm_bf16.achieved(g.batch, g.m, g.n, g.k).si();
+  double in_bytes = 2.0;
+  if (precision == workload::Precision::fp8) {
+    rate *= p_.fp8_speedup;
+    in_bytes = 1.0;
+  }
+  const double compute_s = g.flops() / rate;
+  // Operands in, result out (16-bit output): a floor for shapes too skinny to reuse data.
+  const double bytes = g.batch * ((g.m * g.k + g.k * g.n) * in_bytes + g.m * g.n * 2.0);
+  const double memory_s = bytes / p_.hbm_bandwidth.si();
+  return units::seconds(std::max(compute_s, memory_s));
+}
+
+units::Seconds GpuComputeModel::memory_time(const workload::MemoryOp& op) const {
+  return units::seconds(op.bytes / p_.hbm_bandwidth.si());
+}
+
+units::Seconds GpuComputeModel::time(const workload::LayerWork& work, workload::Precision precision) const {
+  units::Seconds t;
+  for (const auto& g : work.gemms)
+    t += gemm_time(g, precision);
+  for (const auto& op : work.memory_ops)
+    t += memory_time(op);
+  t += p_.kernel_overhead * static_cast<double>(work.kernels());
+  return t;
+}
+
+units::Seconds GpuComputeModel::stream_time(double bytes, int kernels) const {
+  return units::seconds(bytes / p_.hbm_bandwidth.si()) + p_.kernel_overhead * static_cast<double>(kernels);
+}
+
+} // namespace dpusim::compute

@@ -1,0 +1,59 @@
+#include "models/workload/memory.hpp"
+
+namespace dpusim::workload {
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+  case Recompute::none:
+    return "none";
+  case Recompute::selective:
+    return "selective";
+  case Recompute::full:
+    return "full";
+  }
+  return "none";
+}
+
+double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
+                              bool sequence_parallel, Recompute recompute) {
+  const double s = seq_len;
+  const double b = micro_batch;
+  const double h = m.hidden;
+  const double a = m.heads;
+  const double t = tp;
+  const double sbh = s * b * h;
+  switch (recompute) {
+  case Recompute::full:
+    // Only the layer input is kept (2 bytes per element), sharded under sequence parallelism.
+    return 2.0 * sbh / (sequence_parallel ? t : 1.0);
+  case Recompute::selective:
+    // Attention core (the 5as/h term) is recomputed.
+    return sequence_parallel ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+  case Recompute::none:
+    return sequence_parallel ? sbh * (34.0 / t + 5.0 * a * s / (h * t))
+                             : sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+  }
+  return 0;
+}
+
+MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
+  MemoryBreakdown out;
+  double params = c.layers_on_rank * layer_parameter_count(m) / c.tp;
+  if (c.holds_embedding)
+    params += embedding_parameter_count(m, c.seq_len) / c.tp;
+  // Mixed-precision Adam (ZeRO paper accounting): 16-bit weights, fp32 gradients accumulated across
+  // micro-batches (Megatron's main_grad), fp32 master weights + two fp32 moments.
+  out.weights = 2.0 * params;
+  out.gradients = 4.0 * params;
+  out.optimizer = 12.0 * params / (c.distributed_optimizer ? c.dp : 1);
+  double act = layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, c.recompute) *
+               c.layers_on_rank * c.in_flight_micro_batches;
+  if (c.recompute == Recompute::full) {
+    // While one layer is recomputed for its backward pass, its full activations are alive too.
+    act += layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, Recompute::none);
+  }
+  out.activations = act;
+  return out;
+}
+
+} // namespace dpusim::workload

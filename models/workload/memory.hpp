@@ -1,0 +1,40 @@
+// GPU memory needed by one rank: weights, gradients and optimizer state of its model shard, and the
+// activations it keeps alive. Formulas and sources: docs/models/workload.md.
+#pragma once
+
+#include "models/workload/transformer.hpp"
+
+namespace dpusim::workload {
+
+enum class Recompute { none, selective, full };
+std::string_view recompute_name(Recompute r);
+
+struct MemoryConfig {
+  int micro_batch = 1;
+  int seq_len = 0;
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  bool distributed_optimizer = false; // ZeRO-1: optimizer state sharded over data-parallel ranks
+  int in_flight_micro_batches = 1;    // activations kept alive at once (p for 1F1B's first stage)
+  int layers_on_rank = 0;             // transformer layers held by this rank's pipeline stage
+  bool holds_embedding = true;        // first (and, when tied, last) stage holds the embedding
+};
+
+struct MemoryBreakdown {
+  double weights = 0;         // bytes
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  [[nodiscard]] double total() const { return weights + gradients + optimizer + activations; }
+};
+
+/// Activation bytes one layer keeps for backward, per rank (Korthikanti et al. 2022, Table 2).
+double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
+                              bool sequence_parallel, Recompute recompute);
+
+MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c);
+
+} // namespace dpusim::workload

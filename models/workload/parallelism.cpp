@@ -1,0 +1,29 @@
+#include "models/workload/parallelism.hpp"
+
+namespace dpusim::workload {
+
+int rank_of(const Parallelism& p, RankCoord c) { return c.tp + p.tp * (c.dp + p.dp * c.pp); }
+
+RankCoord coord_of(const Parallelism& p, int rank) {
+  RankCoord c;
+  c.tp = rank % p.tp;
+  c.dp = (rank / p.tp) % p.dp;
+  c.pp = rank / (p.tp * p.dp);
+  return c;
+}
+
+std::vector<int> tp_group(const Parallelism& p, int dp, int pp) {
+  std::vector<int> out;
+  for (int t = 0; t < p.tp; ++t)
+    out.push_back(rank_of(p, {t, dp, pp}));
+  return out;
+}
+
+std::vector<int> dp_group(const Parallelism& p, int tp, int pp) {
+  std::vector<int> out;
+  for (int d = 0; d < p.dp; ++d)
+    out.push_back(rank_of(p, {tp, d, pp}));
+  return out;
+}
+
+} // namespace dpusim::workload

@@ -1,0 +1,31 @@
+// Rank layout of 3D parallelism: tensor-parallel ranks innermost (inside a node, on NVLink), then
+// data-parallel, then pipeline stages outermost — Megatron-LM's default order.
+#pragma once
+
+#include <vector>
+
+namespace dpusim::workload {
+
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  [[nodiscard]] int world() const { return tp * pp * dp; }
+};
+
+struct RankCoord {
+  int tp = 0;
+  int dp = 0;
+  int pp = 0;
+};
+
+/// Global rank (= GPU index: node = rank / gpus_per_node) of a coordinate, and back.
+int rank_of(const Parallelism& p, RankCoord c);
+RankCoord coord_of(const Parallelism& p, int rank);
+
+/// Ranks of the tensor-parallel group of (dp, pp), in tp order.
+std::vector<int> tp_group(const Parallelism& p, int dp, int pp);
+/// Ranks of the data-parallel group of (tp, pp), in dp order.
+std::vector<int> dp_group(const Parallelism& p, int tp, int pp);
+
+} // namespace dpusim::workload

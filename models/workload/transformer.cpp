@@ -1,0 +1,199 @@
+#include "models/workload/transformer.hpp"
+
+#include <algorithm>
+
+namespace dpusim::workload {
+
+std::string_view activation_name(Activation a) { return a == Activation::gelu ? "gelu" : "swiglu"; }
+
+std::string_view precision_name(Precision p) {
+  switch (p) {
+  case Precision::bf16:
+    return "bf16";
+  case Precision::fp16:
+    return "fp16";
+  case Precision::fp8:
+    return "fp8";
+  }
+  return "bf16";
+}
+
+double layer_parameter_count(const TransformerShape& m) {
+  const double h = m.hidden;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
+  const double f = m.ffn;
+  const double b = m.biases ? 1.0 : 0.0;
+  const double qkv = h * (h + 2 * kv) + b * (h + 2 * kv);
+  const double proj = h * h + b * h;
+  const double mlp = m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
+  const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
+  return qkv + proj + mlp + norms;
+}
+
+double embedding_parameter_count(const TransformerShape& m, int seq_len) {
+  const double h = m.hidden;
+  double p = static_cast<double>(m.vocab) * h;
+  if (m.learned_positions)
+    p += static_cast<double>(seq_len) * h;
+  if (!m.tied_embeddings)
+    p += static_cast<double>(m.vocab) * h;
+  p += m.biases ? 2 * h : h; // final norm
+  return p;
+}
+
+double parameter_count(const TransformerShape& m, int seq_len) {
+  return m.layers * layer_parameter_count(m) + embedding_parameter_count(m, seq_len);
+}
+
+double megatron_eq2_parameters(int layers, int hidden, int vocab, int seq_len) {
+  const double l = layers;
+  const double h = hidden;
+  return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (vocab + seq_len) / (12.0 * l * h));
+}
+
+double megatron_eq3_flops(double batch, int seq_len, int layers, int hidden, int vocab) {
+  const double s = seq_len;
+  const double l = layers;
+  const double h = hidden;
+  return 96.0 * batch * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (16.0 * l * h));
+}
+
+double LayerWork::flops() const {
+  double f = 0;
+  for (const auto& g : gemms)
+    f += g.flops();
+  return f;
+}
+
+namespace {
+
+constexpr double kActBytes = 2.0; // activations are kept in 16-bit in every precision mode
+
+struct Dims {
+  double tokens;    // micro_batch * seq_len
+  double ln_tokens; // tokens seen by norms/dropouts (divided by tp under sequence parallelism)
+  double h;
+  double hd;
+  double heads;     // query heads on this rank
+  double kv;        // kv heads on this rank
+  double f;         // ffn columns on this rank
+  double s;
+  double b;
+};
+
+Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
+  Dims d{};
+  d.b = c.micro_batch;
+  d.s = c.seq_len;
+  d.tokens = d.b * d.s;
+  d.ln_tokens = c.sequence_parallel ? d.tokens / c.tp : d.tokens;
+  d.h = m.hidden;
+  d.hd = m.head_dim();
+  d.heads = static_cast<double>(m.heads) / c.tp;
+  d.kv = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
+  d.f = static_cast<double>(m.ffn) / c.tp;
+  return d;
+}
+
+void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, bool backward) {
+  const double batches = d.b * d.heads;
+  if (kernel == AttentionKernel::unfused) {
+    // Scores are materialised: Q K^T, then a fused scale/mask/softmax, dropout, then P V.
+    if (!backward) {
+      w.gemms.push_back({"attn_scores", batches, d.s, d.s, d.hd});
+      w.memory_ops.push_back({"softmax", 2 * batches * d.s * d.s * kActBytes});
+      w.memory_ops.push_back({"attn_dropout", batches * d.s * d.s * (2 * kActBytes + 1)});
+      w.gemms.push_back({"attn_values", batches, d.s, d.hd, d.s});
+    } else {
+      w.gemms.push_back({"attn_values_dgrad_p", batches, d.s, d.s, d.hd});
+      w.gemms.push_back({"attn_values_dgrad_v", batches, d.s, d.hd, d.s});
+      w.memory_ops.push_back({"attn_dropout_bwd", batches * d.s * d.s * (2 * kActBytes + 1)});
+      w.memory_ops.push_back({"softmax_bwd", 3 * batches * d.s * d.s * kActBytes});
+      w.gemms.push_back({"attn_scores_dgrad_q", batches, d.s, d.hd, d.s});
+      w.gemms.push_back({"attn_scores_dgrad_k", batches, d.s, d.hd, d.s});
+    }
+  } else {
+    // Flash attention: the same matrix products, scores never leave on-chip memory.
+    const int products = backward ? 4 : 2;
+    for (int i = 0; i < products; ++i)
+      w.gemms.push_back({backward ? "flash_attn_bwd" : "flash_attn_fwd", batches, d.s, d.hd, d.s});
+    if (backward) // the backward pass recomputes the scores
+      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.s, d.s, d.hd});
+  }
+}
+
+} // namespace
+
+LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
+  const Dims d = dims_of(m, c);
+  LayerWork w;
+  const double qkv_cols = (d.heads + 2 * d.kv) * d.hd;
+  w.memory_ops.push_back({"norm1", 2 * d.ln_tokens * d.h * kActBytes});
+  w.gemms.push_back({"qkv", 1, d.tokens, qkv_cols, d.h});
+  add_attention_core(w, d, c.attention, false);
+  w.gemms.push_back({"attn_proj", 1, d.tokens, d.h, d.heads * d.hd});
+  w.memory_ops.push_back({"dropout_residual1", 4 * d.ln_tokens * d.h * kActBytes});
+  w.memory_ops.push_back({"norm2", 2 * d.ln_tokens * d.h * kActBytes});
+  if (m.activation == Activation::gelu) {
+    w.gemms.push_back({"fc1", 1, d.tokens, d.f, d.h});
+    w.memory_ops.push_back({"gelu", 2 * d.tokens * d.f * kActBytes});
+  } else {
+    w.gemms.push_back({"fc1_gate_up", 1, d.tokens, 2 * d.f, d.h});
+    w.memory_ops.push_back({"swiglu", 3 * d.tokens * d.f * kActBytes});
+  }
+  w.gemms.push_back({"fc2", 1, d.tokens, d.h, d.f});
+  w.memory_ops.push_back({"dropout_residual2", 4 * d.ln_tokens * d.h * kActBytes});
+  return w;
+}
+
+LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
+  const Dims d = dims_of(m, c);
+  LayerWork w;
+  const double qkv_cols = (d.heads + 2 * d.kv) * d.hd;
+  const double fc1_cols = m.activation == Activation::gelu ? d.f : 2 * d.f;
+  // Each linear layer Y = X W needs dX = dY W^T (data gradient) and dW = X^T dY (weight gradient).
+  auto linear_bwd = [&](std::string_view name, double in_cols, double out_cols) {
+    w.gemms.push_back({name, 1, d.tokens, in_cols, out_cols});  // dgrad
+    w.gemms.push_back({name, 1, in_cols, out_cols, d.tokens}); // wgrad
+  };
+  w.memory_ops.push_back({"dropout_residual2_bwd", 3 * d.ln_tokens * d.h * kActBytes});
+  linear_bwd("fc2_bwd", d.f, d.h);
+  w.memory_ops.push_back({m.activation == Activation::gelu ? "gelu_bwd" : "swiglu_bwd",
+                          (m.activation == Activation::gelu ? 3 : 5) * d.tokens * d.f * kActBytes});
+  linear_bwd("fc1_bwd", d.h, fc1_cols);
+  w.memory_ops.push_back({"norm2_bwd", 4 * d.ln_tokens * d.h * kActBytes});
+  w.memory_ops.push_back({"dropout_residual1_bwd", 3 * d.ln_tokens * d.h * kActBytes});
+  linear_bwd("attn_proj_bwd", d.heads * d.hd, d.h);
+  add_attention_core(w, d, c.attention, true);
+  linear_bwd("qkv_bwd", d.h, qkv_cols);
+  w.memory_ops.push_back({"norm1_bwd", 4 * d.ln_tokens * d.h * kActBytes});
+  return w;
+}
+
+LayerWork head_forward(const TransformerShape& m, const LayerConfig& c) {
+  const Dims d = dims_of(m, c);
+  const double vocab_cols = static_cast<double>(m.vocab) / c.tp;
+  LayerWork w;
+  w.memory_ops.push_back({"final_norm", 2 * d.ln_tokens * d.h * kActBytes});
+  w.gemms.push_back({"logits", 1, d.tokens, vocab_cols, d.h});
+  // Cross-entropy in fp32 over the vocabulary shard: read logits, write softmax.
+  w.memory_ops.push_back({"cross_entropy", d.tokens * vocab_cols * (kActBytes + 4.0)});
+  return w;
+}
+
+LayerWork head_backward(const TransformerShape& m, const LayerConfig& c) {
+  const Dims d = dims_of(m, c);
+  const double vocab_cols = static_cast<double>(m.vocab) / c.tp;
+  LayerWork w;
+  w.memory_ops.push_back({"cross_entropy_bwd", d.tokens * vocab_cols * (4.0 + kActBytes)});
+  w.gemms.push_back({"logits_dgrad", 1, d.tokens, d.h, vocab_cols});
+  w.gemms.push_back({"logits_wgrad", 1, vocab_cols, d.h, d.tokens});
+  w.memory_ops.push_back({"final_norm_bwd", 4 * d.ln_tokens * d.h * kActBytes});
+  return w;
+}
+
+double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes) {
+  return static_cast<double>(c.micro_batch) * c.seq_len * m.hidden * element_bytes;
+}
+
+} // namespace dpusim::workload

@@ -1,0 +1,89 @@
+// Shape of a dense decoder-only transformer and the quantities derived from it: parameter count and
+// the GEMM / memory-bound operations of one layer, per tensor-parallel rank.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dpusim::workload {
+
+enum class Activation { gelu, swiglu };
+enum class Precision { bf16, fp16, fp8 };
+
+std::string_view activation_name(Activation a);
+std::string_view precision_name(Precision p);
+
+struct TransformerShape {
+  std::string name;
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0; // == heads for multi-head attention
+  int ffn = 0;      // feed-forward inner size
+  int vocab = 0;
+  Activation activation = Activation::gelu;
+  bool tied_embeddings = true;
+  bool learned_positions = true; // GPT-style learned position embeddings (vs rotary)
+  bool biases = true;            // linear layers carry biases (GPT); Llama has none
+
+  [[nodiscard]] int head_dim() const { return hidden / heads; }
+};
+
+/// Total trainable parameters (embeddings included once when tied).
+double parameter_count(const TransformerShape& m, int seq_len);
+/// Parameters of one transformer layer.
+double layer_parameter_count(const TransformerShape& m);
+/// Parameters outside the layers: token (+ position) embeddings, output head when untied, final norm.
+double embedding_parameter_count(const TransformerShape& m, int seq_len);
+
+/// Megatron-LM SC'21 Eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)), for cross-checking.
+double megatron_eq2_parameters(int layers, int hidden, int vocab, int seq_len);
+/// Megatron-LM SC'21 Eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); counts full recomputation.
+double megatron_eq3_flops(double batch, int seq_len, int layers, int hidden, int vocab);
+
+/// One GEMM: `batch` independent (m x k) * (k x n) products.
+struct Gemm {
+  std::string_view name;
+  double batch = 1;
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  [[nodiscard]] double flops() const { return 2.0 * batch * m * n * k; }
+};
+
+/// A memory-bound kernel characterised by the bytes it moves to and from HBM.
+struct MemoryOp {
+  std::string_view name;
+  double bytes = 0;
+};
+
+enum class AttentionKernel { unfused, flash };
+
+/// Forward (or backward) work of one transformer layer on one tensor-parallel rank for one micro-batch.
+struct LayerWork {
+  std::vector<Gemm> gemms;
+  std::vector<MemoryOp> memory_ops;
+  [[nodiscard]] double flops() const;
+  [[nodiscard]] int kernels() const { return static_cast<int>(gemms.size() + memory_ops.size()); }
+};
+
+struct LayerConfig {
+  int micro_batch = 1;
+  int seq_len = 0;
+  int tp = 1;
+  bool sequence_parallel = false;
+  AttentionKernel attention = AttentionKernel::unfused;
+};
+
+LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c);
+LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c);
+/// Final norm, output head (vocabulary-parallel) and loss, forward and backward.
+LayerWork head_forward(const TransformerShape& m, const LayerConfig& c);
+LayerWork head_backward(const TransformerShape& m, const LayerConfig& c);
+
+/// Bytes of one tensor-parallel activation collective (all-reduce of a micro-batch's hidden states).
+double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes);
+
+} // namespace dpusim::workload

@@ -1,0 +1,41 @@
+#include "models/workload/transformer_reader.hpp"
+
+#include <fmt/format.h>
+
+namespace dpusim::workload {
+
+TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
+  TransformerShape m;
+  m.name = std::move(name);
+  m.layers = static_cast<int>(map.required("layers", "the number of transformer layers").as_int(1, 100000));
+  const auto hidden = map.required("hidden", "the hidden size");
+  m.hidden = static_cast<int>(hidden.as_int(1, 1 << 24));
+  const auto heads = map.required("heads", "the number of attention heads");
+  m.heads = static_cast<int>(heads.as_int(1, 1 << 16));
+  m.vocab = static_cast<int>(map.required("vocab", "the vocabulary size").as_int(1, 1 << 26));
+  m.kv_heads = m.heads;
+  if (auto kv = map.optional("kv_heads")) {
+    m.kv_heads = static_cast<int>(kv->as_int(1, m.heads));
+    if (m.heads % m.kv_heads != 0)
+      kv->fail(fmt::format("must divide the number of heads ({}), found {}", m.heads, m.kv_heads));
+  }
+  if (m.hidden % m.heads != 0)
+    hidden.fail(fmt::format("must be a multiple of heads ({}), found {}", m.heads, m.hidden));
+  m.activation = Activation::gelu;
+  if (auto a = map.optional("activation"))
+    m.activation = a->as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::gelu : Activation::swiglu;
+  m.ffn = 4 * m.hidden;
+  if (auto f = map.optional("ffn"))
+    m.ffn = static_cast<int>(f->as_int(1, 1 << 26));
+  else if (m.activation == Activation::swiglu)
+    map.required("ffn", "the feed-forward size (no default for swiglu models)");
+  if (auto t = map.optional("tied_embeddings"))
+    m.tied_embeddings = t->as_bool();
+  if (auto p = map.optional("position_embeddings"))
+    m.learned_positions = p->as_choice({"learned", "rotary"}) == "learned";
+  if (auto b = map.optional("biases"))
+    m.biases = b->as_bool();
+  return m;
+}
+
+} // namespace dpusim::workload

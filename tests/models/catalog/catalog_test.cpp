@@ -1,0 +1,56 @@
+#include "models/catalog/catalog.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+
+namespace {
+const catalog::Catalog& the_catalog() {
+  static const catalog::Catalog c = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  return c;
+}
+} // namespace
+
+TEST(Catalog, LoadsTheRequiredEntries) {
+  const auto& c = the_catalog();
+  for (const char* g : {"a100-sxm-80gb", "h100-sxm"})
+    EXPECT_NE(c.gpu(g), nullptr) << g;
+  for (const char* n : {"dgx-a100", "dgx-h100"})
+    EXPECT_NE(c.node(n), nullptr) << n;
+  for (const char* n : {"connectx-7", "bluefield-3"})
+    EXPECT_NE(c.nic(n), nullptr) << n;
+  EXPECT_FALSE(c.cpu_names().empty());
+  EXPECT_NE(c.model("gpt3-13b"), nullptr);
+  EXPECT_NE(c.collective("nccl"), nullptr);
+}
+
+TEST(Catalog, ValuesCarryTheirUnitsAndSources) {
+  const auto& c = the_catalog();
+  const auto* h100 = c.gpu("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_DOUBLE_EQ(h100->peak_bf16.value.si(), 989e12);
+  EXPECT_EQ(h100->peak_bf16.cite.kind, catalog::Citation::Kind::source);
+  EXPECT_NE(h100->peak_bf16.cite.text.find("MLENG-ACC"), std::string::npos);
+  EXPECT_DOUBLE_EQ(h100->nvlink_bandwidth.value.si(), 450e9);
+  const auto* bf3 = c.nic("bluefield-3");
+  ASSERT_NE(bf3, nullptr);
+  ASSERT_TRUE(bf3->arm.has_value());
+  EXPECT_EQ(bf3->arm->cores.value, 16);
+  EXPECT_EQ(bf3->arm->base_clock.cite.kind, catalog::Citation::Kind::assumption);
+}
+
+TEST(Catalog, A100GemmTableIsRescaledToItsMeasuredCeiling) {
+  const auto* a100 = the_catalog().gpu("a100-sxm-80gb");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_NEAR(a100->gemm.best().si(), 271.2e12, 1e9);
+}
+
+TEST(Catalog, EveryNodeReferencesExistingParts) {
+  const auto& c = the_catalog();
+  for (const auto& name : c.node_names()) {
+    const auto* n = c.node(name);
+    EXPECT_NE(c.gpu(n->gpu), nullptr);
+    EXPECT_NE(c.cpu(n->cpu), nullptr);
+    EXPECT_NE(c.nic(n->nic), nullptr);
+  }
+}

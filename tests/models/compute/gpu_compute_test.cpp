@@ -1,0 +1,50 @@
+#include "models/compute/gpu_compute.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+
+namespace {
+compute::GemmTable small_table() {
+  std::vector<compute::GemmPoint> pts;
+  for (double m : {256.0, 1024.0, 4096.0})
+    for (double n : {256.0, 1024.0, 4096.0})
+      for (double k : {256.0, 1024.0, 4096.0})
+        pts.push_back({1, m, n, k, 1e12 * std::log2(m * n * k)}); // grows with size
+  return compute::GemmTable(pts);
+}
+} // namespace
+
+TEST(GemmTable, ReturnsMeasuredValuesAtMeasuredShapes) {
+  const auto t = small_table();
+  EXPECT_NEAR(t.achieved(1, 1024, 256, 4096).si() / (1e12 * std::log2(1024.0 * 256 * 4096)), 1.0, 1e-12);
+}
+
+TEST(GemmTable, InterpolatesBetweenAndClampsBeyondTheMeasuredRange) {
+  const auto t = small_table();
+  const double lo = t.achieved(1, 1024, 1024, 1024).si();
+  const double hi = t.achieved(1, 4096, 4096, 4096).si();
+  const double mid = t.achieved(1, 2048, 2048, 2048).si();
+  EXPECT_GT(mid, lo);
+  EXPECT_LT(mid, hi);
+  EXPECT_DOUBLE_EQ(t.achieved(1, 16384, 16384, 16384).si(), hi);
+  // Batch folds into m.
+  EXPECT_DOUBLE_EQ(t.achieved(4, 1024, 256, 4096).si(), t.achieved(1, 4096, 256, 4096).si());
+}
+
+TEST(GpuCompute, GemmTimeIsFlopsOverAchievedThroughputOrTheMemoryFloor) {
+  compute::GpuComputeParams p;
+  p.gemm_bf16 = small_table();
+  p.hbm_bandwidth = units::gbyte_per_s(3000);
+  p.kernel_overhead = units::microseconds(5);
+  compute::GpuComputeModel model(p);
+  const workload::Gemm big{"big", 1, 4096, 4096, 4096};
+  EXPECT_NEAR(model.gemm_time(big, workload::Precision::bf16).si(), big.flops() / p.gemm_bf16.achieved(1, 4096, 4096, 4096).si(), 1e-15);
+  // fp8 doubles the rate of the bf16 table.
+  EXPECT_NEAR(model.gemm_time(big, workload::Precision::fp8).si() * 2, model.gemm_time(big, workload::Precision::bf16).si(), 1e-12);
+  // A very skinny GEMM is bound by moving its operands.
+  const workload::Gemm skinny{"skinny", 1, 1, 65536, 65536};
+  const double bytes = (1.0 * 65536 + 65536.0 * 65536) * 2 + 65536.0 * 2;
+  EXPECT_NEAR(model.gemm_time(skinny, workload::Precision::bf16).si(), bytes / 3000e9, 1e-12);
+}

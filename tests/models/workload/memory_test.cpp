@@ -1,0 +1,42 @@
+#include "models/workload/memory.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim::workload;
+
+TEST(Memory, ActivationFormulasFollowKorthikanti) {
+  TransformerShape m;
+  m.layers = 1;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.ffn = 4 * 4096;
+  m.vocab = 50000;
+  const double sbh = 2048.0 * 1 * 4096;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none), sbh * (34 + 5.0 * 32 * 2048 / 4096));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, false, Recompute::none),
+                   sbh * (10 + 24.0 / 8 + 5.0 * 32 * 2048 / (4096 * 8)));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, true, Recompute::selective), sbh * 34.0 / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, false, Recompute::full), 2 * sbh);
+}
+
+TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {
+  TransformerShape m;
+  m.layers = 10;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.ffn = 4096;
+  m.vocab = 32000;
+  MemoryConfig c;
+  c.seq_len = 1024;
+  c.dp = 8;
+  c.layers_on_rank = 10;
+  const auto plain = rank_memory(m, c);
+  c.distributed_optimizer = true;
+  const auto sharded = rank_memory(m, c);
+  EXPECT_NEAR(plain.optimizer / sharded.optimizer, 8.0, 1e-9);
+  EXPECT_DOUBLE_EQ(plain.weights, sharded.weights);
+  // 18 bytes per parameter without sharding: 2 (weights) + 4 (fp32 grads) + 12 (Adam).
+  EXPECT_NEAR((plain.weights + plain.gradients + plain.optimizer) / parameter_count(m, 1024), 18.0, 1e-9);
+}

@@ -1,0 +1,72 @@
+#include "models/workload/parallelism.hpp"
+#include "models/workload/transformer.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim::workload;
+
+namespace {
+TransformerShape gpt(int layers, int hidden, int heads, int vocab) {
+  TransformerShape m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn = 4 * hidden;
+  m.vocab = vocab;
+  return m;
+}
+} // namespace
+
+TEST(Transformer, ParameterCountMatchesMegatronEq2) {
+  // Eq. 2 omits the final LayerNorm (2h parameters); everything else must match exactly.
+  for (auto [l, h, a] : {std::tuple{24, 1920, 15}, std::tuple{96, 12288, 96}, std::tuple{128, 25600, 160}}) {
+    const auto m = gpt(l, h, a, 51200);
+    EXPECT_NEAR(parameter_count(m, 2048), megatron_eq2_parameters(l, h, 51200, 2048) + 2.0 * h, 1.0);
+  }
+  // The paper's Table 1 row "1008.0" billion (l=128, h=25600).
+  EXPECT_NEAR(megatron_eq2_parameters(128, 25600, 51200, 2048) / 1e9, 1008.0, 0.5);
+}
+
+TEST(Transformer, IterationFlopsWithFullRecomputeMatchMegatronEq3) {
+  // Forward + recomputed forward + backward of every layer, and forward + backward of the head.
+  const auto m = gpt(40, 5120, 40, 51200);
+  LayerConfig c;
+  c.micro_batch = 1;
+  c.seq_len = 2048;
+  const double layer = 2 * layer_forward(m, c).flops() + layer_backward(m, c).flops();
+  const double head = head_forward(m, c).flops() + head_backward(m, c).flops();
+  const double per_sequence = m.layers * layer + head;
+  EXPECT_NEAR(per_sequence / megatron_eq3_flops(1, 2048, 40, 5120, 51200), 1.0, 1e-12);
+}
+
+TEST(Transformer, TensorParallelismSplitsTheGemmsEvenly) {
+  const auto m = gpt(40, 5120, 40, 51200);
+  LayerConfig one;
+  one.seq_len = 2048;
+  LayerConfig eight = one;
+  eight.tp = 8;
+  EXPECT_NEAR(layer_forward(m, one).flops() / layer_forward(m, eight).flops(), 8.0, 1e-9);
+  EXPECT_NEAR(layer_backward(m, one).flops() / layer_backward(m, eight).flops(), 8.0, 1e-9);
+}
+
+TEST(Transformer, GroupedQueryAttentionShrinksTheKvProjection) {
+  auto m = gpt(1, 4096, 32, 32000);
+  const double mha = layer_parameter_count(m);
+  m.kv_heads = 8;
+  const double gqa = layer_parameter_count(m);
+  // K and V projections shrink from h x h to h x h/4 each.
+  EXPECT_NEAR(mha - gqa, 2.0 * (4096.0 * 4096 - 4096.0 * 1024) + 2.0 * (4096 - 1024), 1.0);
+}
+
+TEST(Parallelism, RanksAreTensorInnermostThenDataThenPipeline) {
+  const Parallelism p{8, 2, 4};
+  EXPECT_EQ(p.world(), 64);
+  EXPECT_EQ(rank_of(p, {3, 0, 0}), 3);
+  EXPECT_EQ(rank_of(p, {0, 1, 0}), 8);
+  EXPECT_EQ(rank_of(p, {0, 0, 1}), 32);
+  for (int r = 0; r < p.world(); ++r)
+    EXPECT_EQ(rank_of(p, coord_of(p, r)), r);
+  EXPECT_EQ(tp_group(p, 1, 1), (std::vector<int>{40, 41, 42, 43, 44, 45, 46, 47}));
+  EXPECT_EQ(dp_group(p, 2, 0), (std::vector<int>{2, 10, 18, 26}));
+}
