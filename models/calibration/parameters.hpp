@@ -21,7 +21,7 @@ enum class ParamKind {
 };
 
 struct ParamDef {
-  std::string_view key;         // e.g. "host_cpu.tcp_rx_rate_per_core"
+  std::string_view key; // e.g. "host_cpu.tcp_rx_rate_per_core"
   ParamKind kind;
   std::string_view description; // what it means, in one line
   std::string_view probe;       // the dpusim-calib probe that measures it ("tcp", "crypto", ...)

@@ -78,12 +78,15 @@ ProfileParam read_param(const std::string& key, const yaml::Node& node) {
   p.key = key;
   const auto value_node = map.required("value", kind_name(def->kind));
   try {
-    p.value = parse_parameter_value(*def, value_node.raw().IsScalar() ? value_node.raw().Scalar() : std::string());
+    p.value =
+        parse_parameter_value(*def, value_node.raw().IsScalar() ? value_node.raw().Scalar() : std::string());
   } catch (const units::UnitError& e) {
     value_node.fail(e.what());
   }
   const std::string prov = map.required("provenance").as_choice({"measured", "fitted", "datasheet"});
-  p.provenance = prov == "measured" ? Provenance::measured : prov == "fitted" ? Provenance::fitted : Provenance::datasheet;
+  p.provenance = prov == "measured" ? Provenance::measured
+                 : prov == "fitted" ? Provenance::fitted
+                                    : Provenance::datasheet;
   if (auto s = map.optional("source"))
     p.source = s->as_string();
   if (p.provenance == Provenance::datasheet && p.source.empty())
@@ -118,7 +121,8 @@ Profile load_profile(const std::string& path) {
   const yaml::Node root = yaml::load_file(path);
   auto map = root.as_map();
   Profile profile;
-  profile.version = static_cast<int>(map.required("dpusim_profile", "the profile format version, 1").as_int(1, 1));
+  profile.version =
+      static_cast<int>(map.required("dpusim_profile", "the profile format version, 1").as_int(1, 1));
   profile.complete = map.required("complete").as_bool();
   profile.created = map.required("created").as_string();
   profile.role = map.required("role").as_choice({"host_cpu", "dpu_arm"});

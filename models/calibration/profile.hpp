@@ -15,31 +15,31 @@ enum class Provenance { measured, fitted, datasheet };
 std::string_view provenance_name(Provenance p);
 
 struct FitQuality {
-  std::string model;       // e.g. "alpha-beta", "lognormal", "linear"
-  int samples = 0;         // number of samples the fit used
+  std::string model;                     // e.g. "alpha-beta", "lognormal", "linear"
+  int samples = 0;                       // number of samples the fit used
   std::map<std::string, double> metrics; // e.g. r2, ks_statistic, rmse_rel
 };
 
 struct ProfileParam {
-  std::string key;        // a key of parameter_registry()
-  double value = 0;       // SI units
+  std::string key;  // a key of parameter_registry()
+  double value = 0; // SI units
   Provenance provenance = Provenance::measured;
-  std::string source;     // datasheet: citation; measured/fitted: tool and command that produced it
-  std::string probe;      // the probe that measured it
-  std::string samples;    // raw samples CSV, relative to the profile file
+  std::string source;  // datasheet: citation; measured/fitted: tool and command that produced it
+  std::string probe;   // the probe that measured it
+  std::string samples; // raw samples CSV, relative to the profile file
   std::optional<FitQuality> fit;
   std::string note;
 };
 
 struct Profile {
   int version = 1;
-  bool complete = true;               // false when the run was interrupted or a requested probe failed
-  std::string created;                // ISO 8601 UTC
-  std::string role = "host_cpu";      // host_cpu | dpu_arm: which side of the node was measured
+  bool complete = true;          // false when the run was interrupted or a requested probe failed
+  std::string created;           // ISO 8601 UTC
+  std::string role = "host_cpu"; // host_cpu | dpu_arm: which side of the node was measured
   std::map<std::string, std::string> machine; // flattened discover summary ("cpu.model" -> "...")
   std::map<std::string, std::string> tools;   // tool name -> version
   std::vector<ProfileParam> parameters;
-  std::vector<std::string> notes;     // e.g. probes skipped and why
+  std::vector<std::string> notes; // e.g. probes skipped and why
 
   [[nodiscard]] const ProfileParam* find(std::string_view key) const;
   void set(ProfileParam param); // replaces a parameter with the same key

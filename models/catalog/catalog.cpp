@@ -54,15 +54,18 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
   c.dir_ = dir;
   const auto sources_file = dir / "sources.yaml";
   if (!std::filesystem::exists(sources_file))
-    throw InputError(Location{sources_file.string(), 0, 0}, "",
-                     "the catalog's bibliography is missing (is the catalog directory right? set DPUSIM_DATA_DIR "
-                     "to the dpusim source tree)");
+    throw InputError(
+        Location{sources_file.string(), 0, 0}, "",
+        "the catalog's bibliography is missing (is the catalog directory right? set DPUSIM_DATA_DIR "
+        "to the dpusim source tree)");
   c.sources_ = Sources::load(sources_file.string());
-  load_kind(dir / "gpu", c.sources_, c.gpus_, [](EntryReader& r, const std::string& d) { return read_gpu(r, d); });
+  load_kind(dir / "gpu", c.sources_, c.gpus_,
+            [](EntryReader& r, const std::string& d) { return read_gpu(r, d); });
   load_kind(dir / "cpu", c.sources_, c.cpus_, [](EntryReader& r, const std::string&) { return read_cpu(r); });
   load_kind(dir / "nic", c.sources_, c.nics_,
             [&c](EntryReader& r, const std::string&) { return read_nic(r, c.sources_); });
-  load_kind(dir / "node", c.sources_, c.nodes_, [](EntryReader& r, const std::string&) { return read_node(r); });
+  load_kind(dir / "node", c.sources_, c.nodes_,
+            [](EntryReader& r, const std::string&) { return read_node(r); });
   load_kind(dir / "switch", c.sources_, c.switches_,
             [](EntryReader& r, const std::string&) { return read_switch(r); });
   load_kind(dir / "collective", c.sources_, c.collectives_,

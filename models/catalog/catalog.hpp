@@ -34,9 +34,13 @@ public:
   [[nodiscard]] const CpuSpec* cpu(const std::string& name) const { return find(cpus_, name); }
   [[nodiscard]] const NicSpec* nic(const std::string& name) const { return find(nics_, name); }
   [[nodiscard]] const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
-  [[nodiscard]] const SwitchSpec* network_switch(const std::string& name) const { return find(switches_, name); }
+  [[nodiscard]] const SwitchSpec* network_switch(const std::string& name) const {
+    return find(switches_, name);
+  }
   [[nodiscard]] const ModelEntry* model(const std::string& name) const { return find(models_, name); }
-  [[nodiscard]] const CollectiveSpec* collective(const std::string& name) const { return find(collectives_, name); }
+  [[nodiscard]] const CollectiveSpec* collective(const std::string& name) const {
+    return find(collectives_, name);
+  }
 
   [[nodiscard]] std::vector<std::string> gpu_names() const { return names(gpus_); }
   [[nodiscard]] std::vector<std::string> cpu_names() const { return names(cpus_); }

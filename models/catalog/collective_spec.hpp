@@ -16,8 +16,8 @@ struct CollectiveSpec {
   Cited<units::Seconds> step_latency_nvlink; // per ring step, beyond the simulated wire latency
   Cited<units::Seconds> step_latency_pcie;
   Cited<units::Seconds> step_latency_network;
-  Cited<units::Seconds> base_latency;        // once per collective
-  Cited<int> socket_threads;                 // CPU threads driving one TCP connection
+  Cited<units::Seconds> base_latency; // once per collective
+  Cited<int> socket_threads;          // CPU threads driving one TCP connection
 };
 
 CollectiveSpec read_collective(EntryReader& r);

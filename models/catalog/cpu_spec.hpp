@@ -14,14 +14,14 @@ class EntryReader;
 struct CpuSpec {
   std::string name;
   std::string description;
-  Cited<int> cores;                              // per socket
+  Cited<int> cores; // per socket
   Cited<units::Frequency> base_clock;
-  Cited<units::DataRate> tcp_tx_rate_per_core;   // CPU-bound kernel TCP send throughput of one core
-  Cited<units::DataRate> tcp_rx_rate_per_core;   // ... receive
-  Cited<units::Seconds> tcp_latency_median;      // one-way software latency of the kernel stack
-  Cited<double> tcp_latency_sigma;               // lognormal shape of that latency
-  Cited<units::DataRate> aes_gcm_rate_per_core;  // AES-256-GCM, one core
-  Cited<units::DataRate> memory_bandwidth;       // per socket
+  Cited<units::DataRate> tcp_tx_rate_per_core;  // CPU-bound kernel TCP send throughput of one core
+  Cited<units::DataRate> tcp_rx_rate_per_core;  // ... receive
+  Cited<units::Seconds> tcp_latency_median;     // one-way software latency of the kernel stack
+  Cited<double> tcp_latency_sigma;              // lognormal shape of that latency
+  Cited<units::DataRate> aes_gcm_rate_per_core; // AES-256-GCM, one core
+  Cited<units::DataRate> memory_bandwidth;      // per socket
   std::optional<Cited<units::Power>> tdp;
 };
 

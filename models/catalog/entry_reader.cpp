@@ -16,7 +16,8 @@ EntryReader::EntryReader(yaml::Map map, const Sources& sources) : map_(std::move
   }
 }
 
-Citation EntryReader::check_sources(const yaml::Node& where, const std::string& keys, const std::string& note) {
+Citation EntryReader::check_sources(const yaml::Node& where, const std::string& keys,
+                                    const std::string& note) {
   std::vector<std::string> known;
   for (const auto& [k, v] : sources_.all())
     known.push_back(k);
@@ -27,8 +28,9 @@ Citation EntryReader::check_sources(const yaml::Node& where, const std::string& 
     key.erase(key.find_last_not_of(' ') + 1);
     if (sources_.find(key) == nullptr) {
       const std::string hint = did_you_mean(key, known);
-      where.fail(fmt::format("unknown source key \"{}\"{}; sources are listed in models/catalog/data/sources.yaml", key,
-                             hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
+      where.fail(
+          fmt::format("unknown source key \"{}\"{}; sources are listed in models/catalog/data/sources.yaml",
+                      key, hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
     }
   }
   return Citation{Citation::Kind::source, note.empty() ? keys : fmt::format("{} ({})", keys, note)};
@@ -52,11 +54,13 @@ std::pair<yaml::Node, Citation> EntryReader::value_and_citation(const yaml::Node
       return {value, Citation{Citation::Kind::assumption, assumption->as_string()}};
     if (default_citation_)
       return {value, *default_citation_};
-    node.fail("this value needs a \"source\" (a key of models/catalog/data/sources.yaml) or an \"assumption\"");
+    node.fail(
+        "this value needs a \"source\" (a key of models/catalog/data/sources.yaml) or an \"assumption\"");
   }
   if (!default_citation_)
-    node.fail("this value needs a source: write {value: ..., source: KEY} or {value: ..., assumption: \"why\"}, "
-              "or give the entry a source");
+    node.fail(
+        "this value needs a source: write {value: ..., source: KEY} or {value: ..., assumption: \"why\"}, "
+        "or give the entry a source");
   return {node, *default_citation_};
 }
 
@@ -78,7 +82,9 @@ Cited<int> EntryReader::count(std::string_view key, int min, int max) {
   return Cited<int>{static_cast<int>(node.as_int(min, max)), cite};
 }
 
-std::string EntryReader::text(std::string_view key) { return map_.required(key).as_string(); }
+std::string EntryReader::text(std::string_view key) {
+  return map_.required(key).as_string();
+}
 
 std::optional<std::string> EntryReader::optional_text(std::string_view key) {
   auto n = map_.optional(key);

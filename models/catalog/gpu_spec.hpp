@@ -19,16 +19,16 @@ struct GpuSpec {
   std::optional<Cited<units::FlopRate>> peak_fp8;
   Cited<units::Bytes> memory;
   Cited<units::DataRate> hbm_bandwidth;
-  Cited<double> hbm_efficiency;                  // achieved / peak (STREAM-like)
-  Cited<units::DataRate> nvlink_bandwidth;       // per direction
-  Cited<double> nvlink_collective_efficiency;    // ring all-reduce bus bandwidth / NVLink bandwidth
-  Cited<units::DataRate> pcie_bandwidth;         // per direction
-  Cited<units::Seconds> kernel_floor;            // shortest time any kernel occupies the GPU
+  Cited<double> hbm_efficiency;               // achieved / peak (STREAM-like)
+  Cited<units::DataRate> nvlink_bandwidth;    // per direction
+  Cited<double> nvlink_collective_efficiency; // ring all-reduce bus bandwidth / NVLink bandwidth
+  Cited<units::DataRate> pcie_bandwidth;      // per direction
+  Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
   Cited<units::Power> tdp;
   std::string gemm_table_file;
   Citation gemm_table_cite;
   std::optional<Cited<units::FlopRate>> gemm_ceiling; // rescales the table so its best point is this
-  compute::GemmTable gemm;                              // loaded, rescaled bf16 table
+  compute::GemmTable gemm;                            // loaded, rescaled bf16 table
 };
 
 GpuSpec read_gpu(EntryReader& r, const std::string& directory);

@@ -19,14 +19,14 @@ struct NicSpec {
   std::string name;
   std::string description;
   DeviceKind kind = DeviceKind::nic;
-  std::string nic_core;                         // DPU: the ConnectX generation inside it
-  Cited<units::DataRate> line_rate;             // per port
-  Cited<units::DataRate> pcie_bandwidth;        // host side, per direction
-  Cited<units::Seconds> latency;                // NIC processing latency, one way
-  Cited<double> rdma_efficiency;                // RDMA write payload rate / line rate
-  Cited<double> collective_efficiency;          // NCCL ring bus bandwidth / line rate
-  std::vector<std::string> offloads;            // host functions this device can take over
-  std::optional<CpuSpec> arm;                   // DPU Arm complex
+  std::string nic_core;                  // DPU: the ConnectX generation inside it
+  Cited<units::DataRate> line_rate;      // per port
+  Cited<units::DataRate> pcie_bandwidth; // host side, per direction
+  Cited<units::Seconds> latency;         // NIC processing latency, one way
+  Cited<double> rdma_efficiency;         // RDMA write payload rate / line rate
+  Cited<double> collective_efficiency;   // NCCL ring bus bandwidth / line rate
+  std::vector<std::string> offloads;     // host functions this device can take over
+  std::optional<CpuSpec> arm;            // DPU Arm complex
   Cited<units::Power> power;
 };
 

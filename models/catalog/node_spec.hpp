@@ -13,18 +13,18 @@ class EntryReader;
 struct NodeSpec {
   std::string name;
   std::string description;
-  std::string gpu;                     // catalog names
+  std::string gpu; // catalog names
   std::string cpu;
-  std::string nic;                     // default compute NIC
+  std::string nic; // default compute NIC
   Cited<int> gpus;
   Cited<int> cpu_sockets;
-  Cited<int> nics;                     // compute NICs (one port each)
-  Cited<int> pcie_switches;            // GPUs and NICs spread evenly over them
-  Cited<units::DataRate> pcie_uplink;  // PCIe switch to CPU root port, per direction
-  Cited<units::Seconds> pcie_latency;  // per PCIe link traversal
+  Cited<int> nics;                    // compute NICs (one port each)
+  Cited<int> pcie_switches;           // GPUs and NICs spread evenly over them
+  Cited<units::DataRate> pcie_uplink; // PCIe switch to CPU root port, per direction
+  Cited<units::Seconds> pcie_latency; // per PCIe link traversal
   Cited<units::Seconds> nvlink_latency;
   Cited<units::Bytes> host_memory;
-  Cited<units::Power> power;           // whole node, maximum
+  Cited<units::Power> power; // whole node, maximum
 };
 
 NodeSpec read_node(EntryReader& r);

@@ -68,14 +68,15 @@ GemmTable GemmTable::load_csv(const std::string& path) {
 }
 
 units::FlopRate GemmTable::achieved(double batch, double m, double n, double k) const {
-  const double q[3] = {std::clamp(std::log2(batch * m), lo_[0], hi_[0]), std::clamp(std::log2(n), lo_[1], hi_[1]),
-                       std::clamp(std::log2(k), lo_[2], hi_[2])};
+  const double q[3] = {std::clamp(std::log2(batch * m), lo_[0], hi_[0]),
+                       std::clamp(std::log2(n), lo_[1], hi_[1]), std::clamp(std::log2(k), lo_[2], hi_[2])};
   // Inverse-distance weighting over the four nearest measured shapes (geometric mean of throughput).
   constexpr std::size_t kNeighbours = 4;
   std::array<std::pair<double, double>, kNeighbours> best{};
   best.fill({1e300, 0.0});
   for (const auto& key : keys_) {
-    const double d2 = (key.x - q[0]) * (key.x - q[0]) + (key.y - q[1]) * (key.y - q[1]) + (key.z - q[2]) * (key.z - q[2]);
+    const double d2 =
+        (key.x - q[0]) * (key.x - q[0]) + (key.y - q[1]) * (key.y - q[1]) + (key.z - q[2]) * (key.z - q[2]);
     if (d2 < best.back().first) {
       best.back() = {d2, key.log_rate};
       std::sort(best.begin(), best.end());

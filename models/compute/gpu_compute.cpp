@@ -15,11 +15,11 @@ units::Seconds GpuComputeModel::gemm_time(const workload::Gemm& g, workload::Pre
   // Operands in, result out (16-bit output): a floor for shapes too skinny to reuse data.
   const double bytes = g.batch * ((g.m * g.k + g.k * g.n) * in_bytes + g.m * g.n * 2.0);
   const double memory_s = bytes / p_.hbm_bandwidth.si();
-  return units::seconds(std::max(compute_s, memory_s));
+  return units::seconds(std::max({compute_s, memory_s, p_.kernel_floor.si()}));
 }
 
 units::Seconds GpuComputeModel::memory_time(const workload::MemoryOp& op) const {
-  return units::seconds(op.bytes / p_.hbm_bandwidth.si());
+  return units::seconds(std::max(op.bytes / p_.hbm_bandwidth.si(), p_.kernel_floor.si()));
 }
 
 units::Seconds GpuComputeModel::time(const workload::LayerWork& work, workload::Precision precision) const {
@@ -28,12 +28,11 @@ units::Seconds GpuComputeModel::time(const workload::LayerWork& work, workload::
     t += gemm_time(g, precision);
   for (const auto& op : work.memory_ops)
     t += memory_time(op);
-  t += p_.kernel_overhead * static_cast<double>(work.kernels());
   return t;
 }
 
 units::Seconds GpuComputeModel::stream_time(double bytes, int kernels) const {
-  return units::seconds(bytes / p_.hbm_bandwidth.si()) + p_.kernel_overhead * static_cast<double>(kernels);
+  return units::seconds(std::max(bytes / p_.hbm_bandwidth.si(), p_.kernel_floor.si() * kernels));
 }
 
 } // namespace dpusim::compute

@@ -1,6 +1,7 @@
 // Time a GPU takes for a layer's kernels: GEMMs at the throughput measured for their shape (bounded by
-// HBM bandwidth for skinny shapes), memory-bound kernels at the achieved HBM bandwidth, plus a fixed
-// per-kernel overhead. Parameters come from the GPU's catalog entry or a calibration profile.
+// HBM bandwidth for skinny shapes), memory-bound kernels at the achieved HBM bandwidth; no kernel takes
+// less than the GPU's kernel floor (launch and tail effects of tiny kernels). Parameters come from the GPU's
+// catalog entry or a calibration profile.
 #pragma once
 
 #include "models/compute/gemm_table.hpp"
@@ -10,10 +11,10 @@
 namespace dpusim::compute {
 
 struct GpuComputeParams {
-  GemmTable gemm_bf16;               // measured bf16 throughput over shapes
-  double fp8_speedup = 2.0;          // peak fp8 / peak bf16 (tensor cores), applied to the bf16 table
-  units::DataRate hbm_bandwidth;     // achieved HBM bandwidth (peak x measured efficiency)
-  units::Seconds kernel_overhead;    // per-kernel gap on the GPU timeline
+  GemmTable gemm_bf16;           // measured bf16 throughput over shapes
+  double fp8_speedup = 2.0;      // peak fp8 / peak bf16 (tensor cores), applied to the bf16 table
+  units::DataRate hbm_bandwidth; // achieved HBM bandwidth (peak x measured efficiency)
+  units::Seconds kernel_floor;   // shortest time any kernel occupies the GPU
 };
 
 class GpuComputeModel {
@@ -22,7 +23,7 @@ public:
 
   [[nodiscard]] units::Seconds gemm_time(const workload::Gemm& g, workload::Precision precision) const;
   [[nodiscard]] units::Seconds memory_time(const workload::MemoryOp& op) const;
-  /// Sum over the kernels of `work`, including the per-kernel overhead.
+  /// Sum over the kernels of `work`.
   [[nodiscard]] units::Seconds time(const workload::LayerWork& work, workload::Precision precision) const;
   /// Time of a purely memory-bound pass over `bytes` (e.g. the optimizer step).
   [[nodiscard]] units::Seconds stream_time(double bytes, int kernels) const;

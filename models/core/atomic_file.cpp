@@ -21,7 +21,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   std::string tmpl = (dir / fmt::format(".{}.XXXXXX", path.filename().string())).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
-    throw std::runtime_error(fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
@@ -43,7 +44,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmpl.c_str());
-    throw std::runtime_error(fmt::format("cannot move the new file into place at {}: {}", path.string(), why));
+    throw std::runtime_error(
+        fmt::format("cannot move the new file into place at {}: {}", path.string(), why));
   }
 }
 

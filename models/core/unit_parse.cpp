@@ -19,32 +19,42 @@ struct UnitDef {
 };
 
 constexpr std::array kDataUnits{
-    UnitDef{"B", 1.0},          UnitDef{"kB", 1e3},          UnitDef{"KB", 1e3},
-    UnitDef{"MB", 1e6},         UnitDef{"GB", 1e9},          UnitDef{"TB", 1e12},
-    UnitDef{"PB", 1e15},        UnitDef{"KiB", 1024.0},      UnitDef{"MiB", 1048576.0},
-    UnitDef{"GiB", 1073741824.0}, UnitDef{"TiB", 1099511627776.0}, UnitDef{"PiB", 1125899906842624.0},
+    UnitDef{"B", 1.0},
+    UnitDef{"kB", 1e3},
+    UnitDef{"KB", 1e3},
+    UnitDef{"MB", 1e6},
+    UnitDef{"GB", 1e9},
+    UnitDef{"TB", 1e12},
+    UnitDef{"PB", 1e15},
+    UnitDef{"KiB", 1024.0},
+    UnitDef{"MiB", 1048576.0},
+    UnitDef{"GiB", 1073741824.0},
+    UnitDef{"TiB", 1099511627776.0},
+    UnitDef{"PiB", 1125899906842624.0},
 };
 constexpr std::array kTimeUnits{
-    UnitDef{"ns", 1e-9}, UnitDef{"us", 1e-6}, UnitDef{"\xC2\xB5s", 1e-6}, UnitDef{"ms", 1e-3},
+    UnitDef{"ns", 1e-9}, UnitDef{"us", 1e-6},  UnitDef{"\xC2\xB5s", 1e-6}, UnitDef{"ms", 1e-3},
     UnitDef{"s", 1.0},   UnitDef{"min", 60.0}, UnitDef{"h", 3600.0},
 };
 constexpr std::array kRateUnits{
-    UnitDef{"bps", 1.0 / 8},   UnitDef{"Kbps", 1e3 / 8},  UnitDef{"Mbps", 1e6 / 8},  UnitDef{"Gbps", 1e9 / 8},
-    UnitDef{"Tbps", 1e12 / 8}, UnitDef{"Kb/s", 1e3 / 8},  UnitDef{"Mb/s", 1e6 / 8},  UnitDef{"Gb/s", 1e9 / 8},
-    UnitDef{"Tb/s", 1e12 / 8}, UnitDef{"B/s", 1.0},       UnitDef{"kB/s", 1e3},      UnitDef{"KB/s", 1e3},
-    UnitDef{"MB/s", 1e6},      UnitDef{"GB/s", 1e9},      UnitDef{"TB/s", 1e12},     UnitDef{"KiB/s", 1024.0},
-    UnitDef{"MiB/s", 1048576.0}, UnitDef{"GiB/s", 1073741824.0}, UnitDef{"MBps", 1e6}, UnitDef{"GBps", 1e9},
-    UnitDef{"TBps", 1e12},
+    UnitDef{"bps", 1.0 / 8},  UnitDef{"Kbps", 1e3 / 8},    UnitDef{"Mbps", 1e6 / 8},
+    UnitDef{"Gbps", 1e9 / 8}, UnitDef{"Tbps", 1e12 / 8},   UnitDef{"Kb/s", 1e3 / 8},
+    UnitDef{"Mb/s", 1e6 / 8}, UnitDef{"Gb/s", 1e9 / 8},    UnitDef{"Tb/s", 1e12 / 8},
+    UnitDef{"B/s", 1.0},      UnitDef{"kB/s", 1e3},        UnitDef{"KB/s", 1e3},
+    UnitDef{"MB/s", 1e6},     UnitDef{"GB/s", 1e9},        UnitDef{"TB/s", 1e12},
+    UnitDef{"KiB/s", 1024.0}, UnitDef{"MiB/s", 1048576.0}, UnitDef{"GiB/s", 1073741824.0},
+    UnitDef{"MBps", 1e6},     UnitDef{"GBps", 1e9},        UnitDef{"TBps", 1e12},
 };
 constexpr std::array kWorkUnits{
     UnitDef{"FLOP", 1.0},   UnitDef{"kFLOP", 1e3},  UnitDef{"MFLOP", 1e6},  UnitDef{"GFLOP", 1e9},
     UnitDef{"TFLOP", 1e12}, UnitDef{"PFLOP", 1e15}, UnitDef{"EFLOP", 1e18},
 };
 constexpr std::array kWorkRateUnits{
-    UnitDef{"FLOPS", 1.0},    UnitDef{"GFLOPS", 1e9},    UnitDef{"TFLOPS", 1e12},    UnitDef{"PFLOPS", 1e15},
-    UnitDef{"FLOP/s", 1.0},   UnitDef{"GFLOP/s", 1e9},   UnitDef{"TFLOP/s", 1e12},   UnitDef{"PFLOP/s", 1e15},
+    UnitDef{"FLOPS", 1.0},  UnitDef{"GFLOPS", 1e9},  UnitDef{"TFLOPS", 1e12},  UnitDef{"PFLOPS", 1e15},
+    UnitDef{"FLOP/s", 1.0}, UnitDef{"GFLOP/s", 1e9}, UnitDef{"TFLOP/s", 1e12}, UnitDef{"PFLOP/s", 1e15},
 };
-constexpr std::array kFreqUnits{UnitDef{"Hz", 1.0}, UnitDef{"kHz", 1e3}, UnitDef{"MHz", 1e6}, UnitDef{"GHz", 1e9}};
+constexpr std::array kFreqUnits{UnitDef{"Hz", 1.0}, UnitDef{"kHz", 1e3}, UnitDef{"MHz", 1e6},
+                                UnitDef{"GHz", 1e9}};
 constexpr std::array kPowerUnits{UnitDef{"W", 1.0}, UnitDef{"kW", 1e3}, UnitDef{"MW", 1e6}};
 constexpr std::array kEnergyUnits{UnitDef{"J", 1.0}, UnitDef{"kJ", 1e3}, UnitDef{"MJ", 1e6},
                                   UnitDef{"kWh", 3.6e6}, UnitDef{"MWh", 3.6e9}};
@@ -129,9 +139,9 @@ Q parse_quantity(std::string_view text) {
   for (const auto& u : T::units())
     symbols.emplace_back(u.symbol);
   const std::string hint = did_you_mean(unit, symbols);
-  throw UnitError(fmt::format("unknown unit \"{}\" in \"{}\" for a {}{}; valid units: {}", unit, buf, T::kName,
-                              hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
-                              symbol_list(T::units())));
+  throw UnitError(fmt::format(
+      "unknown unit \"{}\" in \"{}\" for a {}{}; valid units: {}", unit, buf, T::kName,
+      hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint), symbol_list(T::units())));
 }
 
 template <class Q>
@@ -177,23 +187,32 @@ std::string format(Seconds v) {
   return format_best(v, kShown);
 }
 std::string format(DataRate v) {
-  static constexpr std::array kShown{UnitDef{"bps", 1.0 / 8}, UnitDef{"Kbps", 1e3 / 8}, UnitDef{"Mbps", 1e6 / 8},
-                                     UnitDef{"Gbps", 1e9 / 8}, UnitDef{"Tbps", 1e12 / 8}};
+  static constexpr std::array kShown{UnitDef{"bps", 1.0 / 8}, UnitDef{"Kbps", 1e3 / 8},
+                                     UnitDef{"Mbps", 1e6 / 8}, UnitDef{"Gbps", 1e9 / 8},
+                                     UnitDef{"Tbps", 1e12 / 8}};
   return format_best(v, kShown);
 }
-std::string format(Flops v) { return format_best(v, kWorkUnits); }
+std::string format(Flops v) {
+  return format_best(v, kWorkUnits);
+}
 std::string format(FlopRate v) {
   static constexpr std::array kShown{UnitDef{"FLOPS", 1.0}, UnitDef{"GFLOPS", 1e9}, UnitDef{"TFLOPS", 1e12},
                                      UnitDef{"PFLOPS", 1e15}};
   return format_best(v, kShown);
 }
-std::string format(Frequency v) { return format_best(v, kFreqUnits); }
-std::string format(Power v) { return format_best(v, kPowerUnits); }
+std::string format(Frequency v) {
+  return format_best(v, kFreqUnits);
+}
+std::string format(Power v) {
+  return format_best(v, kPowerUnits);
+}
 std::string format(Energy v) {
   static constexpr std::array kShown{UnitDef{"J", 1.0}, UnitDef{"kJ", 1e3}, UnitDef{"MJ", 1e6}};
   return format_best(v, kShown);
 }
-std::string format(Money v) { return fmt::format("{:.0f}USD", v.si()); }
+std::string format(Money v) {
+  return fmt::format("{:.0f}USD", v.si());
+}
 
 double parse_ratio(std::string_view text) {
   const std::string s(trim(text));

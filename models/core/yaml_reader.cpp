@@ -24,7 +24,8 @@ std::string child_path(const std::string& parent, std::string_view key) {
 } // namespace
 
 Node::Node(YAML::Node node, std::shared_ptr<const std::string> file, std::string path, Location fallback)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), fallback_(std::move(fallback)) {}
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)), fallback_(std::move(fallback)) {
+}
 
 Location Node::location() const {
   if (!node_.IsDefined())
@@ -32,7 +33,9 @@ Location Node::location() const {
   return location_of(node_.Mark(), *file_, fallback_);
 }
 
-void Node::fail(const std::string& message) const { throw InputError(location(), path_, message); }
+void Node::fail(const std::string& message) const {
+  throw InputError(location(), path_, message);
+}
 
 std::string Node::describe_found() const {
   if (is_null())
@@ -132,7 +135,8 @@ Map::Map(Node node) : node_(std::move(node)) {
                        "keys must be plain names");
     std::string key = kv.first.Scalar();
     if (!seen.insert(key).second)
-      throw InputError(location_of(kv.first.Mark(), node_.file(), node_.location()), child_path(node_.path(), key),
+      throw InputError(location_of(kv.first.Mark(), node_.file(), node_.location()),
+                       child_path(node_.path(), key),
                        "duplicate key: it appears more than once in this mapping");
     entries_.push_back(Entry{std::move(key), kv.first, kv.second});
   }
@@ -205,8 +209,7 @@ void Map::finish() const {
 Seq::Seq(Node node) : node_(std::move(node)) {
   std::size_t i = 0;
   for (const auto& item : node_.raw()) {
-    items_.emplace_back(item, node_.file_,
-                        fmt::format("{}[{}]", node_.path(), i), node_.location());
+    items_.emplace_back(item, node_.file_, fmt::format("{}[{}]", node_.path(), i), node_.location());
     ++i;
   }
 }

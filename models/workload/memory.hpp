@@ -24,7 +24,7 @@ struct MemoryConfig {
 };
 
 struct MemoryBreakdown {
-  double weights = 0;         // bytes
+  double weights = 0; // bytes
   double gradients = 0;
   double optimizer = 0;
   double activations = 0;

@@ -2,7 +2,9 @@
 
 namespace dpusim::workload {
 
-int rank_of(const Parallelism& p, RankCoord c) { return c.tp + p.tp * (c.dp + p.dp * c.pp); }
+int rank_of(const Parallelism& p, RankCoord c) {
+  return c.tp + p.tp * (c.dp + p.dp * c.pp);
+}
 
 RankCoord coord_of(const Parallelism& p, int rank) {
   RankCoord c;

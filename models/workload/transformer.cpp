@@ -4,7 +4,9 @@
 
 namespace dpusim::workload {
 
-std::string_view activation_name(Activation a) { return a == Activation::gelu ? "gelu" : "swiglu"; }
+std::string_view activation_name(Activation a) {
+  return a == Activation::gelu ? "gelu" : "swiglu";
+}
 
 std::string_view precision_name(Precision p) {
   switch (p) {
@@ -25,7 +27,8 @@ double layer_parameter_count(const TransformerShape& m) {
   const double b = m.biases ? 1.0 : 0.0;
   const double qkv = h * (h + 2 * kv) + b * (h + 2 * kv);
   const double proj = h * h + b * h;
-  const double mlp = m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
+  const double mlp =
+      m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
   return qkv + proj + mlp + norms;
 }
@@ -74,9 +77,9 @@ struct Dims {
   double ln_tokens; // tokens seen by norms/dropouts (divided by tp under sequence parallelism)
   double h;
   double hd;
-  double heads;     // query heads on this rank
-  double kv;        // kv heads on this rank
-  double f;         // ffn columns on this rank
+  double heads; // query heads on this rank
+  double kv;    // kv heads on this rank
+  double f;     // ffn columns on this rank
   double s;
   double b;
 };
@@ -146,6 +149,12 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   return w;
 }
 
+LayerWork attention_core_forward(const TransformerShape& m, const LayerConfig& c) {
+  LayerWork w;
+  add_attention_core(w, dims_of(m, c), c.attention, false);
+  return w;
+}
+
 LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   LayerWork w;
@@ -153,7 +162,7 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   const double fc1_cols = m.activation == Activation::gelu ? d.f : 2 * d.f;
   // Each linear layer Y = X W needs dX = dY W^T (data gradient) and dW = X^T dY (weight gradient).
   auto linear_bwd = [&](std::string_view name, double in_cols, double out_cols) {
-    w.gemms.push_back({name, 1, d.tokens, in_cols, out_cols});  // dgrad
+    w.gemms.push_back({name, 1, d.tokens, in_cols, out_cols}); // dgrad
     w.gemms.push_back({name, 1, in_cols, out_cols, d.tokens}); // wgrad
   };
   w.memory_ops.push_back({"dropout_residual2_bwd", 3 * d.ln_tokens * d.h * kActBytes});

@@ -78,6 +78,8 @@ struct LayerConfig {
 };
 
 LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c);
+/// Only the attention core (scores, softmax, weighted values): what selective recomputation repeats.
+LayerWork attention_core_forward(const TransformerShape& m, const LayerConfig& c);
 LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c);
 /// Final norm, output head (vocabulary-parallel) and loss, forward and backward.
 LayerWork head_forward(const TransformerShape& m, const LayerConfig& c);

@@ -1,5 +1,4 @@
 #include "models/calibration/profile.hpp"
-
 #include "models/core/input_error.hpp"
 
 #include <filesystem>

@@ -6,7 +6,8 @@ using namespace dpusim;
 
 namespace {
 const catalog::Catalog& the_catalog() {
-  static const catalog::Catalog c = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  static const catalog::Catalog c =
+      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
   return c;
 }
 } // namespace

@@ -37,14 +37,18 @@ TEST(GpuCompute, GemmTimeIsFlopsOverAchievedThroughputOrTheMemoryFloor) {
   compute::GpuComputeParams p;
   p.gemm_bf16 = small_table();
   p.hbm_bandwidth = units::gbyte_per_s(3000);
-  p.kernel_overhead = units::microseconds(5);
+  p.kernel_floor = units::microseconds(5);
   compute::GpuComputeModel model(p);
   const workload::Gemm big{"big", 1, 4096, 4096, 4096};
-  EXPECT_NEAR(model.gemm_time(big, workload::Precision::bf16).si(), big.flops() / p.gemm_bf16.achieved(1, 4096, 4096, 4096).si(), 1e-15);
+  EXPECT_NEAR(model.gemm_time(big, workload::Precision::bf16).si(),
+              big.flops() / p.gemm_bf16.achieved(1, 4096, 4096, 4096).si(), 1e-15);
   // fp8 doubles the rate of the bf16 table.
-  EXPECT_NEAR(model.gemm_time(big, workload::Precision::fp8).si() * 2, model.gemm_time(big, workload::Precision::bf16).si(), 1e-12);
+  EXPECT_NEAR(model.gemm_time(big, workload::Precision::fp8).si() * 2,
+              model.gemm_time(big, workload::Precision::bf16).si(), 1e-12);
   // A very skinny GEMM is bound by moving its operands.
   const workload::Gemm skinny{"skinny", 1, 1, 65536, 65536};
   const double bytes = (1.0 * 65536 + 65536.0 * 65536) * 2 + 65536.0 * 2;
   EXPECT_NEAR(model.gemm_time(skinny, workload::Precision::bf16).si(), bytes / 3000e9, 1e-12);
+  // A tiny kernel still occupies the GPU for the floor.
+  EXPECT_DOUBLE_EQ(model.memory_time({"tiny", 64}).si(), 5e-6);
 }

@@ -24,19 +24,22 @@ TEST(YamlReader, ReportsUnknownKeysWithLocationAndSuggestion) {
     (void)fabric.optional("latency");
     fabric.finish();
   });
-  EXPECT_EQ(msg, "s.yaml:3:3: error: fabric.lantency: unknown key; did you mean \"latency\"? (valid keys here: "
-                 "link, latency)");
+  EXPECT_EQ(msg,
+            "s.yaml:3:3: error: fabric.lantency: unknown key; did you mean \"latency\"? (valid keys here: "
+            "link, latency)");
 }
 
 TEST(YamlReader, ReportsWrongUnitsAtTheValue) {
   const auto root = yaml::parse_text("link: 400G\n", "s.yaml");
-  const std::string msg = error_of([&] { (void)root.as_map().required("link").as_quantity<units::DataRate>(); });
+  const std::string msg =
+      error_of([&] { (void)root.as_map().required("link").as_quantity<units::DataRate>(); });
   EXPECT_NE(msg.find("s.yaml:1:7: error: link: unknown unit \"G\""), std::string::npos) << msg;
 }
 
 TEST(YamlReader, ReportsMissingKeysAtTheParent) {
   const auto root = yaml::parse_text("cluster:\n  nodes: 8\n", "s.yaml");
-  const std::string msg = error_of([&] { (void)root.as_map().required("cluster").as_map().required("node"); });
+  const std::string msg =
+      error_of([&] { (void)root.as_map().required("cluster").as_map().required("node"); });
   EXPECT_EQ(msg, "s.yaml:2:3: error: cluster.node: missing required key");
 }
 
@@ -57,6 +60,9 @@ TEST(YamlReader, ChecksRangesAndChoices) {
   auto map = root.as_map();
   EXPECT_EQ(error_of([&] { (void)map.required("n").as_int(1, 100); }),
             "s.yaml:1:4: error: n: must be between 1 and 100, found 0");
-  EXPECT_EQ(error_of([&] { (void)map.required("p").as_choice({"bf16", "fp16", "fp8"}); }),
-            "s.yaml:2:4: error: p: \"bf61\" is not valid (did you mean \"bf16\"?); valid values: bf16, fp16, fp8");
+  EXPECT_EQ(
+      error_of([&] {
+        (void)map.required("p").as_choice({"bf16", "fp16", "fp8"});
+      }),
+      "s.yaml:2:4: error: p: \"bf61\" is not valid (did you mean \"bf16\"?); valid values: bf16, fp16, fp8");
 }

@@ -13,7 +13,8 @@ TEST(Memory, ActivationFormulasFollowKorthikanti) {
   m.ffn = 4 * 4096;
   m.vocab = 50000;
   const double sbh = 2048.0 * 1 * 4096;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none), sbh * (34 + 5.0 * 32 * 2048 / 4096));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none),
+                   sbh * (34 + 5.0 * 32 * 2048 / 4096));
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, false, Recompute::none),
                    sbh * (10 + 24.0 / 8 + 5.0 * 32 * 2048 / (4096 * 8)));
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, true, Recompute::selective), sbh * 34.0 / 8);

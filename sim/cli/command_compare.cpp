@@ -1,0 +1,115 @@
+#include "models/core/atomic_file.hpp"
+#include "models/core/text_distance.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/cli/common.hpp"
+#include "sim/cli/process_pool.hpp"
+#include "sim/offload/variant.hpp"
+#include "sim/report/comparison.hpp"
+#include "sim/run/variant_run.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace dpusim::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+} // namespace
+
+int command_compare(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()(
+      "variants", po::value<std::string>(),
+      "comma-separated variants to compare (default: the scenario's baseline and variants)")(
+      "jobs,j", po::value<int>(), "simulation processes at once (default: one per core)");
+  add_common_options(options);
+  po::variables_map vm;
+  if (!parse_command(
+          "compare", "SCENARIO.yaml [options]",
+          "Simulates every offload variant of a scenario (one process each), prints a comparison table\n"
+          "with the reasons for each difference and writes <out>/comparison.csv.",
+          options, args, vm, true))
+    return kOk;
+  const auto cat = load_catalog(vm);
+  const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
+  std::vector<std::string> variants = s.variants;
+  if (vm.count("variants") != 0) {
+    variants = split_list(vm["variants"].as<std::string>());
+    for (const auto& v : variants)
+      if (offload::find_variant(v) == nullptr) {
+        const auto hint = did_you_mean(v, offload::variant_names());
+        throw po::error(
+            fmt::format("unknown variant \"{}\"{}; valid: {}", v,
+                        hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
+                        join(offload::variant_names())));
+      }
+    if (variants.empty())
+      throw po::error("--variants needs at least one variant");
+  }
+  run::RunOptions ro;
+  if (vm.count("calibration") != 0)
+    ro.calibration = vm["calibration"].as<std::string>();
+  const bool progress = show_progress(vm);
+  int jobs =
+      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
+  if (jobs < 1)
+    throw po::error("--jobs must be at least 1");
+  std::size_t finished = 0;
+  const auto outcomes = run_in_processes(
+      variants.size(), jobs,
+      [&](std::size_t i) { return report::serialize(run::run_variant(s, cat, variants[i], ro)); },
+      [&](std::size_t i, const JobOutcome& o) {
+        ++finished;
+        if (progress)
+          std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size(), variants[i],
+                                   o.exit_code == 0 ? "done" : "failed");
+      });
+  report::Comparison c{variants.front(), {}};
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].exit_code != 0) {
+      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i], outcomes[i].output);
+      return outcomes[i].exit_code == kBadInput ? kBadInput : kFailure;
+    }
+    c.results.push_back(report::deserialize(outcomes[i].output));
+  }
+  const auto out = output_directory(vm, s.name) / "comparison.csv";
+  write_file_atomically(out, report::render_csv(c));
+  if (vm.count("quiet") == 0) {
+    const auto& r0 = c.results.front();
+    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,
+                             r0.gpus, s.seed);
+    std::cout << report::render_table(c) << "\n";
+    for (const auto& line : report::explain(c))
+      std::cout << "- " << line << "\n";
+    for (const auto& r : c.results)
+      for (const auto& n : r.notes)
+        std::cout << fmt::format("note ({}): {}\n", r.variant, n);
+    std::vector<std::string> calibrated;
+    for (const auto& cv : r0.calibrated)
+      calibrated.push_back(
+          fmt::format("{} = {} ({}{})", cv.key, cv.value, cv.provenance, cv.used ? "" : ", unused"));
+    if (!calibrated.empty())
+      std::cout << fmt::format("\nfrom calibration: {}\n", fmt::join(calibrated, "; "));
+    std::cout << fmt::format(
+        "\nsimulated: tensor-parallel all-reduce once ({:.1f} us), reused {} times; data- and "
+        "pipeline-parallel traffic flow by flow ({} SimGrid activities in the baseline)\n",
+        r0.tp_collective_s * 1e6, r0.tp_collectives_reused, r0.activities);
+    std::cout << fmt::format("wrote {}\n", out.string());
+  }
+  return kOk;
+}
+
+} // namespace dpusim::cli

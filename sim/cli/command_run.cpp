@@ -1,0 +1,60 @@
+#include "models/core/atomic_file.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/cli/common.hpp"
+#include "sim/report/comparison.hpp"
+#include "sim/run/variant_run.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace dpusim::cli {
+
+int command_run(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()("variant", po::value<std::string>(),
+                        "offload variant to simulate (default: the scenario's baseline)")(
+      "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)");
+  add_common_options(options);
+  po::variables_map vm;
+  if (!parse_command(
+          "run", "SCENARIO.yaml [options]",
+          "Simulates one training iteration of one variant of a scenario and writes <out>/run.csv.", options,
+          args, vm, true))
+    return kOk;
+  const auto cat = load_catalog(vm);
+  const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
+  std::string variant = s.baseline;
+  if (vm.count("variant") != 0) {
+    variant = vm["variant"].as<std::string>();
+    if (std::find(s.variants.begin(), s.variants.end(), variant) == s.variants.end())
+      throw po::error(
+          fmt::format("variant \"{}\" is not listed in the scenario's offload section (listed: {})", variant,
+                      fmt::join(s.variants, ", ")));
+  }
+  run::RunOptions ro;
+  if (vm.count("calibration") != 0)
+    ro.calibration = vm["calibration"].as<std::string>();
+  if (vm.count("trace") != 0)
+    ro.trace_path = vm["trace"].as<std::string>();
+  const bool progress = show_progress(vm);
+  if (progress)
+    ro.progress = [&variant](std::size_t done, std::size_t total) {
+      std::cerr << fmt::format("\r{}: {}/{} tasks", variant, done, total) << (done == total ? "\n" : "")
+                << std::flush;
+    };
+  const auto result = run::run_variant(s, cat, variant, ro);
+  report::Comparison c{variant, {result}};
+  const auto out = output_directory(vm, s.name) / "run.csv";
+  write_file_atomically(out, report::render_csv(c));
+  if (vm.count("quiet") == 0) {
+    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
+                             result.gpus);
+    std::cout << report::render_table(c);
+    std::cout << fmt::format("\nwrote {}\n", out.string());
+  }
+  return kOk;
+}
+
+} // namespace dpusim::cli

@@ -1,0 +1,59 @@
+#include "sim/cli/common.hpp"
+
+#include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
+
+namespace dpusim::cli {
+
+bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
+                   po::options_description& options, const std::vector<std::string>& args,
+                   po::variables_map& vm, bool wants_scenario) {
+  options.add_options()("help,h", "show this help and exit");
+  po::options_description all;
+  all.add(options);
+  po::positional_options_description pos;
+  if (wants_scenario) {
+    all.add_options()("scenario", po::value<std::string>(), "scenario file");
+    pos.add("scenario", 1);
+  }
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << fmt::format("Usage: dpusim {} {}\n\n{}\n\n", name, synopsis, about) << options << "\n";
+    return false;
+  }
+  po::notify(vm);
+  if (wants_scenario && vm.count("scenario") == 0)
+    throw po::error(fmt::format("missing the scenario file (usage: dpusim {} {})", name, synopsis));
+  return true;
+}
+
+void add_common_options(po::options_description& options) {
+  options.add_options()                                                                          //
+      ("out,o", po::value<std::string>(), "output directory (default: results/<scenario name>)") //
+      ("calibration", po::value<std::string>(),
+       "calibration profile (from dpusim-calib) overriding catalog values")                                 //
+      ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
+      ("progress", "report progress on standard error (default when it is a terminal)")                     //
+      ("quiet,q", "print only errors");
+}
+
+catalog::Catalog load_catalog(const po::variables_map& vm) {
+  return catalog::Catalog::load(vm.count("catalog") != 0
+                                    ? std::filesystem::path(vm["catalog"].as<std::string>())
+                                    : catalog::Catalog::default_directory());
+}
+
+std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name) {
+  if (vm.count("out") != 0)
+    return vm["out"].as<std::string>();
+  return std::filesystem::path("results") / scenario_name;
+}
+
+bool show_progress(const po::variables_map& vm) {
+  if (vm.count("quiet") != 0)
+    return false;
+  return vm.count("progress") != 0 || ::isatty(STDERR_FILENO) != 0;
+}
+
+} // namespace dpusim::cli

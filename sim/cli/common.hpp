@@ -1,0 +1,28 @@
+// Pieces shared by the commands: option parsing with uniform errors, catalog location, output paths.
+#pragma once
+
+#include "models/catalog/catalog.hpp"
+
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dpusim::cli {
+
+namespace po = boost::program_options;
+
+/// Parses `args` with `options` and one positional SCENARIO; returns false after printing help.
+/// Throws po::error on bad usage.
+bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
+                   po::options_description& options, const std::vector<std::string>& args,
+                   po::variables_map& vm, bool wants_scenario);
+
+/// Options every simulating command takes.
+void add_common_options(po::options_description& options);
+
+catalog::Catalog load_catalog(const po::variables_map& vm);
+std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name);
+bool show_progress(const po::variables_map& vm);
+
+} // namespace dpusim::cli

@@ -1,0 +1,76 @@
+// dpusim: simulate AI-training iterations on a cluster and compare host, NIC and DPU placements of the
+// host-side functions.
+#include "models/core/input_error.hpp"
+#include "sim/cli/command.hpp"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <functional>
+#include <iostream>
+#include <map>
+
+#ifndef DPUSIM_VERSION
+#define DPUSIM_VERSION "0.0.0"
+#endif
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: dpusim <command> [options]
+
+Commands:
+  run SCENARIO       simulate one variant of a scenario (default: its baseline); writes run.csv
+  compare SCENARIO   simulate every variant of a scenario, one process each; prints a table; writes comparison.csv
+  schema             print the scenario file reference
+  catalog            list the hardware and model catalog
+  variants           list the offload variants
+
+Options:
+  -h, --help         show this help (dpusim <command> --help for a command's options)
+  --version          print the version
+
+Exit status: 0 success, 1 simulation or I/O failure, 2 bad input (usage, scenario, catalog or profile).
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace dpusim::cli;
+  const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
+      {"run", command_run},
+      {"compare", command_compare},
+      {"schema", command_schema},
+      {"catalog", command_catalog},
+      {"variants", command_variants}};
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return kBadInput;
+  }
+  const std::string first = args.front();
+  if (first == "--help" || first == "-h" || first == "help") {
+    std::cout << kUsage;
+    return kOk;
+  }
+  if (first == "--version") {
+    std::cout << "dpusim " << DPUSIM_VERSION << "\n";
+    return kOk;
+  }
+  const auto it = commands.find(first);
+  if (it == commands.end()) {
+    std::cerr << fmt::format("dpusim: unknown command \"{}\"\n\n{}", first, kUsage);
+    return kBadInput;
+  }
+  args.erase(args.begin());
+  try {
+    return it->second(args);
+  } catch (const dpusim::InputError& e) {
+    std::cerr << e.what() << "\n";
+    return kBadInput;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << fmt::format("dpusim {}: {}\n(see dpusim {} --help)\n", first, e.what(), first);
+    return kBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("dpusim {}: error: {}\n", first, e.what());
+    return kFailure;
+  }
+}

@@ -1,0 +1,23 @@
+// Runs jobs in child processes (fork), a few at a time, and collects what each writes back. SimGrid's
+// engine is a process-wide singleton, so every simulation gets a process of its own.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dpusim::cli {
+
+struct JobOutcome {
+  int exit_code = 0;  // the child's exit status; 128+N when killed by signal N
+  std::string output; // what the job returned
+};
+
+/// Calls `job(i)` in a child process for i in [0, count), at most `parallel` at once. The string a
+/// job returns is handed back; an exception in a job becomes exit code 2 (InputError) or 1, with its
+/// message as output. `on_done(i, outcome)` is called as each finishes. Results come back in job order.
+std::vector<JobOutcome>
+run_in_processes(std::size_t count, int parallel, const std::function<std::string(std::size_t)>& job,
+                 const std::function<void(std::size_t, const JobOutcome&)>& on_done = {});
+
+} // namespace dpusim::cli

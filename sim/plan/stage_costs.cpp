@@ -1,0 +1,104 @@
+#include "sim/plan/stage_costs.hpp"
+
+#include <algorithm>
+
+namespace dpusim::plan {
+
+StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage) {
+  using workload::Recompute;
+  const auto& p = w.parallelism;
+  const auto& m = w.model;
+  StageCosts c;
+  c.stage = stage;
+  c.layers = m.layers / p.pp;
+  const bool first = stage == 0;
+  const bool last = stage == p.pp - 1;
+
+  workload::LayerConfig lc;
+  lc.micro_batch = w.micro_batch;
+  lc.seq_len = w.seq_len;
+  lc.tp = p.tp;
+  lc.sequence_parallel = w.sequence_parallel;
+  lc.attention = w.attention;
+
+  const auto fwd = workload::layer_forward(m, lc);
+  const auto bwd = workload::layer_backward(m, lc);
+  const double layer_fwd_s = gpu.time(fwd, w.precision).si();
+  double layer_bwd_s = gpu.time(bwd, w.precision).si();
+  double layer_recompute_flops = 0;
+  int layer_bwd_ar = p.tp > 1 ? 2 : 0;
+  if (w.recompute == Recompute::full) {
+    layer_bwd_s += layer_fwd_s;
+    layer_recompute_flops = fwd.flops();
+    layer_bwd_ar += p.tp > 1 ? 2 : 0;
+  } else if (w.recompute == Recompute::selective) {
+    const auto core = workload::attention_core_forward(m, lc);
+    layer_bwd_s += gpu.time(core, w.precision).si();
+    layer_recompute_flops = core.flops();
+  }
+
+  double head_fwd_s = 0;
+  double head_bwd_s = 0;
+  double head_flops_fwd = 0;
+  double head_flops_bwd = 0;
+  if (last) {
+    const auto hf = workload::head_forward(m, lc);
+    const auto hb = workload::head_backward(m, lc);
+    head_fwd_s = gpu.time(hf, w.precision).si();
+    head_bwd_s = gpu.time(hb, w.precision).si();
+    head_flops_fwd = hf.flops();
+    head_flops_bwd = hb.flops();
+  }
+
+  c.fwd_compute_s = c.layers * layer_fwd_s + head_fwd_s;
+  c.bwd_compute_s = c.layers * layer_bwd_s + head_bwd_s;
+  c.fwd_tp_collectives = p.tp > 1 ? 2 * c.layers + (first ? 1 : 0) : 0; // + vocab-parallel embedding
+  c.bwd_tp_collectives = c.layers * layer_bwd_ar;
+  c.tp_bytes = workload::tp_activation_bytes(m, lc, 2.0);
+  c.model_flops = c.layers * (fwd.flops() + bwd.flops()) + head_flops_fwd + head_flops_bwd;
+  c.hw_flops = c.model_flops + c.layers * layer_recompute_flops;
+  // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
+  c.p2p_bytes = last ? 0.0 : workload::tp_activation_bytes(m, lc, 2.0) / p.tp;
+
+  const double layer_params = workload::layer_parameter_count(m) / p.tp;
+  const double embed_params =
+      (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
+  c.params = c.layers * layer_params + embed_params;
+  c.grad_bytes = c.params * w.grad_bytes_per_param;
+
+  // Gradients become ready in backward order: output head, layers from last to first, embedding.
+  struct Item {
+    double compute_s;
+    int ars;
+    double bytes;
+  };
+  std::vector<Item> items;
+  if (last)
+    items.push_back(
+        {head_bwd_s, 0, (m.tied_embeddings && p.pp == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
+  for (int l = 0; l < c.layers; ++l)
+    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param});
+  if (first)
+    items.push_back(
+        {0.0, 0, (last && !(m.tied_embeddings && p.pp == 1)) ? 0.0 : embed_params * w.grad_bytes_per_param});
+  GradBucket open;
+  for (const auto& it : items) {
+    open.compute_s += it.compute_s;
+    open.tp_collectives += it.ars;
+    open.bytes += it.bytes;
+    if (open.bytes >= w.grad_bucket.si()) {
+      c.buckets.push_back(open);
+      open = GradBucket{};
+    }
+  }
+  if (open.bytes > 0 || open.compute_s > 0 || c.buckets.empty())
+    c.buckets.push_back(open);
+
+  // Adam step, memory-bound: read gradient (4 B), read and write fp32 master weight and both moments
+  // (3 x 8 B), write the 16-bit weight (2 B) per parameter held by this rank's optimizer.
+  const double opt_params = w.distributed_optimizer ? c.params / p.dp : c.params;
+  c.optimizer_s = gpu.stream_time(opt_params * 30.0, 4).si();
+  return c;
+}
+
+} // namespace dpusim::plan

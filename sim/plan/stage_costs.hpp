@@ -1,0 +1,38 @@
+// GPU time, FLOPs, tensor-parallel collectives and gradient buckets of one pipeline stage for one
+// micro-batch, on one GPU of its tensor-parallel group. Pure model arithmetic; no simulation here.
+#pragma once
+
+#include "models/compute/gpu_compute.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <vector>
+
+namespace dpusim::plan {
+
+/// A slice of the backward pass after which one data-parallel gradient bucket is complete.
+struct GradBucket {
+  double compute_s = 0;   // backward GPU time of the slice
+  int tp_collectives = 0; // tensor-parallel all-reduces inside the slice
+  double bytes = 0;       // gradient bytes (per rank) the bucket reduces
+};
+
+struct StageCosts {
+  int stage = 0;
+  int layers = 0;
+  double fwd_compute_s = 0; // forward kernels per micro-batch
+  double bwd_compute_s = 0; // backward kernels per micro-batch, recomputation included
+  int fwd_tp_collectives = 0;
+  int bwd_tp_collectives = 0;
+  double tp_bytes = 0;             // bytes of one tensor-parallel all-reduce
+  double hw_flops = 0;             // FLOPs executed per micro-batch (forward + backward + recomputation)
+  double model_flops = 0;          // FLOPs of forward + backward only (the MFU numerator)
+  double p2p_bytes = 0;            // activation bytes sent to the next stage per micro-batch, per TP rank
+  double params = 0;               // parameters held per rank
+  double grad_bytes = 0;           // gradient bytes per rank
+  std::vector<GradBucket> buckets; // backward of one micro-batch split at bucket boundaries
+  double optimizer_s = 0;
+};
+
+StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage);
+
+} // namespace dpusim::plan

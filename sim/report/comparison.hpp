@@ -1,0 +1,23 @@
+// The comparison of a scenario's variants: the console table, the sentences that explain each
+// difference from the measured quantities, and the CSV.
+#pragma once
+
+#include "sim/report/variant_result.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dpusim::report {
+
+struct Comparison {
+  std::string baseline;
+  std::vector<VariantResult> results; // baseline first
+  [[nodiscard]] double speedup(const VariantResult& r) const;
+};
+
+std::string render_table(const Comparison& c);
+/// One paragraph per non-baseline variant saying how it differs and why, in terms of what was simulated.
+std::vector<std::string> explain(const Comparison& c);
+std::string render_csv(const Comparison& c);
+
+} // namespace dpusim::report

@@ -1,0 +1,112 @@
+#include "sim/report/variant_result.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace dpusim::report {
+namespace {
+
+// Fixed significant digits: byte-identical output for identical results on any machine.
+std::string num(double v) {
+  return fmt::format("{:.9g}", v);
+}
+
+struct Field {
+  const char* name;
+  double metrics::IterationMetrics::*member;
+};
+
+constexpr Field kMetricFields[] = {
+    {"step_time_s", &metrics::IterationMetrics::step_time_s},
+    {"compute_s", &metrics::IterationMetrics::compute_s},
+    {"exposed_comm_s", &metrics::IterationMetrics::exposed_comm_s},
+    {"tp_comm_s", &metrics::IterationMetrics::tp_comm_s},
+    {"dp_comm_s", &metrics::IterationMetrics::dp_comm_s},
+    {"dp_exposed_s", &metrics::IterationMetrics::dp_exposed_s},
+    {"host_cpu_core_s", &metrics::IterationMetrics::host_cpu_core_s},
+    {"host_cpu_busy_cores", &metrics::IterationMetrics::host_cpu_busy_cores},
+    {"tflops_per_gpu", &metrics::IterationMetrics::tflops_per_gpu},
+    {"mfu", &metrics::IterationMetrics::mfu},
+    {"tokens_per_s", &metrics::IterationMetrics::tokens_per_s},
+};
+
+} // namespace
+
+std::string serialize(const VariantResult& r) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "scenario" << YAML::Value << r.scenario;
+  out << YAML::Key << "variant" << YAML::Value << r.variant;
+  out << YAML::Key << "device" << YAML::Value << r.device;
+  out << YAML::Key << "seed" << YAML::Value << r.seed;
+  out << YAML::Key << "nodes" << YAML::Value << r.nodes;
+  out << YAML::Key << "gpus" << YAML::Value << r.gpus;
+  out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
+  for (const auto& f : kMetricFields)
+    out << YAML::Key << f.name << YAML::Value << num(r.metrics.*f.member);
+  out << YAML::Key << "tasks" << YAML::Value << r.metrics.tasks;
+  out << YAML::EndMap;
+  out << YAML::Key << "tp_collective_s" << YAML::Value << num(r.tp_collective_s);
+  out << YAML::Key << "tp_collectives_reused" << YAML::Value << r.tp_collectives_reused;
+  out << YAML::Key << "activities" << YAML::Value << r.activities;
+  out << YAML::Key << "routes" << YAML::Value << r.routes;
+  out << YAML::Key << "simulation_wall_s" << YAML::Value << num(r.simulation_wall_s);
+  out << YAML::Key << "calibrated" << YAML::Value << YAML::BeginSeq;
+  for (const auto& c : r.calibrated)
+    out << YAML::Flow << YAML::BeginSeq << c.key << c.value << c.provenance << (c.used ? "used" : "unused")
+        << YAML::EndSeq;
+  out << YAML::EndSeq;
+  out << YAML::Key << "notes" << YAML::Value << YAML::BeginSeq;
+  for (const auto& n : r.notes)
+    out << n;
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
+VariantResult deserialize(const std::string& text) {
+  const YAML::Node n = YAML::Load(text);
+  VariantResult r;
+  r.scenario = n["scenario"].as<std::string>();
+  r.variant = n["variant"].as<std::string>();
+  r.device = n["device"].as<std::string>();
+  r.seed = n["seed"].as<std::uint64_t>();
+  r.nodes = n["nodes"].as<int>();
+  r.gpus = n["gpus"].as<int>();
+  for (const auto& f : kMetricFields)
+    r.metrics.*f.member = n["metrics"][f.name].as<double>();
+  r.metrics.tasks = n["metrics"]["tasks"].as<std::size_t>();
+  r.tp_collective_s = n["tp_collective_s"].as<double>();
+  r.tp_collectives_reused = n["tp_collectives_reused"].as<int>();
+  r.activities = n["activities"].as<std::size_t>();
+  r.routes = n["routes"].as<std::size_t>();
+  r.simulation_wall_s = n["simulation_wall_s"].as<double>();
+  for (const auto& c : n["calibrated"])
+    r.calibrated.push_back({c[0].as<std::string>(), c[1].as<std::string>(), c[2].as<std::string>(),
+                            c[3].as<std::string>() == "used"});
+  for (const auto& note : n["notes"])
+    r.notes.push_back(note.as<std::string>());
+  return r;
+}
+
+std::string csv_header() {
+  std::string h = "scenario,variant,device,seed,nodes,gpus";
+  for (const auto& f : kMetricFields)
+    h += fmt::format(",{}", f.name);
+  h += ",speedup_vs_baseline,calibrated_parameters";
+  return h + "\n";
+}
+
+std::string csv_row(const VariantResult& r, double speedup) {
+  std::string row =
+      fmt::format("{},{},{},{},{},{}", r.scenario, r.variant, r.device, r.seed, r.nodes, r.gpus);
+  for (const auto& f : kMetricFields)
+    row += "," + num(r.metrics.*f.member);
+  int used = 0;
+  for (const auto& c : r.calibrated)
+    used += c.used ? 1 : 0;
+  row += fmt::format(",{},{}", num(speedup), used);
+  return row + "\n";
+}
+
+} // namespace dpusim::report

@@ -1,0 +1,39 @@
+// The outcome of simulating one variant of a scenario, as passed from a simulation process to the
+// command that gathers the variants, and as written to CSV.
+#pragma once
+
+#include "sim/metrics/iteration_metrics.hpp"
+#include "sim/scenario/hardware.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpusim::report {
+
+struct VariantResult {
+  std::string scenario;
+  std::string variant;
+  std::string device; // NIC or DPU carrying inter-node traffic
+  std::uint64_t seed = 0;
+  int nodes = 0;
+  int gpus = 0;
+  metrics::IterationMetrics metrics;
+  double tp_collective_s = 0; // one tensor-parallel all-reduce, simulated once and reused
+  int tp_collectives_reused = 0;
+  std::size_t activities = 0; // SimGrid activities simulated
+  std::size_t routes = 0;
+  double simulation_wall_s = 0;
+  std::vector<scenario::CalibratedValue> calibrated;
+  std::vector<std::string> notes;
+};
+
+/// YAML text (used between processes).
+std::string serialize(const VariantResult& r);
+VariantResult deserialize(const std::string& text);
+
+/// CSV: one header row, units in the column names, stable column order.
+std::string csv_header();
+std::string csv_row(const VariantResult& r, double speedup_vs_baseline);
+
+} // namespace dpusim::report

@@ -1,0 +1,24 @@
+// Simulates one variant of a scenario, start to finish: resolve the hardware, build the topology and
+// the iteration's task graph, run it on SimGrid, measure. One call per process (SimGrid's engine is a
+// process-wide singleton); `dpusim compare` runs each variant in its own process.
+#pragma once
+
+#include "models/catalog/catalog.hpp"
+#include "sim/report/variant_result.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <functional>
+#include <string>
+
+namespace dpusim::run {
+
+struct RunOptions {
+  std::string calibration; // profile path overriding the scenario's, empty for none
+  std::string trace_path;  // Chrome trace-event JSON to write, empty for none
+  std::function<void(std::size_t, std::size_t)> progress; // tasks done / total
+};
+
+report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,
+                                  const std::string& variant, const RunOptions& options);
+
+} // namespace dpusim::run

@@ -1,0 +1,32 @@
+#include "sim/scenario/cluster_layout.hpp"
+
+namespace dpusim::scenario {
+
+topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catalog::NodeSpec& node,
+                                       const catalog::GpuSpec& gpu, const catalog::NicSpec& nic,
+                                       const catalog::SwitchSpec& fabric_switch) {
+  topology::ClusterLayout l;
+  l.nodes = cluster.nodes;
+  auto& n = l.node;
+  n.gpus = node.gpus.value;
+  n.nics = node.nics.value;
+  n.pcie_switches = node.pcie_switches.value;
+  n.nvlink_per_gpu = gpu.nvlink_bandwidth.value;
+  n.nvlink_latency = node.nvlink_latency.value;
+  n.pcie_gpu = gpu.pcie_bandwidth.value;
+  n.pcie_nic = nic.pcie_bandwidth.value;
+  n.pcie_uplink = node.pcie_uplink.value;
+  n.pcie_latency = node.pcie_latency.value;
+  n.nic_line_rate = nic.line_rate.value;
+  n.nic_latency = nic.latency.value;
+  auto& f = l.fabric;
+  f.kind = cluster.fabric.kind;
+  f.tiers = cluster.fabric.tiers;
+  f.link = cluster.fabric.link;
+  f.latency = cluster.fabric.latency;
+  f.oversubscription = cluster.fabric.oversubscription;
+  f.switch_radix = fabric_switch.ports_at(cluster.fabric.link);
+  return l;
+}
+
+} // namespace dpusim::scenario

@@ -1,0 +1,38 @@
+// The concrete parts one variant of a scenario runs on: catalog entries, with any value a calibration
+// profile measured put in their place (and the citation saying so).
+#pragma once
+
+#include "models/calibration/profile.hpp"
+#include "models/catalog/catalog.hpp"
+#include "sim/offload/variant.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <string>
+#include <vector>
+
+namespace dpusim::scenario {
+
+struct CalibratedValue {
+  std::string key;        // registry key, e.g. host_cpu.tcp_rx_rate_per_core
+  std::string value;      // as written in the profile
+  std::string provenance; // measured | fitted | datasheet
+  bool used = false;      // false: the profile has it but no model of this scenario consumes it
+};
+
+struct Hardware {
+  catalog::NodeSpec node;
+  catalog::GpuSpec gpu;
+  catalog::CpuSpec cpu;
+  catalog::NicSpec nic; // the device that carries inter-node traffic in this variant (NIC or DPU)
+  catalog::CollectiveSpec collective;
+  catalog::SwitchSpec fabric_switch;
+  std::string profile_path;
+  std::vector<CalibratedValue> calibrated;
+
+  [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
+};
+
+Hardware resolve_hardware(const Scenario& s, const catalog::Catalog& cat, const offload::Variant& variant,
+                          const calibration::Profile* profile, const std::string& profile_path);
+
+} // namespace dpusim::scenario

@@ -1,0 +1,295 @@
+#include "sim/scenario/scenario_loader.hpp"
+
+#include "models/core/text_distance.hpp"
+#include "models/workload/transformer_reader.hpp"
+#include "sim/offload/variant.hpp"
+#include "sim/scenario/cluster_layout.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fmt/format.h>
+#include <limits>
+
+namespace dpusim::scenario {
+namespace {
+
+std::string catalog_name(const yaml::Node& node, const std::vector<std::string>& valid,
+                         std::string_view what) {
+  const std::string name = node.as_string();
+  if (std::find(valid.begin(), valid.end(), name) != valid.end())
+    return name;
+  const std::string hint = did_you_mean(name, valid);
+  node.fail(fmt::format("no {} named \"{}\" in the catalog{}; valid: {}", what, name,
+                        hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
+                        join(valid)));
+}
+
+FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
+  FabricConfig f;
+  const std::string topo = m.required("topology").as_choice({"fat-tree", "rail-optimized"});
+  f.kind = topo == "fat-tree" ? topology::FabricKind::fat_tree : topology::FabricKind::rail_optimized;
+  if (auto t = m.optional("tiers")) {
+    f.tiers = static_cast<int>(t->as_int(2, 2));
+  }
+  f.link = m.required("link", "a data rate such as 400Gbps").as_quantity<units::DataRate>();
+  f.latency = m.required("latency", "a duration such as 1us").as_quantity<units::Seconds>(true);
+  if (auto o = m.optional("oversubscription")) {
+    const std::string text = o->as_string();
+    try {
+      f.oversubscription = units::parse_ratio(text);
+    } catch (const units::UnitError& e) {
+      o->fail(e.what());
+    }
+    if (f.oversubscription < 1.0)
+      o->fail(fmt::format("must be at least 1:1 (down-links to up-links), found \"{}\"", text));
+  }
+  f.switch_model = "sn5600";
+  if (auto s = m.optional("switch"))
+    f.switch_model = catalog_name(*s, cat.switch_names(), "switch");
+  m.finish();
+  return f;
+}
+
+ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
+  ClusterConfig c;
+  c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
+  c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
+  const auto* node = cat.node(c.node);
+  c.nic = node->nic;
+  if (auto n = m.optional("nic"))
+    c.nic = catalog_name(*n, cat.nic_names(), "NIC");
+  if (auto d = m.optional("dpu")) {
+    c.dpu = catalog_name(*d, cat.nic_names(), "DPU");
+    if (cat.nic(c.dpu)->kind != catalog::DeviceKind::dpu)
+      d->fail(
+          fmt::format("\"{}\" is a NIC, not a DPU; DPUs in the catalog: bluefield-2, bluefield-3", c.dpu));
+  } else {
+    // The DPU built around this NIC's ConnectX generation, if the catalog has one.
+    for (const auto& name : cat.nic_names()) {
+      const auto* device = cat.nic(name);
+      if (device->kind == catalog::DeviceKind::dpu && (device->nic_core == c.nic || name == c.nic))
+        c.dpu = name;
+    }
+  }
+  const auto fabric_node = m.required("fabric");
+  c.fabric = read_fabric(fabric_node.as_map(), cat);
+  m.finish();
+  // The fabric must be able to hold the cluster (radix, oversubscription, NIC speed).
+  const auto* sw = cat.network_switch(c.fabric.switch_model);
+  if (sw->ports_at(c.fabric.link) < 2)
+    fabric_node.fail(fmt::format("a {} switch has no {} ports (its ports run at {})", sw->name,
+                                 units::format(c.fabric.link), units::format(sw->port_speed.value)));
+  const auto* nic = cat.nic(c.nic);
+  if (nic->line_rate.value > c.fabric.link)
+    fabric_node.fail(fmt::format("links of {} are slower than the {} NIC's {} port",
+                                 units::format(c.fabric.link), nic->name,
+                                 units::format(nic->line_rate.value)));
+  try {
+    (void)topology::Topology::build(cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw));
+  } catch (const std::invalid_argument& e) {
+    fabric_node.fail(e.what());
+  }
+  return c;
+}
+
+workload::TransformerShape read_model(const yaml::Node& node, const catalog::Catalog& cat,
+                                      std::string& origin) {
+  if (node.is_map()) {
+    auto m = node.as_map();
+    std::string name = "inline";
+    if (auto n = m.optional("name"))
+      name = n->as_string();
+    auto shape = workload::read_transformer_shape(m, name);
+    m.finish();
+    origin = "inline";
+    return shape;
+  }
+  origin = "catalog";
+  return cat.model(catalog_name(node, cat.model_names(), "model"))->shape;
+}
+
+WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const ClusterConfig& cluster,
+                             const yaml::Node& cluster_node) {
+  WorkloadConfig w;
+  const auto model_node = m.required("model", "a model name from the catalog or an inline model");
+  w.model = read_model(model_node, cat, w.model_origin);
+  w.seq_len = static_cast<int>(m.required("seq_len", "the sequence length in tokens").as_int(1, 1 << 24));
+  const auto gb = m.required("global_batch", "sequences per iteration");
+  w.global_batch = static_cast<int>(gb.as_int(1, 1 << 30));
+  const auto mb = m.required("micro_batch", "sequences per micro-batch");
+  w.micro_batch = static_cast<int>(mb.as_int(1, 1 << 20));
+  const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
+  {
+    auto p = par_node.as_map();
+    w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
+    if (auto pp = p.optional("pp"))
+      w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
+    w.parallelism.dp = static_cast<int>(p.required("dp", "the data-parallel degree").as_int(1, 1 << 20));
+    p.finish();
+  }
+  w.precision = workload::Precision::bf16;
+  if (auto p = m.optional("precision")) {
+    const auto s = p->as_choice({"bf16", "fp16", "fp8"});
+    w.precision = s == "bf16"   ? workload::Precision::bf16
+                  : s == "fp16" ? workload::Precision::fp16
+                                : workload::Precision::fp8;
+  }
+  if (auto r = m.optional("recompute")) {
+    const auto s = r->as_choice({"none", "selective", "full"});
+    w.recompute = s == "none"        ? workload::Recompute::none
+                  : s == "selective" ? workload::Recompute::selective
+                                     : workload::Recompute::full;
+  }
+  if (auto s = m.optional("sequence_parallel"))
+    w.sequence_parallel = s->as_bool();
+  if (auto a = m.optional("attention"))
+    w.attention = a->as_choice({"flash", "unfused"}) == "flash" ? workload::AttentionKernel::flash
+                                                                : workload::AttentionKernel::unfused;
+  if (auto o = m.optional("overlap_grad_reduce"))
+    w.overlap_grad_reduce = o->as_bool();
+  if (auto g = m.optional("grad_reduce_dtype"))
+    w.grad_bytes_per_param = g->as_choice({"fp32", "bf16"}) == "fp32" ? 4.0 : 2.0;
+  // Megatron-LM's default bucket: max(40M, 1M x dp) parameters.
+  w.grad_bucket = units::bytes(std::max(40e6, 1e6 * w.parallelism.dp) * w.grad_bytes_per_param);
+  if (auto b = m.optional("grad_bucket"))
+    w.grad_bucket = b->as_quantity<units::Bytes>();
+  if (auto d = m.optional("distributed_optimizer"))
+    w.distributed_optimizer = d->as_bool();
+  m.finish();
+
+  // Consistency of the parallel layout with the cluster and the model.
+  const auto* node = cat.node(cluster.node);
+  const int gpus = cluster.nodes * node->gpus.value;
+  const auto& p = w.parallelism;
+  if (p.world() != gpus)
+    par_node.fail(
+        fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs, but the cluster has {} nodes x {} GPUs = {} "
+                    "(cluster at {}:{})",
+                    p.tp, p.pp, p.dp, p.world(), cluster.nodes, node->gpus.value, gpus,
+                    cluster_node.location().line, cluster_node.location().column));
+  if (w.model.heads % p.tp != 0)
+    par_node.fail(fmt::format("tp = {} must divide the model's {} attention heads", p.tp, w.model.heads));
+  if (w.model.kv_heads % p.tp != 0 && p.tp % w.model.kv_heads != 0)
+    par_node.fail(
+        fmt::format("tp = {} and the model's {} kv heads must divide one another", p.tp, w.model.kv_heads));
+  if (w.model.ffn % p.tp != 0)
+    par_node.fail(fmt::format("tp = {} must divide the feed-forward size {}", p.tp, w.model.ffn));
+  if (w.model.layers % p.pp != 0)
+    par_node.fail(fmt::format("pp = {} must divide the model's {} layers", p.pp, w.model.layers));
+  if (w.global_batch % (w.micro_batch * p.dp) != 0)
+    gb.fail(fmt::format("must be a multiple of micro_batch x dp = {} x {} = {}, found {}", w.micro_batch,
+                        p.dp, w.micro_batch * p.dp, w.global_batch));
+  if (w.sequence_parallel && p.tp == 1)
+    par_node.fail("sequence_parallel needs tp > 1");
+
+  const auto* gpu_spec = cat.gpu(node->gpu);
+  if (w.precision == workload::Precision::fp8 && !gpu_spec->peak_fp8)
+    m.required("precision")
+        .fail(fmt::format("a {} has no fp8 tensor cores; use bf16 or fp16", gpu_spec->name));
+
+  // Memory: every rank must hold its shard and its activations.
+  int stage = 0;
+  const auto mem = peak_rank_memory(w, &stage);
+  const auto* gpu = cat.gpu(node->gpu);
+  if (mem.total() > gpu->memory.value.si()) {
+    auto gib = [](double b) { return b / (1024.0 * 1024.0 * 1024.0); };
+    m.node().fail(fmt::format(
+        "the model does not fit in GPU memory: a GPU of pipeline stage {} needs {:.1f} GiB (weights {:.1f}, "
+        "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}) but a {} has {:.1f} GiB; try recompute: "
+        "full, "
+        "a smaller micro_batch, more tensor or pipeline parallelism, or distributed_optimizer: true",
+        stage, gib(mem.total()), gib(mem.weights), gib(mem.gradients), gib(mem.optimizer),
+        gib(mem.activations), gpu->name, gib(gpu->memory.value.si())));
+  }
+  return w;
+}
+
+} // namespace
+
+workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_out) {
+  const auto& p = w.parallelism;
+  workload::MemoryBreakdown worst;
+  for (int s = 0; s < p.pp; ++s) {
+    workload::MemoryConfig c;
+    c.micro_batch = w.micro_batch;
+    c.seq_len = w.seq_len;
+    c.tp = p.tp;
+    c.pp = p.pp;
+    c.dp = p.dp;
+    c.sequence_parallel = w.sequence_parallel;
+    c.recompute = w.recompute;
+    c.distributed_optimizer = w.distributed_optimizer;
+    c.layers_on_rank = w.model.layers / p.pp;
+    c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
+    // 1F1B keeps up to (pp - stage) micro-batches of activations alive.
+    c.in_flight_micro_batches = std::min(p.pp - s, std::max(1, w.micro_batches()));
+    const auto m = workload::rank_memory(w.model, c);
+    if (m.total() > worst.total()) {
+      worst = m;
+      if (stage_out != nullptr)
+        *stage_out = s;
+    }
+  }
+  return worst;
+}
+
+Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
+  Scenario s;
+  s.file = root.file();
+  auto m = root.as_map();
+  const auto name = m.required("name", "a short name for the scenario");
+  s.name = name.as_string();
+  const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
+    return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.';
+  });
+  if (!safe || s.name == "." || s.name == "..")
+    name.fail(fmt::format(
+        "\"{}\" is used as a directory name under results/: use letters, digits, '-', '_' or '.'", s.name));
+  if (auto d = m.optional("description"))
+    s.description = d->as_string();
+  const auto cluster_node = m.required("cluster");
+  s.cluster = read_cluster(cluster_node.as_map(), cat);
+  s.workload = read_workload(m.required("workload").as_map(), cat, s.cluster, cluster_node);
+
+  const auto offload = m.required("offload", "{baseline: ..., variants: [...]}");
+  auto om = offload.as_map();
+  const auto valid = offload::variant_names();
+  auto check_variant = [&](const yaml::Node& n) {
+    const std::string v = n.as_choice(valid);
+    if (offload::find_variant(v)->needs_dpu && s.cluster.dpu.empty())
+      n.fail(
+          fmt::format("variant \"{}\" needs a DPU but the catalog has none built around {}; add cluster.dpu "
+                      "(e.g. bluefield-3)",
+                      v, s.cluster.nic));
+    return v;
+  };
+  s.baseline = check_variant(om.required("baseline", "a variant name"));
+  s.variants.push_back(s.baseline);
+  if (auto vs = om.optional("variants")) {
+    for (const auto& item : vs->as_sequence().items()) {
+      const std::string v = check_variant(item);
+      if (std::find(s.variants.begin(), s.variants.end(), v) == s.variants.end())
+        s.variants.push_back(v);
+    }
+  }
+  om.finish();
+  if (auto seed = m.optional("seed"))
+    s.seed = static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
+  if (auto c = m.optional("calibration")) {
+    std::filesystem::path p = c->as_string();
+    if (p.is_relative())
+      p = std::filesystem::path(s.file).parent_path() / p;
+    if (!std::filesystem::exists(p))
+      c->fail(fmt::format("no calibration profile at {}", p.string()));
+    s.calibration = p.string();
+  }
+  m.finish();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const catalog::Catalog& cat) {
+  return parse_scenario(yaml::load_file(path), cat);
+}
+
+} // namespace dpusim::scenario

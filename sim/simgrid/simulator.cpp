@@ -1,0 +1,213 @@
+#include "sim/simgrid/simulator.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+
+namespace sg4 = simgrid::s4u;
+
+namespace dpusim::simgrid {
+namespace {
+
+// SimGrid configuration: the parallel-task model (transfers coupled with CPU work progress at their
+// bottleneck rate), and no TCP window cap (RoCE is not TCP; host TCP is modelled through CPU work).
+const char* const kArgs[] = {"dpusim",
+                             "--cfg=host/model:ptask_L07",
+                             "--cfg=network/TCP-gamma:1e18",
+                             "--cfg=network/crosstraffic:0",
+                             "--log=root.thres:critical",
+                             nullptr};
+
+struct Binding;
+
+} // namespace
+
+struct Simulator::Impl {
+  std::vector<std::string> arg_storage;
+  std::vector<char*> argv;
+  int argc = 0;
+  std::unique_ptr<sg4::Engine> engine;
+  std::vector<sg4::Host*> hosts;
+  sg4::Host* timer = nullptr;
+  std::size_t activities = 0;
+
+  // State of the graph being executed.
+  const engine::TaskGraph* graph = nullptr;
+  std::vector<engine::TaskTiming>* timings = nullptr;
+  std::vector<int> pending;
+  std::vector<std::pair<Impl*, engine::TaskId>> bindings;
+  std::vector<sg4::ActivityPtr> live;
+  std::vector<sg4::ActivityPtr> finished_batch; // released at the next completion, never inside its own
+  std::size_t done = 0;
+  double t0 = 0;
+  const Progress* progress = nullptr;
+  std::size_t next_progress = 0;
+
+  void start(engine::TaskId id);
+  void finished(engine::TaskId id);
+  sg4::ActivityPtr make_activity(const engine::Task& t);
+};
+
+Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_unique<Impl>()) {
+  auto& im = *impl_;
+  for (const char* const* a = kArgs; *a != nullptr; ++a)
+    im.arg_storage.emplace_back(*a);
+  for (auto& s : im.arg_storage)
+    im.argv.push_back(s.data());
+  im.argv.push_back(nullptr);
+  im.argc = static_cast<int>(im.arg_storage.size());
+  im.engine = std::make_unique<sg4::Engine>(&im.argc, im.argv.data());
+
+  auto* zone = sg4::create_full_zone("cluster");
+  im.hosts.reserve(platform.hosts.size());
+  for (const auto& h : platform.hosts)
+    im.hosts.push_back(zone->create_host(h.name, h.speed)->set_core_count(h.cores));
+  // Pure delays run on a host that never saturates: one core per delay, speed 1 (amount = seconds).
+  im.timer = zone->create_host("dpusim.timer", 1.0)->set_core_count(1 << 24);
+  std::vector<sg4::Link*> links;
+  links.reserve(platform.links.size());
+  for (const auto& l : platform.links)
+    links.push_back(zone->create_link(l.name, l.bandwidth)->set_latency(l.latency));
+  for (const auto& r : platform.routes) {
+    std::vector<sg4::LinkInRoute> path;
+    path.reserve(r.links.size());
+    for (auto li : r.links)
+      path.emplace_back(links.at(static_cast<std::size_t>(li)));
+    zone->add_route(im.hosts.at(static_cast<std::size_t>(r.src))->get_netpoint(),
+                    im.hosts.at(static_cast<std::size_t>(r.dst))->get_netpoint(), nullptr, nullptr, path,
+                    false);
+  }
+  zone->seal();
+
+  sg4::Activity::on_completion_cb([](const sg4::Activity& a) {
+    auto* b = a.get_data<std::pair<Impl*, engine::TaskId>>();
+    if (b != nullptr && a.get_state() == sg4::Activity::State::FINISHED)
+      b->first->finished(b->second);
+  });
+}
+
+Simulator::~Simulator() = default;
+
+sg4::ActivityPtr Simulator::Impl::make_activity(const engine::Task& t) {
+  using engine::TaskKind;
+  if (t.kind == TaskKind::delay)
+    return sg4::Exec::init()->set_flops_amount(t.delay_s)->set_host(timer);
+  if (t.kind == TaskKind::work && t.loads.size() == 1)
+    return sg4::Exec::init()
+        ->set_flops_amount(t.loads[0].amount)
+        ->set_host(hosts.at(static_cast<std::size_t>(t.loads[0].host)));
+  // A parallel task: flow endpoints first (each once), then one entry per load (one core each).
+  std::vector<engine::HostIndex> members;
+  auto index_of = [&members](engine::HostIndex h) {
+    for (std::size_t i = 0; i < members.size(); ++i)
+      if (members[i] == h)
+        return i;
+    members.push_back(h);
+    return members.size() - 1;
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> flow_pos;
+  for (const auto& f : t.flows)
+    flow_pos.emplace_back(index_of(f.src), index_of(f.dst));
+  const std::size_t endpoints = members.size();
+  for (const auto& l : t.loads)
+    members.push_back(l.host);
+  const std::size_t n = members.size();
+  std::vector<double> work(n, 0.0);
+  for (std::size_t i = 0; i < t.loads.size(); ++i)
+    work[endpoints + i] = t.loads[i].amount;
+  std::vector<double> bytes(n * n, 0.0);
+  for (std::size_t i = 0; i < t.flows.size(); ++i)
+    bytes[flow_pos[i].first * n + flow_pos[i].second] += t.flows[i].bytes;
+  std::vector<sg4::Host*> sg_hosts;
+  sg_hosts.reserve(n);
+  for (auto h : members)
+    sg_hosts.push_back(hosts.at(static_cast<std::size_t>(h)));
+  return sg4::Exec::init()->set_hosts(sg_hosts)->set_flops_amounts(work)->set_bytes_amounts(bytes);
+}
+
+void Simulator::Impl::start(engine::TaskId first) {
+  std::vector<engine::TaskId> ready{first};
+  while (!ready.empty()) {
+    const engine::TaskId id = ready.back();
+    ready.pop_back();
+    const auto& t = graph->task(id);
+    const double now = sg4::Engine::get_clock() - t0;
+    (*timings)[static_cast<std::size_t>(id)].start = now;
+    double total = t.delay_s;
+    for (const auto& l : t.loads)
+      total += l.amount;
+    for (const auto& f : t.flows)
+      total += f.bytes;
+    if (t.kind == engine::TaskKind::join || total <= 0) {
+      // Nothing to simulate: finishes at once and releases its successors.
+      (*timings)[static_cast<std::size_t>(id)].end = now;
+      ++done;
+      for (engine::TaskId s : graph->successors(id))
+        if (--pending[static_cast<std::size_t>(s)] == 0)
+          ready.push_back(s);
+      continue;
+    }
+    sg4::ActivityPtr act = make_activity(t);
+    act->set_data(&bindings[static_cast<std::size_t>(id)]);
+    live[static_cast<std::size_t>(id)] = act;
+    ++activities;
+    act->start();
+  }
+}
+
+void Simulator::Impl::finished(engine::TaskId id) {
+  finished_batch.clear();
+  auto& slot = live[static_cast<std::size_t>(id)];
+  finished_batch.push_back(std::move(slot));
+  slot = nullptr;
+  (*timings)[static_cast<std::size_t>(id)].end = sg4::Engine::get_clock() - t0;
+  ++done;
+  if (progress != nullptr && *progress && done >= next_progress) {
+    (*progress)(done, graph->size());
+    next_progress = done + std::max<std::size_t>(1, graph->size() / 100);
+  }
+  for (engine::TaskId s : graph->successors(id))
+    if (--pending[static_cast<std::size_t>(s)] == 0)
+      start(s);
+}
+
+std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& graph, const Progress& progress) {
+  graph.check_acyclic();
+  auto& im = *impl_;
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::vector<engine::TaskTiming> timings(graph.size());
+  im.graph = &graph;
+  im.timings = &timings;
+  im.pending.assign(graph.size(), 0);
+  im.bindings.clear();
+  im.bindings.reserve(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    im.pending[i] = graph.predecessor_count(static_cast<engine::TaskId>(i));
+    im.bindings.emplace_back(&im, static_cast<engine::TaskId>(i));
+  }
+  im.live.assign(graph.size(), nullptr);
+  im.done = 0;
+  im.t0 = sg4::Engine::get_clock();
+  im.progress = &progress;
+  im.next_progress = 0;
+  const std::size_t activities_before = im.activities;
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    if (im.pending[i] == 0 && timings[i].start < 0)
+      im.start(static_cast<engine::TaskId>(i));
+  im.engine->run();
+  im.finished_batch.clear();
+  if (im.done != graph.size())
+    throw std::runtime_error(fmt::format("the simulation stopped with {} of {} tasks unfinished",
+                                         graph.size() - im.done, graph.size()));
+  if (progress)
+    progress(im.done, graph.size());
+  im.graph = nullptr;
+  im.timings = nullptr;
+  im.progress = nullptr;
+  stats_.activities += im.activities - activities_before;
+  stats_.wall_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return timings;
+}
+
+} // namespace dpusim::simgrid

@@ -1,0 +1,39 @@
+// Routes derived from the topology graph: least-cost paths (hops first, then faster links), transit
+// only through switches and NICs, and equal-cost multi-path choices made per hop by a hash of
+// (seed, source, destination, hop) — deterministic for a seed, like a switch hashing a flow's 5-tuple.
+#pragma once
+
+#include "sim/topology/topology.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <unordered_map>
+#include <vector>
+
+namespace dpusim::topology {
+
+class Router {
+public:
+  Router(const Topology& topology, std::uint64_t seed);
+
+  /// The directed edges from `src` to `dst`; throws std::runtime_error when there is no path.
+  [[nodiscard]] std::vector<EdgeId> route(VertexId src, VertexId dst) const;
+  /// A route forced through the given waypoints in order (e.g. GPU -> its NIC -> peer NIC -> peer GPU).
+  [[nodiscard]] std::vector<EdgeId> route_via(std::initializer_list<VertexId> waypoints) const;
+  /// Sum of the latencies of a route's edges.
+  [[nodiscard]] units::Seconds latency(const std::vector<EdgeId>& route) const;
+  /// The slowest edge of a route.
+  [[nodiscard]] units::DataRate bottleneck(const std::vector<EdgeId>& route) const;
+
+private:
+  const std::vector<std::int64_t>& distances_to(VertexId dst) const;
+  [[nodiscard]] std::int64_t cost(EdgeId e) const;
+  static std::int64_t cost_of(const EdgeProps& p);
+
+  const Topology& topo_;
+  std::uint64_t seed_;
+  // Memo of least-cost distance fields per destination (routing is a pure function of the graph).
+  mutable std::unordered_map<VertexId, std::vector<std::int64_t>> dist_cache_;
+};
+
+} // namespace dpusim::topology

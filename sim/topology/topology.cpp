@@ -1,0 +1,176 @@
+#include "sim/topology/topology.hpp"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace dpusim::topology {
+
+std::string_view vertex_kind_name(VertexKind k) {
+  switch (k) {
+  case VertexKind::gpu:
+    return "gpu";
+  case VertexKind::nvswitch:
+    return "nvswitch";
+  case VertexKind::pcie_switch:
+    return "pcie_switch";
+  case VertexKind::host_cpu:
+    return "host_cpu";
+  case VertexKind::nic:
+    return "nic";
+  case VertexKind::leaf:
+    return "leaf";
+  case VertexKind::spine:
+    return "spine";
+  }
+  return "?";
+}
+
+std::string_view link_kind_name(LinkKind k) {
+  switch (k) {
+  case LinkKind::nvlink:
+    return "nvlink";
+  case LinkKind::pcie:
+    return "pcie";
+  case LinkKind::nic_port:
+    return "nic_port";
+  case LinkKind::fabric:
+    return "fabric";
+  }
+  return "?";
+}
+
+std::string_view fabric_kind_name(FabricKind k) {
+  return k == FabricKind::fat_tree ? "fat-tree" : "rail-optimized";
+}
+
+VertexId Topology::add_vertex(VertexKind kind, std::string name, int node, int local) {
+  return boost::add_vertex(VertexProps{kind, std::move(name), node, local}, g_);
+}
+
+void Topology::add_link(VertexId a, VertexId b, LinkKind kind, units::DataRate bw, units::Seconds latency) {
+  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+    auto [e, ok] = boost::add_edge(from, to, EdgeProps{num_edges_, kind, bw, latency}, g_);
+    (void)ok;
+    edges_.push_back(e);
+    ++num_edges_;
+  }
+}
+
+int Topology::nic_of_gpu(int local_gpu) const {
+  const auto& n = layout_.node;
+  return local_gpu * n.nics / n.gpus;
+}
+
+bool Topology::is_transit(VertexId v) const {
+  switch (g_[v].kind) {
+  case VertexKind::nvswitch:
+  case VertexKind::pcie_switch:
+  case VertexKind::nic:
+  case VertexKind::leaf:
+  case VertexKind::spine:
+    return true;
+  case VertexKind::gpu:
+  case VertexKind::host_cpu:
+    return false;
+  }
+  return false;
+}
+
+Topology Topology::build(const ClusterLayout& layout) {
+  const auto& n = layout.node;
+  const auto& f = layout.fabric;
+  if (n.gpus < 1 || n.nics < 1 || n.pcie_switches < 1)
+    throw std::invalid_argument("a node needs at least one GPU, one NIC and one PCIe switch");
+  if (f.tiers != 2)
+    throw std::invalid_argument(
+        fmt::format("only two-tier (leaf/spine) fabrics are supported, not {} tiers", f.tiers));
+
+  Topology t;
+  t.layout_ = layout;
+  // Nodes: GPUs on an NVSwitch, GPUs and NICs spread over PCIe switches, switches up to the CPU.
+  for (int node = 0; node < layout.nodes; ++node) {
+    const VertexId cpu = t.add_vertex(VertexKind::host_cpu, fmt::format("n{}.cpu", node), node, 0);
+    t.cpus_.push_back(cpu);
+    const VertexId nvsw = t.add_vertex(VertexKind::nvswitch, fmt::format("n{}.nvswitch", node), node, 0);
+    std::vector<VertexId> pcie;
+    for (int s = 0; s < n.pcie_switches; ++s) {
+      pcie.push_back(t.add_vertex(VertexKind::pcie_switch, fmt::format("n{}.pcie{}", node, s), node, s));
+      t.add_link(pcie.back(), cpu, LinkKind::pcie, n.pcie_uplink, n.pcie_latency);
+    }
+    for (int g = 0; g < n.gpus; ++g) {
+      const VertexId gpu = t.add_vertex(VertexKind::gpu, fmt::format("n{}.gpu{}", node, g), node, g);
+      t.gpus_.push_back(gpu);
+      if (n.gpus > 1)
+        t.add_link(gpu, nvsw, LinkKind::nvlink, n.nvlink_per_gpu, n.nvlink_latency);
+      t.add_link(gpu, pcie[static_cast<std::size_t>(g * n.pcie_switches / n.gpus)], LinkKind::pcie,
+                 n.pcie_gpu, n.pcie_latency);
+    }
+    for (int k = 0; k < n.nics; ++k) {
+      const VertexId nic = t.add_vertex(VertexKind::nic, fmt::format("n{}.nic{}", node, k), node, k);
+      t.nics_.push_back(nic);
+      t.add_link(nic, pcie[static_cast<std::size_t>(k * n.pcie_switches / n.nics)], LinkKind::pcie,
+                 n.pcie_nic, n.pcie_latency);
+    }
+  }
+
+  // Fabric. Down ports per leaf follow from the radix and the oversubscription (down:up = o:1).
+  const int radix = f.switch_radix;
+  const int down_ports = static_cast<int>(radix * f.oversubscription / (f.oversubscription + 1.0));
+  if (down_ports < 1 || down_ports >= radix)
+    throw std::invalid_argument(fmt::format(
+        "oversubscription {:g}:1 leaves no usable ports on a {}-port switch", f.oversubscription, radix));
+  std::vector<std::vector<VertexId>> leaf_down; // NICs attached to each leaf
+  if (f.kind == FabricKind::fat_tree) {
+    // Top-of-rack style: all NICs of a node on the same leaf.
+    const int nodes_per_leaf = down_ports / n.nics;
+    if (nodes_per_leaf < 1)
+      throw std::invalid_argument(
+          fmt::format("a node's {} NIC ports do not fit on one leaf's {} down ports; use "
+                      "topology: rail-optimized or a larger switch_radix",
+                      n.nics, down_ports));
+    const int leaves = (layout.nodes + nodes_per_leaf - 1) / nodes_per_leaf;
+    leaf_down.resize(static_cast<std::size_t>(leaves));
+    for (int node = 0; node < layout.nodes; ++node)
+      for (int k = 0; k < n.nics; ++k)
+        leaf_down[static_cast<std::size_t>(node / nodes_per_leaf)].push_back(
+            t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
+  } else {
+    // Rail-optimized: NIC k of every node in a group on rail leaf k of that group.
+    const int nodes_per_group = down_ports;
+    const int groups = (layout.nodes + nodes_per_group - 1) / nodes_per_group;
+    leaf_down.resize(static_cast<std::size_t>(groups * n.nics));
+    for (int node = 0; node < layout.nodes; ++node)
+      for (int k = 0; k < n.nics; ++k)
+        leaf_down[static_cast<std::size_t>((node / nodes_per_group) * n.nics + k)].push_back(
+            t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
+  }
+  const int leaves = static_cast<int>(leaf_down.size());
+  for (int l = 0; l < leaves; ++l) {
+    t.leaves_.push_back(t.add_vertex(VertexKind::leaf, fmt::format("leaf{}", l), -1, l));
+    for (VertexId nic : leaf_down[static_cast<std::size_t>(l)])
+      t.add_link(nic, t.leaves_.back(), LinkKind::nic_port, n.nic_line_rate, n.nic_latency + f.latency);
+  }
+  if (leaves > 1) {
+    // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines
+    // with one link from every leaf to every spine.
+    const double down_bw = down_ports * n.nic_line_rate.si();
+    const int uplinks =
+        std::max(1, static_cast<int>(std::ceil(down_bw / f.oversubscription / f.link.si() - 1e-9)));
+    const int spines = std::min(uplinks, radix);
+    if (leaves > radix)
+      throw std::invalid_argument(
+          fmt::format("{} leaves exceed the {} ports of a spine switch: a two-tier fabric "
+                      "of {}-port switches holds at most {} leaves",
+                      leaves, radix, radix, radix));
+    const double links_per_spine = static_cast<double>(uplinks) / spines;
+    for (int s = 0; s < spines; ++s) {
+      t.spines_.push_back(t.add_vertex(VertexKind::spine, fmt::format("spine{}", s), -1, s));
+      for (int l = 0; l < leaves; ++l)
+        t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
+                   f.link * links_per_spine, f.latency);
+    }
+  }
+  return t;
+}
+
+} // namespace dpusim::topology

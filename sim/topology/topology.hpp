@@ -1,0 +1,109 @@
+// The cluster as a graph (Boost.Graph): GPUs, NVSwitch, PCIe switches, host CPU, NICs, leaf and spine
+// switches as vertices; every full-duplex link as two directed edges with bandwidth and latency. The
+// SimGrid platform and every route are derived from this graph.
+#pragma once
+
+#include "models/core/units.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dpusim::topology {
+
+enum class VertexKind { gpu, nvswitch, pcie_switch, host_cpu, nic, leaf, spine };
+enum class LinkKind { nvlink, pcie, nic_port, fabric };
+std::string_view vertex_kind_name(VertexKind k);
+std::string_view link_kind_name(LinkKind k);
+
+struct VertexProps {
+  VertexKind kind = VertexKind::gpu;
+  std::string name; // unique, e.g. "n3.gpu5", "leaf2", "spine7"
+  int node = -1;    // owning node, -1 for fabric switches
+  int local = -1;   // index inside the node (GPU, NIC, PCIe switch)
+};
+
+struct EdgeProps {
+  int id = 0; // dense index, 0..num_edges-1
+  LinkKind kind = LinkKind::fabric;
+  units::DataRate bandwidth; // per direction
+  units::Seconds latency;
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexProps, EdgeProps>;
+using VertexId = Graph::vertex_descriptor;
+using EdgeId = Graph::edge_descriptor;
+
+/// Link characteristics inside one node (from the node, GPU and NIC catalog entries).
+struct NodeLayout {
+  int gpus = 8;
+  int nics = 8; // compute NICs (one port each)
+  int pcie_switches = 4;
+  units::DataRate nvlink_per_gpu; // per direction, GPU <-> NVSwitch
+  units::Seconds nvlink_latency;
+  units::DataRate pcie_gpu;    // per direction, GPU <-> PCIe switch
+  units::DataRate pcie_nic;    // per direction, NIC <-> PCIe switch
+  units::DataRate pcie_uplink; // per direction, PCIe switch <-> CPU root port
+  units::Seconds pcie_latency;
+  units::DataRate nic_line_rate; // per port, per direction
+  units::Seconds nic_latency;    // NIC processing latency, charged on its port link
+};
+
+enum class FabricKind { fat_tree, rail_optimized };
+std::string_view fabric_kind_name(FabricKind k);
+
+struct FabricLayout {
+  FabricKind kind = FabricKind::fat_tree;
+  int tiers = 2;
+  units::DataRate link;          // leaf <-> spine link speed (leaf <-> NIC runs at the NIC line rate)
+  units::Seconds latency;        // per switch hop
+  double oversubscription = 1.0; // leaf down-link to up-link bandwidth ratio
+  int switch_radix = 64;         // ports per leaf/spine switch
+};
+
+struct ClusterLayout {
+  int nodes = 1;
+  NodeLayout node;
+  FabricLayout fabric;
+};
+
+class Topology {
+public:
+  /// Builds nodes and the two-tier leaf/spine fabric; throws std::invalid_argument when the fabric
+  /// cannot hold the cluster (the message says which limit and what to change).
+  static Topology build(const ClusterLayout& layout);
+
+  [[nodiscard]] const Graph& graph() const { return g_; }
+  [[nodiscard]] const ClusterLayout& layout() const { return layout_; }
+  [[nodiscard]] int num_edges() const { return num_edges_; }
+
+  [[nodiscard]] VertexId gpu(int global_gpu) const { return gpus_.at(global_gpu); }
+  [[nodiscard]] VertexId host_cpu(int node) const { return cpus_.at(node); }
+  [[nodiscard]] VertexId nic(int node, int local_nic) const {
+    return nics_.at(node * layout_.node.nics + local_nic);
+  }
+  /// The NIC that a GPU uses for inter-node traffic (the one behind its PCIe switch).
+  [[nodiscard]] int nic_of_gpu(int local_gpu) const;
+  [[nodiscard]] int node_of_gpu(int global_gpu) const { return global_gpu / layout_.node.gpus; }
+  [[nodiscard]] int num_leaves() const { return static_cast<int>(leaves_.size()); }
+  [[nodiscard]] int num_spines() const { return static_cast<int>(spines_.size()); }
+  [[nodiscard]] const VertexProps& vertex(VertexId v) const { return g_[v]; }
+  [[nodiscard]] const EdgeProps& edge(EdgeId e) const { return g_[e]; }
+  /// Vertices that may carry traffic between other vertices (switches and NICs; not GPUs or CPUs).
+  [[nodiscard]] bool is_transit(VertexId v) const;
+  /// Every directed edge, indexed by EdgeProps::id.
+  [[nodiscard]] const std::vector<EdgeId>& edges() const { return edges_; }
+
+private:
+  VertexId add_vertex(VertexKind kind, std::string name, int node, int local);
+  void add_link(VertexId a, VertexId b, LinkKind kind, units::DataRate bw, units::Seconds latency);
+
+  ClusterLayout layout_;
+  Graph g_;
+  int num_edges_ = 0;
+  std::vector<EdgeId> edges_;
+  std::vector<VertexId> gpus_, cpus_, nics_, leaves_, spines_;
+};
+
+} // namespace dpusim::topology
