@@ -14,6 +14,7 @@ namespace dpusim::calib {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr std::size_t kMaxStoredPerSize = 2000; // raw samples kept per buffer size (every n-th batch)
 
 struct SizeResult {
   double bytes = 0;
@@ -63,9 +64,11 @@ ProbeResult run_memory_probe(const ProbeContext& ctx) {
   for (const auto size : sizes) {
     const SizeResult r = measure(ctx, size, slice);
     std::vector<double> bw;
+    const std::size_t stride = std::max<std::size_t>(1, r.seconds.size() / kMaxStoredPerSize);
     for (std::size_t i = 0; i < r.seconds.size(); ++i) {
       bw.push_back(r.bytes / r.seconds[i]);
-      result.samples.add("memcpy", static_cast<long long>(i), r.bytes, "seconds", r.seconds[i]);
+      if (i % stride == 0)
+        result.samples.add("memcpy", static_cast<long long>(i), r.bytes, "seconds", r.seconds[i]);
     }
     const double median_bw = quantile(bw, 0.5);
     result.summary.push_back(fmt::format(

@@ -24,6 +24,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStreamWrite = 128u << 10;
 constexpr double kWindowS = 0.05;
+constexpr std::size_t kMaxStoredRoundTrips = 20000;
 
 struct Window {
   double wall_s = 0; // since the start
@@ -259,11 +260,17 @@ ProbeResult run_tcp_probe(const ProbeContext& ctx) {
   // Request/response latency.
   const std::vector<double> rtt = ping_pong(ctx, peer, host, 64, 5'000'000, 0.15 * d);
   std::vector<double> one_way(rtt.size());
+  const std::size_t stride = std::max<std::size_t>(1, rtt.size() / kMaxStoredRoundTrips);
   for (std::size_t i = 0; i < rtt.size(); ++i) {
     one_way[i] = rtt[i] / 2;
-    if (i < 200000)
+    if (i % stride == 0)
       result.samples.add("rr_latency", static_cast<long long>(i), 64, "one_way_s", one_way[i]);
   }
+  if (stride > 1)
+    result.notes.push_back(
+        fmt::format("rr_latency raw samples thinned to 1 in {} of {} round trips (the fits "
+                    "and percentiles use all of them)",
+                    stride, rtt.size()));
   const SampleSummary lat = summarize(one_way);
   std::optional<LognormalFit> ln;
   try {
