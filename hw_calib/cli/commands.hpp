@@ -10,5 +10,6 @@ namespace dpusim::calib {
 int discover_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args, const std::string& program_path);
 int serve_command(const std::vector<std::string>& args);
+int parameters_command(const std::vector<std::string>& args);
 
 } // namespace dpusim::calib

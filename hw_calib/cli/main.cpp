@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  run        run probes (tcp, rdma, crypto, storage, os-noise, memory, gpu, nccl) and write\n"
     "             DIR/profile.yaml and DIR/raw/<probe>.csv\n"
     "  serve      be the peer of two-node probes (`run --peer HOST` on the other node)\n"
+    "  parameters list the calibratable parameters, the probe that measures each and the model using it\n"
     "\n"
     "options:\n"
     "  -h, --help     show this help; `dpusim-calib <command> --help` for a command's options\n"
@@ -55,11 +56,13 @@ int main(int argc, char** argv) {
       return run_command(rest, argv[0]);
     if (cmd == "serve")
       return serve_command(rest);
-    const std::vector<std::string> commands{"discover", "run", "serve"};
+    if (cmd == "parameters")
+      return parameters_command(rest);
+    const std::vector<std::string> commands{"discover", "run", "serve", "parameters"};
     const std::string hint = dpusim::did_you_mean(cmd, commands);
     throw UsageError(
-        fmt::format("unknown command \"{}\"{}; valid commands: discover, run, serve (see --help)", cmd,
-                    hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
+        fmt::format("unknown command \"{}\"{}; valid commands: discover, run, serve, parameters (see --help)",
+                    cmd, hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
   } catch (const UsageError& e) {
     std::cerr << "dpusim-calib: " << e.what() << "\n";
     return kExitUsage;

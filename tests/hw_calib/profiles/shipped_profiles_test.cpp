@@ -1,9 +1,13 @@
 // Every profile shipped under hw_calib/profiles/ loads with the simulator's strict reader, and the
 // default (datasheet) profiles cite their sources.
+#include "models/calibration/parameters.hpp"
 #include "models/calibration/profile.hpp"
 
 #include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 
 namespace fs = std::filesystem;
 using namespace dpusim::calibration;
@@ -45,4 +49,14 @@ TEST(calib_ShippedProfiles, BlueFieldArmDefaultUsesTheDpuArmRole) {
   EXPECT_EQ(p.role, "dpu_arm");
   ASSERT_NE(p.find("dpu_arm.cores"), nullptr);
   EXPECT_EQ(p.find("dpu_arm.cores")->value, 16);
+}
+
+TEST(calib_Docs, CalibrationGuideListsEveryRegistryParameter) {
+  std::ifstream in(fs::path(DPUSIM_SOURCE_DIR) / "docs/calibration.md");
+  ASSERT_TRUE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& def : parameter_registry())
+    EXPECT_NE(text.find(fmt::format("| `{}` |", def.key)), std::string::npos)
+        << def.key
+        << " is missing from docs/calibration.md (regenerate with dpusim-calib parameters --markdown)";
 }
