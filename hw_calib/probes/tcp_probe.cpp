@@ -179,6 +179,15 @@ std::string gbps(double bytes_per_s) {
   return fmt::format("{:.2f} Gb/s", bytes_per_s * 8 / 1e9);
 }
 
+// "; 0.61 cycles/byte at the measured 2.72 GHz" when discover measured the clock.
+std::string cycles_per_byte(const ProbeContext& ctx, double bytes_per_core_second) {
+  const auto& clock = ctx.machine().measured_core_clock_hz;
+  if (!clock)
+    return {};
+  return fmt::format("; {:.3g} cycles/byte at the measured {:.2f} GHz", *clock / bytes_per_core_second,
+                     *clock / 1e9);
+}
+
 } // namespace
 
 ProbeResult run_tcp_probe(const ProbeContext& ctx) {
@@ -229,7 +238,7 @@ ProbeResult run_tcp_probe(const ProbeContext& ctx) {
             where, side == std::string("send") ? "writes" : "reads", st.wall_s),
         series,
         fit ? std::optional<calibration::FitQuality>(fit_quality(*fit)) : std::nullopt,
-        fmt::format("achieved {} on one connection", gbps(wall_rate))};
+        fmt::format("achieved {} on one connection{}", gbps(wall_rate), cycles_per_byte(ctx, core_rate))};
     add_param(result, "tcp", std::move(p));
   };
   rate_param(tx, "tcp_tx_rate_per_core", "tx_stream", "send");
