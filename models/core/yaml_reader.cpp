@@ -71,11 +71,11 @@ std::int64_t Node::as_int(std::int64_t min, std::int64_t max) const {
   }
   if (used != text.size() || used == 0)
     fail(fmt::format("expected a whole number, found \"{}\"", text));
-  if (v < min || v > max) {
-    if (max == std::numeric_limits<std::int64_t>::max())
-      fail(fmt::format("must be at least {}, found {}", min, v));
-    fail(fmt::format("must be between {} and {}, found {}", min, max, v));
-  }
+  if (v < min)
+    fail(min == max ? fmt::format("must be {}, found {}", min, v)
+                    : fmt::format("must be at least {}, found {}", min, v));
+  if (v > max)
+    fail(fmt::format("must be at most {}, found {}", max, v));
   return v;
 }
 
@@ -153,9 +153,23 @@ Node Map::required(std::string_view key, std::string_view expected) {
     if (e.key == key)
       return child(e);
   }
-  throw InputError(node_.location(), child_path(node_.path(), key),
-                   expected.empty() ? std::string("missing required key")
-                                    : fmt::format("missing required key (expected {})", expected));
+  std::string message = expected.empty() ? std::string("missing required key")
+                                         : fmt::format("missing required key (expected {})", expected);
+  // With the accepted keys declared up front, an undeclared key close to the missing one is most likely
+  // a misspelling of it.
+  std::vector<std::string> unknown;
+  for (const auto& e : entries_)
+    if (declared_upfront_ && !declared_set_.contains(e.key))
+      unknown.push_back(e.key);
+  const std::string typo = did_you_mean(key, unknown);
+  if (!typo.empty()) {
+    for (const auto& e : entries_)
+      if (e.key == typo)
+        throw InputError(location_of(e.key_node.Mark(), node_.file(), node_.location()),
+                         child_path(node_.path(), key),
+                         fmt::format("{}; \"{}\" here looks like a misspelling of it", message, typo));
+  }
+  throw InputError(node_.location(), child_path(node_.path(), key), message);
 }
 
 std::optional<Node> Map::optional(std::string_view key) {
@@ -187,6 +201,12 @@ std::vector<std::pair<std::string, Node>> Map::items() {
 void Map::allow(std::string_view key) {
   if (declared_set_.insert(std::string(key)).second)
     declared_.emplace_back(key);
+}
+
+void Map::declare(std::initializer_list<std::string_view> keys) {
+  for (auto k : keys)
+    allow(k);
+  declared_upfront_ = true;
 }
 
 void Map::finish() const {

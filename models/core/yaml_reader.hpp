@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <fmt/format.h>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <set>
@@ -74,6 +75,9 @@ public:
   std::vector<std::pair<std::string, Node>> items();
   /// Declares a key as known without reading it (e.g. handled by another reader).
   void allow(std::string_view key);
+  /// Declares every key this mapping accepts before any is read: a missing required key can then be
+  /// traced to a misspelt one ("seq_lne"), since any undeclared key is known to be wrong.
+  void declare(std::initializer_list<std::string_view> keys);
   /// Throws for the first key that was never asked for, listing the valid keys.
   void finish() const;
   [[nodiscard]] const Node& node() const { return node_; }
@@ -91,6 +95,7 @@ private:
   std::vector<std::string> declared_; // in the order asked, for messages
   std::set<std::string, std::less<>> declared_set_;
   bool all_consumed_ = false;
+  bool declared_upfront_ = false;
 };
 
 class Seq {

@@ -39,9 +39,9 @@ const RouteInfo& PlatformBuilder::route(int src_gpu, int dst_gpu) {
     info.kind = HopKind::network;
   }
   const auto& g = topo_.graph();
-  for (const auto& e : edges) {
-    info.links.push_back(topo_.edge(e).id);
-    const auto v = boost::target(e, g);
+  for (const auto e : edges) {
+    info.links.push_back(e);
+    const auto v = topo_.edge_target(e);
     if (g[v].kind == topology::VertexKind::nic)
       info.nics.push_back(g[v].node * topo_.layout().node.nics + g[v].local);
   }
@@ -62,10 +62,9 @@ engine::PlatformDecl PlatformBuilder::build() const {
     used.insert(r.links.begin(), r.links.end());
   std::vector<std::int32_t> index(static_cast<std::size_t>(topo_.num_edges()), -1);
   for (auto id : used) {
-    const auto e = topo_.edges()[static_cast<std::size_t>(id)];
-    const auto& ep = topo_.edge(e);
+    const auto& ep = topo_.edge(id);
     index[static_cast<std::size_t>(id)] = static_cast<std::int32_t>(p.links.size());
-    p.links.push_back({fmt::format("{}->{}", g[boost::source(e, g)].name, g[boost::target(e, g)].name),
+    p.links.push_back({fmt::format("{}->{}", g[topo_.edge_source(id)].name, g[topo_.edge_target(id)].name),
                        ep.bandwidth.si(), ep.latency.si()});
   }
   for (const auto& [k, r] : routes_) {

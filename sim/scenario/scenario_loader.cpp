@@ -26,6 +26,7 @@ std::string catalog_name(const yaml::Node& node, const std::vector<std::string>&
 }
 
 FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
+  m.declare({"topology", "tiers", "link", "latency", "oversubscription", "switch"});
   FabricConfig f;
   const std::string topo = m.required("topology").as_choice({"fat-tree", "rail-optimized"});
   f.kind = topo == "fat-tree" ? topology::FabricKind::fat_tree : topology::FabricKind::rail_optimized;
@@ -52,6 +53,7 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
 }
 
 ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
+  m.declare({"nodes", "node", "nic", "dpu", "fabric"});
   ClusterConfig c;
   c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
   c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
@@ -111,6 +113,9 @@ workload::TransformerShape read_model(const yaml::Node& node, const catalog::Cat
 
 WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const ClusterConfig& cluster,
                              const yaml::Node& cluster_node) {
+  m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
+             "sequence_parallel", "attention", "overlap_grad_reduce", "grad_reduce_dtype", "grad_bucket",
+             "distributed_optimizer"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -122,6 +127,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
   {
     auto p = par_node.as_map();
+    p.declare({"tp", "pp", "dp"});
     w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
     if (auto pp = p.optional("pp"))
       w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
@@ -238,6 +244,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   Scenario s;
   s.file = root.file();
   auto m = root.as_map();
+  m.declare({"name", "description", "cluster", "workload", "offload", "seed", "calibration"});
   const auto name = m.required("name", "a short name for the scenario");
   s.name = name.as_string();
   const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
@@ -254,6 +261,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
 
   const auto offload = m.required("offload", "{baseline: ..., variants: [...]}");
   auto om = offload.as_map();
+  om.declare({"baseline", "variants"});
   const auto valid = offload::variant_names();
   auto check_variant = [&](const yaml::Node& n) {
     const std::string v = n.as_choice(valid);

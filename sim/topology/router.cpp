@@ -27,10 +27,6 @@ std::uint64_t mix(std::uint64_t x) {
 
 Router::Router(const Topology& topology, std::uint64_t seed) : topo_(topology), seed_(seed) {}
 
-std::int64_t Router::cost(EdgeId e) const {
-  return cost_of(topo_.edge(e));
-}
-
 std::int64_t Router::cost_of(const EdgeProps& p) {
   // Integer costs keep equal-cost paths exactly equal whatever order they are summed in.
   return kHopCost + std::llround(1e12 / p.bandwidth.si()) + std::llround(p.latency.si() * 1e9);
@@ -80,8 +76,8 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
       const VertexId w = boost::target(*e, g);
       if (w != dst && !topo_.is_transit(w))
         continue;
-      if (dist[w] < kUnreachable && dist[w] + cost(*e) == dist[v])
-        candidates.push_back(*e);
+      if (dist[w] < kUnreachable && dist[w] + cost_of(g[*e]) == dist[v])
+        candidates.push_back(g[*e].id);
     }
     if (candidates.empty())
       throw std::runtime_error(fmt::format("routing table inconsistent at {}", g[v].name));
@@ -92,7 +88,7 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
       pick = static_cast<std::size_t>(h % candidates.size());
     }
     path.push_back(candidates[pick]);
-    v = boost::target(candidates[pick], g);
+    v = topo_.edge_target(candidates[pick]);
   }
   return path;
 }

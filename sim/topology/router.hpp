@@ -27,7 +27,6 @@ public:
 
 private:
   const std::vector<std::int64_t>& distances_to(VertexId dst) const;
-  [[nodiscard]] std::int64_t cost(EdgeId e) const;
   static std::int64_t cost_of(const EdgeProps& p);
 
   const Topology& topo_;

@@ -49,9 +49,10 @@ VertexId Topology::add_vertex(VertexKind kind, std::string name, int node, int l
 
 void Topology::add_link(VertexId a, VertexId b, LinkKind kind, units::DataRate bw, units::Seconds latency) {
   for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-    auto [e, ok] = boost::add_edge(from, to, EdgeProps{num_edges_, kind, bw, latency}, g_);
-    (void)ok;
-    edges_.push_back(e);
+    const EdgeProps props{num_edges_, kind, bw, latency};
+    boost::add_edge(from, to, props, g_);
+    edge_ends_.emplace_back(from, to);
+    edge_props_.push_back(props);
     ++num_edges_;
   }
 }

@@ -33,7 +33,7 @@ struct EdgeProps {
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, VertexProps, EdgeProps>;
 using VertexId = Graph::vertex_descriptor;
-using EdgeId = Graph::edge_descriptor;
+using EdgeId = int; // EdgeProps::id: stable across copies of the topology, unlike Boost edge descriptors
 
 /// Link characteristics inside one node (from the node, GPU and NIC catalog entries).
 struct NodeLayout {
@@ -89,11 +89,13 @@ public:
   [[nodiscard]] int num_leaves() const { return static_cast<int>(leaves_.size()); }
   [[nodiscard]] int num_spines() const { return static_cast<int>(spines_.size()); }
   [[nodiscard]] const VertexProps& vertex(VertexId v) const { return g_[v]; }
-  [[nodiscard]] const EdgeProps& edge(EdgeId e) const { return g_[e]; }
+  [[nodiscard]] const EdgeProps& edge(EdgeId e) const { return edge_props_[static_cast<std::size_t>(e)]; }
+  [[nodiscard]] VertexId edge_source(EdgeId e) const { return edge_ends_[static_cast<std::size_t>(e)].first; }
+  [[nodiscard]] VertexId edge_target(EdgeId e) const {
+    return edge_ends_[static_cast<std::size_t>(e)].second;
+  }
   /// Vertices that may carry traffic between other vertices (switches and NICs; not GPUs or CPUs).
   [[nodiscard]] bool is_transit(VertexId v) const;
-  /// Every directed edge, indexed by EdgeProps::id.
-  [[nodiscard]] const std::vector<EdgeId>& edges() const { return edges_; }
 
 private:
   VertexId add_vertex(VertexKind kind, std::string name, int node, int local);
@@ -102,7 +104,8 @@ private:
   ClusterLayout layout_;
   Graph g_;
   int num_edges_ = 0;
-  std::vector<EdgeId> edges_;
+  std::vector<std::pair<VertexId, VertexId>> edge_ends_; // by EdgeProps::id
+  std::vector<EdgeProps> edge_props_;
   std::vector<VertexId> gpus_, cpus_, nics_, leaves_, spines_;
 };
 

@@ -1,0 +1,92 @@
+#include "models/catalog/catalog.hpp"
+#include "sim/plan/stage_costs.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+
+namespace {
+
+compute::GpuComputeModel h100() {
+  static const auto cat =
+      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  const auto* g = cat.gpu("h100-sxm");
+  compute::GpuComputeParams p;
+  p.gemm_bf16 = g->gemm;
+  p.hbm_bandwidth = g->hbm_bandwidth.value * g->hbm_efficiency.value;
+  p.kernel_floor = g->kernel_floor.value;
+  return compute::GpuComputeModel(p);
+}
+
+scenario::WorkloadConfig gpt(int tp, int pp, int dp) {
+  scenario::WorkloadConfig w;
+  w.model.layers = 40;
+  w.model.hidden = 5120;
+  w.model.heads = 40;
+  w.model.kv_heads = 40;
+  w.model.ffn = 4 * 5120;
+  w.model.vocab = 50257;
+  w.seq_len = 2048;
+  w.global_batch = 64 * dp;
+  w.micro_batch = 1;
+  w.parallelism = {tp, pp, dp};
+  w.grad_bucket = units::mib(25);
+  return w;
+}
+
+} // namespace
+
+TEST(StageCosts, BucketsConserveGradientBytesAndBackwardTime) {
+  const auto gpu = h100();
+  for (int pp : {1, 4}) {
+    const auto w = gpt(8, pp, 2);
+    for (int s = 0; s < pp; ++s) {
+      const auto c = plan::stage_costs(w, gpu, s);
+      double bytes = 0;
+      double time = 0;
+      int ars = 0;
+      for (const auto& b : c.buckets) {
+        bytes += b.bytes;
+        time += b.compute_s;
+        ars += b.tp_collectives;
+      }
+      EXPECT_NEAR(bytes / c.grad_bytes, 1.0, 1e-12) << "stage " << s;
+      EXPECT_NEAR(time / c.bwd_compute_s, 1.0, 1e-12) << "stage " << s;
+      EXPECT_EQ(ars, c.bwd_tp_collectives);
+      EXPECT_GT(c.buckets.size(), 1u);
+    }
+  }
+}
+
+TEST(StageCosts, RecomputationAddsForwardWorkToTheBackwardPass) {
+  const auto gpu = h100();
+  auto w = gpt(8, 1, 1);
+  const auto none = plan::stage_costs(w, gpu, 0);
+  w.recompute = workload::Recompute::full;
+  const auto full = plan::stage_costs(w, gpu, 0);
+  EXPECT_EQ(full.fwd_compute_s, none.fwd_compute_s);
+  EXPECT_GT(full.bwd_compute_s, none.bwd_compute_s);
+  EXPECT_EQ(full.model_flops, none.model_flops);
+  EXPECT_GT(full.hw_flops, none.hw_flops);
+  EXPECT_EQ(full.bwd_tp_collectives, 2 * none.bwd_tp_collectives);
+}
+
+TEST(StageCosts, ComputeTimeFollowsFlopsOverAchievedThroughput) {
+  // The forward pass of a stage: its FLOPs over an effective rate between the table's worst and best.
+  const auto gpu = h100();
+  const auto c = plan::stage_costs(gpt(1, 1, 1), gpu, 0);
+  const double flops_fwd = c.model_flops / 3.0; // backward is twice the forward
+  const double rate = flops_fwd / c.fwd_compute_s;
+  EXPECT_GT(rate, 300e12);
+  EXPECT_LT(rate, gpu.params().gemm_bf16.best().si());
+}
+
+TEST(StageCosts, OnlyTheLastStageCarriesTheOutputHead) {
+  const auto gpu = h100();
+  const auto w = gpt(8, 4, 1);
+  const auto first = plan::stage_costs(w, gpu, 0);
+  const auto last = plan::stage_costs(w, gpu, 3);
+  EXPECT_GT(last.fwd_compute_s, first.fwd_compute_s);
+  EXPECT_EQ(last.p2p_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(first.p2p_bytes, 2048.0 * 5120 * 2 / 8);
+}

@@ -1,0 +1,62 @@
+// Whole-iteration properties. One simulation per test: ctest runs each in a process of its own.
+#include "models/core/yaml_reader.hpp"
+#include "sim/run/variant_run.hpp"
+#include "sim/scenario/scenario_loader.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+
+namespace {
+
+const catalog::Catalog& the_catalog() {
+  static const auto c =
+      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  return c;
+}
+
+report::VariantResult simulate(const std::string& text, const std::string& variant) {
+  const auto s = scenario::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+  return run::run_variant(s, the_catalog(), variant, {});
+}
+
+} // namespace
+
+TEST(Iteration, OneF1BBubbleEmergesFromTheSchedule) {
+  // 4 pipeline stages, 8 micro-batches, a tiny vocabulary so that stages are equal, fast NVLink sends:
+  // the step is (m + p - 1) micro-batch slots of forward + backward, i.e. a bubble of (p-1)/(m+p-1).
+  const std::string text = R"(name: bubble
+cluster: {nodes: 1, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload:
+  model: {layers: 16, hidden: 4096, heads: 32, vocab: 128}
+  seq_len: 2048
+  global_batch: 8
+  micro_batch: 1
+  parallelism: {tp: 2, pp: 4, dp: 1}
+offload: {baseline: rdma-nic}
+)";
+  const auto r = simulate(text, "rdma-nic");
+  const int m = 8;
+  const int p = 4;
+  const double slot = (r.metrics.compute_s - 0) / m; // busiest stage's kernels, optimizer included
+  const double tp = r.metrics.tp_comm_s / m;
+  const double expected = (m + p - 1) * (slot + tp);
+  EXPECT_NEAR(r.metrics.step_time_s / expected, 1.0, 0.03);
+}
+
+TEST(Iteration, ComputeOnlyStepIsTheSumOfKernelTimes) {
+  // One GPU, no parallelism: nothing to communicate, the step is exactly the kernels' time.
+  const std::string text = R"(name: single
+cluster: {nodes: 1, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload:
+  model: {layers: 4, hidden: 2048, heads: 16, vocab: 50257}
+  seq_len: 2048
+  global_batch: 32
+  micro_batch: 4
+  parallelism: {tp: 8, dp: 1}
+offload: {baseline: host-tcp}
+)";
+  const auto r = simulate(text, "host-tcp");
+  EXPECT_NEAR(r.metrics.step_time_s, r.metrics.compute_s + r.metrics.tp_comm_s, 1e-9 * r.metrics.step_time_s);
+  EXPECT_EQ(r.metrics.host_cpu_core_s, 0.0); // no inter-node traffic, no TCP
+}

@@ -1,0 +1,102 @@
+// Semantics of the engine's task kinds on SimGrid. Each test builds its own SimGrid engine, which is a
+// process-wide singleton: ctest runs every test in a process of its own.
+#include "sim/simgrid/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+using engine::Flow;
+using engine::Load;
+using engine::Task;
+using engine::TaskKind;
+
+namespace {
+
+engine::PlatformDecl two_hosts(int cores, double bandwidth, double latency) {
+  engine::PlatformDecl p;
+  p.hosts = {{"a", 1.0, cores}, {"b", 1.0, cores}};
+  p.links = {{"ab", bandwidth, latency}};
+  p.routes = {{0, 1, {0}}};
+  return p;
+}
+
+Task work(std::vector<Load> loads) {
+  Task t;
+  t.kind = TaskKind::work;
+  t.loads = std::move(loads);
+  return t;
+}
+
+} // namespace
+
+TEST(Simulator, DelaysAndSequentialWork) {
+  simgrid::Simulator sim(two_hosts(1, 1e9, 0));
+  engine::TaskGraph g;
+  Task d;
+  d.kind = TaskKind::delay;
+  d.delay_s = 0.25;
+  const auto a = g.add(d);
+  const auto b = g.add(work({{0, 2.0}}));
+  g.depend(a, b);
+  const auto t = sim.execute(g);
+  EXPECT_DOUBLE_EQ(t[static_cast<std::size_t>(a)].end, 0.25);
+  EXPECT_DOUBLE_EQ(t[static_cast<std::size_t>(b)].start, 0.25);
+  EXPECT_NEAR(t[static_cast<std::size_t>(b)].end, 2.25, 1e-9);
+}
+
+TEST(Simulator, LoadsShareTheCoresOfAHostFairly) {
+  simgrid::Simulator sim(two_hosts(2, 1e9, 0));
+  engine::TaskGraph g;
+  for (int i = 0; i < 3; ++i)
+    g.add(work({{0, 1.0}})); // three one-core loads on a two-core host: each gets 2/3 of a core
+  const auto t = sim.execute(g);
+  for (const auto& x : t)
+    EXPECT_NEAR(x.end, 1.5, 1e-9);
+}
+
+TEST(Simulator, TransferTakesLatencyPlusBytesOverBandwidth) {
+  simgrid::Simulator sim(two_hosts(1, 1e9, 1e-3));
+  engine::TaskGraph g;
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.flows = {{0, 1, 1e9}};
+  g.add(t);
+  EXPECT_NEAR(sim.execute(g)[0].end, 1.001, 1e-9);
+}
+
+TEST(Simulator, CoupledTransferRunsAtItsBottleneckAndSlowsUnderCpuContention) {
+  // 10 GB over a 100 GB/s link, coupled with 1 core-second of CPU work: CPU-bound, 1 s alone.
+  simgrid::Simulator sim(two_hosts(1, 100e9, 0));
+  engine::TaskGraph alone;
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.flows = {{0, 1, 10e9}};
+  t.loads = {{0, 1.0}};
+  alone.add(t);
+  EXPECT_NEAR(sim.execute(alone)[0].end, 1.0, 1e-9);
+  // The same next to 1 core-second of other work on the same single-core host: they share the core.
+  engine::TaskGraph shared;
+  shared.add(t);
+  shared.add(work({{0, 1.0}}));
+  const auto r = sim.execute(shared);
+  EXPECT_NEAR(r[0].end, 2.0, 1e-9);
+  EXPECT_NEAR(r[1].end, 2.0, 1e-9);
+}
+
+TEST(Simulator, PhasesAreTimedFromTheirOwnStart) {
+  simgrid::Simulator sim(two_hosts(1, 1e9, 0));
+  engine::TaskGraph g;
+  g.add(work({{1, 0.5}}));
+  EXPECT_NEAR(sim.execute(g)[0].end, 0.5, 1e-12);
+  EXPECT_NEAR(sim.execute(g)[0].end, 0.5, 1e-12);
+}
+
+TEST(Simulator, RejectsCyclicGraphs) {
+  simgrid::Simulator sim(two_hosts(1, 1e9, 0));
+  engine::TaskGraph g;
+  const auto a = g.add(work({{0, 1.0}}));
+  const auto b = g.add(work({{0, 1.0}}));
+  g.depend(a, b);
+  g.depend(b, a);
+  EXPECT_THROW((void)sim.execute(g), std::logic_error);
+}

@@ -1,0 +1,123 @@
+#include "sim/topology/router.hpp"
+#include "sim/topology/topology.hpp"
+
+#include <gtest/gtest.h>
+#include <set>
+
+using namespace dpusim;
+using namespace dpusim::topology;
+
+namespace {
+
+ClusterLayout dgx_like(int nodes, FabricKind kind = FabricKind::fat_tree, double oversub = 1.0) {
+  ClusterLayout l;
+  l.nodes = nodes;
+  l.node.gpus = 8;
+  l.node.nics = 8;
+  l.node.pcie_switches = 4;
+  l.node.nvlink_per_gpu = units::gbyte_per_s(450);
+  l.node.nvlink_latency = units::microseconds(0.1);
+  l.node.pcie_gpu = units::gbyte_per_s(64);
+  l.node.pcie_nic = units::gbyte_per_s(63);
+  l.node.pcie_uplink = units::gbyte_per_s(63);
+  l.node.pcie_latency = units::microseconds(0.1);
+  l.node.nic_line_rate = units::gbit_per_s(400);
+  l.node.nic_latency = units::microseconds(0.6);
+  l.fabric.kind = kind;
+  l.fabric.link = units::gbit_per_s(400);
+  l.fabric.latency = units::microseconds(1);
+  l.fabric.oversubscription = oversub;
+  l.fabric.switch_radix = 64;
+  return l;
+}
+
+std::vector<VertexKind> kinds_along(const Topology& t, const std::vector<EdgeId>& route) {
+  std::vector<VertexKind> out;
+  for (const auto e : route)
+    out.push_back(t.vertex(t.edge_target(e)).kind);
+  return out;
+}
+
+} // namespace
+
+TEST(Topology, BuildsNodesAndATwoTierFabric) {
+  const auto t = Topology::build(dgx_like(8));
+  // 32 down ports per leaf at 1:1 -> 4 nodes of 8 NICs per leaf -> 2 leaves; 32 uplinks -> 32 spines.
+  EXPECT_EQ(t.num_leaves(), 2);
+  EXPECT_EQ(t.num_spines(), 32);
+  EXPECT_EQ(t.vertex(t.gpu(13)).name, "n1.gpu5");
+  EXPECT_EQ(t.nic_of_gpu(5), 5);
+}
+
+TEST(Topology, OversubscriptionReducesTheUplinks) {
+  const auto t = Topology::build(dgx_like(16, FabricKind::fat_tree, 3.0));
+  // 48 down ports (6 nodes... rounded to whole nodes) and 1/3 of their bandwidth upwards.
+  EXPECT_EQ(t.num_leaves(), 3);
+  EXPECT_EQ(t.num_spines(), 16);
+}
+
+TEST(Topology, RailOptimizedPutsEachNicIndexOnItsOwnLeaf) {
+  const auto t = Topology::build(dgx_like(4, FabricKind::rail_optimized));
+  EXPECT_EQ(t.num_leaves(), 8);
+}
+
+TEST(Topology, RejectsAFabricTooSmallForTheCluster) {
+  // 64-port switches hold at most 64 leaves of 4 nodes in two tiers.
+  EXPECT_THROW((void)Topology::build(dgx_like(257)), std::invalid_argument);
+}
+
+TEST(Topology, CopiesKeepTheirEdges) {
+  const auto original = Topology::build(dgx_like(2));
+  const Topology copy = original; // edges are addressed by id, so a copy is as good as the original
+  for (int e = 0; e < copy.num_edges(); ++e)
+    EXPECT_EQ(copy.edge(e).bandwidth, original.edge(e).bandwidth);
+  const Router r(copy, 1);
+  EXPECT_FALSE(r.route(copy.gpu(0), copy.gpu(9)).empty());
+}
+
+TEST(Router, IntraNodeTrafficTakesNvlinkNotPcie) {
+  const auto t = Topology::build(dgx_like(2));
+  const Router r(t, 1);
+  const auto route = r.route(t.gpu(0), t.gpu(1)); // GPUs 0 and 1 share a PCIe switch too
+  EXPECT_EQ(kinds_along(t, route), (std::vector<VertexKind>{VertexKind::nvswitch, VertexKind::gpu}));
+}
+
+TEST(Router, InterNodeTrafficCrossesNicsLeavesAndASpineButNoGpuOrCpu) {
+  const auto t = Topology::build(dgx_like(8));
+  const Router r(t, 1);
+  const auto route = r.route_via({t.gpu(0), t.nic(0, 0), t.nic(7, 0), t.gpu(56)});
+  EXPECT_EQ(
+      kinds_along(t, route),
+      (std::vector<VertexKind>{VertexKind::pcie_switch, VertexKind::nic, VertexKind::leaf, VertexKind::spine,
+                               VertexKind::leaf, VertexKind::nic, VertexKind::pcie_switch, VertexKind::gpu}));
+}
+
+TEST(Router, EcmpSpreadsFlowsOverSpinesAndDependsOnTheSeed) {
+  const auto t = Topology::build(dgx_like(8));
+  auto spines_used = [&](std::uint64_t seed) {
+    const Router r(t, seed);
+    std::set<std::string> spines;
+    for (int k = 0; k < 8; ++k)
+      for (int src = 0; src < 4; ++src) {
+        const auto route = r.route(t.nic(src, k), t.nic(4 + src, k));
+        for (const auto e : route)
+          if (t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+            spines.insert(t.vertex(t.edge_target(e)).name);
+      }
+    return spines;
+  };
+  const auto a = spines_used(1);
+  EXPECT_GT(a.size(), 10u); // 32 flows hashed over 32 spines: many distinct, some collisions
+  EXPECT_LT(a.size(), 32u);
+  EXPECT_EQ(a, spines_used(1)); // deterministic for a seed
+  EXPECT_NE(a, spines_used(2));
+}
+
+TEST(Router, TcpStagingRouteVisitsHostMemory) {
+  const auto t = Topology::build(dgx_like(2));
+  const Router r(t, 1);
+  const auto route = r.route_via({t.gpu(0), t.host_cpu(0), t.nic(0, 0)});
+  EXPECT_EQ(kinds_along(t, route), (std::vector<VertexKind>{VertexKind::pcie_switch, VertexKind::host_cpu,
+                                                            VertexKind::pcie_switch, VertexKind::nic}));
+  EXPECT_NEAR(r.latency(route).si(), 4 * 0.1e-6, 1e-12);
+}

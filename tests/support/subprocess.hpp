@@ -1,0 +1,30 @@
+// Runs a program (no shell) and captures its exit status and output, for tests of the command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dpusim::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+CommandResult run_command(const std::vector<std::string>& argv);
+
+/// A fresh, empty directory under the system temporary directory, removed when the object dies.
+class TempDir {
+public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+} // namespace dpusim::testing
