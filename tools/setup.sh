@@ -10,7 +10,7 @@ packages=(
   g++ cmake ninja-build pkg-config git
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
   libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev
-  libssl-dev
+  libssl-dev time
   fio ethtool
 )
 missing=()

@@ -97,12 +97,8 @@ int command_compare(const std::vector<std::string>& args) {
     for (const auto& r : c.results)
       for (const auto& n : r.notes)
         std::cout << fmt::format("note ({}): {}\n", r.variant, n);
-    std::vector<std::string> calibrated;
-    for (const auto& cv : r0.calibrated)
-      calibrated.push_back(
-          fmt::format("{} = {} ({}{})", cv.key, cv.value, cv.provenance, cv.used ? "" : ", unused"));
-    if (!calibrated.empty())
-      std::cout << fmt::format("\nfrom calibration: {}\n", fmt::join(calibrated, "; "));
+    if (const auto cal = report::render_calibration(r0); !cal.empty())
+      std::cout << "\n" << cal;
     std::cout << fmt::format(
         "\nsimulated: tensor-parallel all-reduce once ({:.1f} us), reused {} times; data- and "
         "pipeline-parallel traffic flow by flow ({} SimGrid activities in the baseline)\n",

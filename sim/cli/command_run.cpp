@@ -52,6 +52,10 @@ int command_run(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
                              result.gpus);
     std::cout << report::render_table(c);
+    for (const auto& n : result.notes)
+      std::cout << fmt::format("note: {}\n", n);
+    if (const auto cal = report::render_calibration(result); !cal.empty())
+      std::cout << "\n" << cal;
     std::cout << fmt::format("\nwrote {}\n", out.string());
   }
   return kOk;

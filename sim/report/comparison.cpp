@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace dpusim::report {
 
@@ -124,6 +125,14 @@ std::vector<std::string> explain(const Comparison& c) {
     out.push_back(s);
   }
   return out;
+}
+
+std::string render_calibration(const VariantResult& r) {
+  std::vector<std::string> items;
+  for (const auto& cv : r.calibrated)
+    items.push_back(
+        fmt::format("{} = {} ({}{})", cv.key, cv.value, cv.provenance, cv.used ? "" : ", unused"));
+  return items.empty() ? std::string() : fmt::format("from calibration: {}\n", fmt::join(items, "; "));
 }
 
 std::string render_csv(const Comparison& c) {

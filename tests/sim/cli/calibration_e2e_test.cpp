@@ -1,0 +1,75 @@
+// Calibrate this machine with dpusim-calib, then simulate the quickstart's host-TCP baseline with that
+// profile: the simulator must take its TCP cost per byte from the measurement, and say so.
+#include "models/calibration/profile.hpp"
+#include "tests/support/subprocess.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using dpusim::testing::run_command;
+using dpusim::testing::TempDir;
+
+namespace {
+
+std::vector<std::string> csv_row(const fs::path& file, std::size_t row, std::vector<std::string>* header) {
+  std::ifstream in(file);
+  std::string line;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, ','))
+      cells.push_back(c);
+    rows.push_back(cells);
+  }
+  *header = rows.at(0);
+  return rows.at(row);
+}
+
+double column(const std::vector<std::string>& header, const std::vector<std::string>& row,
+              const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name)
+      return std::stod(row.at(i));
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+} // namespace
+
+TEST(CalibrationEndToEnd, MeasuredTcpCostDrivesTheSimulation) {
+  TempDir tmp;
+  const std::string profile_dir = tmp.path() + "/profile";
+  const auto cal =
+      run_command({DPUSIM_CALIB_BINARY, "run", "--probes", "tcp", "--quick", "--out", profile_dir});
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
+  const auto profile = dpusim::calibration::load_profile(profile_dir + "/profile.yaml");
+  const auto* tx = profile.find("host_cpu.tcp_tx_rate_per_core");
+  const auto* rx = profile.find("host_cpu.tcp_rx_rate_per_core");
+  ASSERT_NE(tx, nullptr);
+  ASSERT_NE(rx, nullptr);
+
+  const std::string scenario = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml";
+  const auto plain = run_command({DPUSIM_BINARY, "run", scenario, "--out", tmp.path() + "/plain", "--quiet"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const auto measured = run_command({DPUSIM_BINARY, "run", scenario, "--out", tmp.path() + "/measured",
+                                     "--calibration", profile_dir + "/profile.yaml"});
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  EXPECT_NE(measured.out.find("host_cpu.tcp_rx_rate_per_core"), std::string::npos) << measured.out;
+  EXPECT_NE(measured.out.find("(measured"), std::string::npos) << measured.out;
+
+  std::vector<std::string> h;
+  const auto a = csv_row(fs::path(tmp.path()) / "plain/run.csv", 1, &h);
+  const auto b = csv_row(fs::path(tmp.path()) / "measured/run.csv", 1, &h);
+  EXPECT_GE(column(h, b, "calibrated_parameters"), 2.0);
+  // The same bytes cross the TCP stack in both runs, so host CPU time scales with the cost per byte:
+  // (1/tx + 1/rx) measured over the catalog's (1/70.6 + 1/42.2 Gb/s per core).
+  const double catalog_cost = 8.0 / 70.6e9 + 8.0 / 42.2e9;
+  const double measured_cost = 1.0 / tx->value + 1.0 / rx->value;
+  EXPECT_NEAR(column(h, b, "host_cpu_core_s") / column(h, a, "host_cpu_core_s"), measured_cost / catalog_cost,
+              1e-6 * measured_cost / catalog_cost);
+}
