@@ -138,7 +138,7 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
     fractions.push_back(lost / total);
     quantum_sum += t_min;
     ++quantum_count;
-    const SampleSummary d = summarize(std::vector<double>(q.begin(), q.end()));
+    const SampleSummary d = summarize(q);
     result.summary.push_back(fmt::format("CPU {:>3}: {} quanta, min {:.1f} us, p99 {:.1f} us, max {:.1f} us, "
                                          "lost {:.3f} %",
                                          cpus[k], q.size(), t_min * 1e6, d.p99 * 1e6, d.max * 1e6,

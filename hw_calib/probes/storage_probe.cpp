@@ -216,12 +216,23 @@ StorageFigures builtin_reads(const ProbeContext& ctx, const ReadTarget& target, 
   return f;
 }
 
+// fio splits --filename on ':' (several files); a literal colon is escaped with a backslash.
+std::string fio_filename(const fs::path& path) {
+  std::string out;
+  for (const char c : path.string()) {
+    if (c == ':')
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 FioJob run_fio(const ProbeContext& ctx, const ReadTarget& target, bool sequential, bool direct,
                ProbeResult& result) {
   const int runtime = std::max(1, static_cast<int>(ctx.settings().duration_s / 2));
   std::vector<std::string> argv{"fio",
                                 sequential ? "--name=dpusim-seqread" : "--name=dpusim-randread",
-                                "--filename=" + target.path.string(),
+                                "--filename=" + fio_filename(target.path),
                                 "--readonly",
                                 sequential ? "--rw=read" : "--rw=randread",
                                 sequential ? "--bs=1M" : "--bs=4k",
