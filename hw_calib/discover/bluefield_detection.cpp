@@ -2,6 +2,7 @@
 
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/discover/pci_ids.hpp"
+#include "hw_calib/discover/system_root.hpp"
 
 #include <fmt/format.h>
 
@@ -9,10 +10,6 @@ namespace dpusim::calib {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path under(const fs::path& root, std::string_view absolute) {
-  return root / fs::path(absolute).relative_path();
-}
 
 std::string generation_from_text(const std::string& text) {
   const std::string t = to_lower(text);
@@ -42,7 +39,7 @@ std::string_view bluefield_side_name(BlueFieldSide side) {
 std::string read_platform_name(const fs::path& root) {
   for (const auto* file : {"/sys/class/dmi/id/product_name", "/sys/class/dmi/id/board_name",
                            "/sys/firmware/devicetree/base/model", "/proc/device-tree/model"}) {
-    if (auto v = read_first_line(under(root, file)); v && !v->empty()) {
+    if (auto v = read_first_line(under_root(root, file)); v && !v->empty()) {
       // Device-tree strings end with a NUL.
       while (!v->empty() && v->back() == '\0')
         v->pop_back();

@@ -1,6 +1,7 @@
 #include "hw_calib/discover/cpu_discovery.hpp"
 
 #include "hw_calib/common/text.hpp"
+#include "hw_calib/discover/system_root.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,10 +13,6 @@ namespace dpusim::calib {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path under(const fs::path& root, std::string_view absolute) {
-  return root / fs::path(absolute).relative_path();
-}
 
 // "key : value" lines of the first processor block (and the model name, which is per block).
 std::vector<std::pair<std::string, std::string>> cpuinfo_fields(const std::string& text) {
@@ -69,7 +66,7 @@ std::string_view arm_part_name(std::string_view part) {
 
 CpuInfo discover_cpu(const fs::path& root, std::string_view architecture) {
   CpuInfo cpu;
-  const auto cpuinfo = read_text_file(under(root, "/proc/cpuinfo")).value_or("");
+  const auto cpuinfo = read_text_file(under_root(root, "/proc/cpuinfo")).value_or("");
   const auto fields = cpuinfo_fields(cpuinfo);
   const std::string implementer = first_value(fields, "CPU implementer");
   cpu.architecture = !architecture.empty()                       ? std::string(architecture)
@@ -103,7 +100,7 @@ CpuInfo discover_cpu(const fs::path& root, std::string_view architecture) {
   std::set<std::pair<std::string, std::string>> cores;
   std::set<std::string> packages;
   std::error_code ec;
-  const fs::path cpu_root = under(root, "/sys/devices/system/cpu");
+  const fs::path cpu_root = under_root(root, "/sys/devices/system/cpu");
   for (const auto& entry : fs::directory_iterator(cpu_root, ec)) {
     if (!is_cpu_dir(entry.path()))
       continue;
@@ -136,7 +133,7 @@ CpuInfo discover_cpu(const fs::path& root, std::string_view architecture) {
 std::vector<NumaNode> discover_numa(const fs::path& root) {
   std::vector<NumaNode> nodes;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(under(root, "/sys/devices/system/node"), ec)) {
+  for (const auto& entry : fs::directory_iterator(under_root(root, "/sys/devices/system/node"), ec)) {
     const std::string name = entry.path().filename().string();
     if (name.size() < 5 || name.compare(0, 4, "node") != 0)
       continue;

@@ -1,6 +1,7 @@
 #include "hw_calib/discover/network_discovery.hpp"
 
 #include "hw_calib/common/text.hpp"
+#include "hw_calib/discover/system_root.hpp"
 
 #include <algorithm>
 
@@ -8,10 +9,6 @@ namespace dpusim::calib {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path under(const fs::path& root, std::string_view absolute) {
-  return root / fs::path(absolute).relative_path();
-}
 
 struct DeviceIdentity {
   std::string driver, pci_slot, pci_id;
@@ -80,7 +77,7 @@ std::optional<double> parse_rdma_rate(std::string_view text) {
 
 std::vector<NetInterface> discover_nics(const fs::path& root) {
   std::vector<NetInterface> nics;
-  for (const auto& dir : sorted_entries(under(root, "/sys/class/net"))) {
+  for (const auto& dir : sorted_entries(under_root(root, "/sys/class/net"))) {
     NetInterface nic;
     nic.name = dir.filename().string();
     if (nic.name == "lo")
@@ -106,7 +103,7 @@ std::vector<NetInterface> discover_nics(const fs::path& root) {
 
 std::vector<RdmaDevice> discover_rdma(const fs::path& root) {
   std::vector<RdmaDevice> devices;
-  for (const auto& dir : sorted_entries(under(root, "/sys/class/infiniband"))) {
+  for (const auto& dir : sorted_entries(under_root(root, "/sys/class/infiniband"))) {
     RdmaDevice dev;
     dev.name = dir.filename().string();
     dev.hca_type = read_first_line(dir / "hca_type").value_or("");

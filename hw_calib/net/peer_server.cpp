@@ -1,6 +1,7 @@
 #include "hw_calib/net/peer_server.hpp"
 
 #include "hw_calib/common/cpu_time.hpp"
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/common/interrupt.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/net/control_protocol.hpp"
@@ -10,8 +11,6 @@
 
 namespace dpusim::calib {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 void reply(const Socket& s, const std::string& line) {
   const std::string text = line + "\n";
@@ -46,8 +45,7 @@ TransferReport source(const Socket& data, double seconds, std::size_t size) {
   std::vector<unsigned char> buf(size, 0x6b);
   Measure m;
   double bytes = 0;
-  const auto end =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto end = deadline_in(seconds);
   const Deadline limit = deadline_in(seconds + 5);
   while (Clock::now() < end) {
     data.send_all(buf.data(), buf.size(), limit);

@@ -1,5 +1,6 @@
 #include "hw_calib/net/socket.hpp"
 
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/common/interrupt.hpp"
 
 #include <algorithm>
@@ -18,8 +19,6 @@
 
 namespace dpusim::calib {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Waits for `events` in steps of at most 100 ms; throws on interruption or at the deadline.
 void wait_for(int fd, short events, Deadline deadline, const char* what) {
@@ -42,10 +41,6 @@ void set_nonblocking(int fd) {
 }
 
 } // namespace
-
-Deadline deadline_in(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
 
 Socket::Socket(Socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
 

@@ -3,15 +3,14 @@
 // tcp probe's client.
 #pragma once
 
+#include "hw_calib/common/deadline.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 
 namespace dpusim::calib {
-
-using Deadline = std::chrono::steady_clock::time_point;
-Deadline deadline_in(double seconds);
 
 class SocketError : public std::runtime_error {
 public:

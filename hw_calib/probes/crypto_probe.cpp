@@ -1,6 +1,7 @@
 #include "hw_calib/probes/crypto_probe.hpp"
 
 #include "hw_calib/common/cpu_time.hpp"
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
 #include "hw_calib/probes/param_builder.hpp"
 #include "models/core/unit_parse.hpp"
@@ -16,8 +17,6 @@
 
 namespace dpusim::calib {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct CipherCtxDeleter {
   void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
@@ -58,15 +57,13 @@ std::vector<Window> encrypt_for(const ProbeContext& ctx, std::size_t size, doubl
     one(counter++); // warm-up
   const double window_s = std::max(0.01, budget_s / 10.0);
   std::vector<Window> windows;
-  const auto end =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
+  const auto end = deadline_in(budget_s);
   do {
     ctx.check();
     Window w;
     const CpuTimes cpu0 = thread_cpu_times();
     const auto t0 = Clock::now();
-    const auto wend =
-        t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(window_s));
+    const auto wend = t0 + seconds_duration(window_s);
     std::uint64_t count = 0;
     do {
       for (int k = 0; k < 64; ++k)

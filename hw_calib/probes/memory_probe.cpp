@@ -1,5 +1,6 @@
 #include "hw_calib/probes/memory_probe.hpp"
 
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/probes/param_builder.hpp"
 #include "models/core/unit_parse.hpp"
@@ -13,7 +14,6 @@
 namespace dpusim::calib {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxStoredPerSize = 2000; // raw samples kept per buffer size (every n-th batch)
 
 struct SizeResult {
@@ -30,8 +30,7 @@ SizeResult measure(const ProbeContext& ctx, std::size_t bytes, double budget_s) 
   SizeResult r;
   r.bytes = static_cast<double>(bytes);
   std::memcpy(dst.get(), src.get(), bytes); // warm-up
-  const auto end =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
+  const auto end = deadline_in(budget_s);
   // Time batches of copies so that each sample is well above the clock resolution.
   const std::size_t batch = std::max<std::size_t>(1, (1u << 22) / std::max<std::size_t>(bytes, 1));
   unsigned sink = 0;

@@ -1,5 +1,6 @@
 #include "hw_calib/probes/os_noise_probe.hpp"
 
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/lognormal_fit.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/probes/param_builder.hpp"
@@ -16,7 +17,6 @@
 namespace dpusim::calib {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kQuantumS = 100e-6;
 constexpr std::size_t kMaxStoredPerCpu = 10000;
 
@@ -85,8 +85,7 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
       pin_to_cpu(cpus[k]);
       auto& out = quanta[k];
       out.reserve(capacity);
-      const auto end =
-          Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration));
+      const auto end = deadline_in(duration);
       std::uint64_t seed = k + 1;
       while (!stop.load(std::memory_order_relaxed) && out.size() < capacity) {
         const auto t0 = Clock::now();
@@ -100,8 +99,7 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
   }
   // The main thread watches for interruption and the time limit while the workers run.
   std::exception_ptr failure;
-  const auto end =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration));
+  const auto end = deadline_in(duration);
   while (Clock::now() < end) {
     try {
       ctx.check();

@@ -1,6 +1,7 @@
 #include "hw_calib/probes/storage_probe.hpp"
 
 #include "hw_calib/common/cpu_time.hpp"
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/temp_file.hpp"
 #include "hw_calib/common/text.hpp"
@@ -23,7 +24,6 @@
 namespace dpusim::calib {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 constexpr std::size_t kSeqBlock = 1u << 20;
 constexpr std::size_t kRandBlock = 4096;
@@ -150,7 +150,7 @@ ReadRun read_loop(const ProbeContext& ctx, int fd, double size_bytes, bool seque
   ReadRun run;
   const CpuTimes cpu0 = thread_cpu_times();
   const auto t0 = Clock::now();
-  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
+  const auto end = t0 + seconds_duration(budget_s);
   std::uint64_t next = 0;
   std::uint64_t count = 0;
   while (true) {

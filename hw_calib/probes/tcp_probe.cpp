@@ -1,6 +1,7 @@
 #include "hw_calib/probes/tcp_probe.hpp"
 
 #include "hw_calib/common/cpu_time.hpp"
+#include "hw_calib/common/deadline.hpp"
 #include "hw_calib/common/interrupt.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
 #include "hw_calib/fit/linear_fit.hpp"
@@ -21,7 +22,6 @@
 namespace dpusim::calib {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::size_t kStreamWrite = 128u << 10;
 constexpr double kWindowS = 0.05;
 constexpr std::size_t kMaxStoredRoundTrips = 20000;
@@ -80,9 +80,8 @@ Stream stream(const ProbeContext& ctx, PeerClient& peer, const std::string& host
   const auto sys0 = read_system_cpu_times();
   const CpuTimes cpu0 = thread_cpu_times();
   const auto t0 = Clock::now();
-  auto next_window =
-      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWindowS));
-  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  auto next_window = t0 + seconds_duration(kWindowS);
+  const auto end = t0 + seconds_duration(seconds);
   const Deadline limit = deadline_in(seconds + 10);
   std::uint64_t ops = 0;
   while (true) {
@@ -101,7 +100,7 @@ Stream stream(const ProbeContext& ctx, PeerClient& peer, const std::string& host
       const CpuTimes used = thread_cpu_times() - cpu0;
       s.windows.push_back(
           Window{std::chrono::duration<double>(now - t0).count(), s.bytes, used.user_s, used.system_s});
-      next_window += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kWindowS));
+      next_window += seconds_duration(kWindowS);
     }
     if (send && now >= end)
       break;
@@ -155,8 +154,7 @@ std::vector<double> ping_pong(const ProbeContext& ctx, PeerClient& peer, const s
   std::vector<unsigned char> buf(size, 0x17);
   std::vector<double> rtts;
   rtts.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(max_count, 1u << 20)));
-  const auto end =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  const auto end = deadline_in(seconds);
   for (std::uint64_t i = 0; i < max_count; ++i) {
     const auto t0 = Clock::now();
     data.send_all(buf.data(), size, deadline_in(10));

@@ -1,5 +1,6 @@
 // dpusim-calib as a user runs it: help and exit statuses, an end-to-end quick run whose profile loads,
 // interruption leaving a valid incomplete profile, and `serve` as a loopback peer.
+#include "../test_data.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/text.hpp"
 #include "models/calibration/profile.hpp"
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 using namespace dpusim::calib;
+using dpusim::calib::testing::ScratchDir;
 namespace fs = std::filesystem;
 using dpusim::calibration::load_profile;
 using dpusim::calibration::Provenance;
@@ -28,19 +30,6 @@ ProcessResult calib(std::vector<std::string> args, int timeout_s = 120) {
   o.timeout = std::chrono::seconds(timeout_s);
   return run_process(args, o);
 }
-
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "dpusim-calib-cli.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 } // namespace
 

@@ -20,6 +20,7 @@
 
 using namespace dpusim::calib;
 using dpusim::calib::testing::data_path;
+using dpusim::calib::testing::ScratchDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -47,20 +48,6 @@ const dpusim::calibration::ProfileParam* find(const ProbeResult& r, const std::s
   }
   return nullptr;
 }
-
-// A temporary directory of the test's own, removed at the end.
-class ScratchDir {
-public:
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "dpusim-calib-test.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() { fs::remove_all(path_); }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 } // namespace
 
