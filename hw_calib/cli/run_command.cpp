@@ -44,6 +44,12 @@ std::vector<std::string> parse_probe_list(const std::string& text) {
 
 void parse_peer(const std::string& text, ProbeSettings& s) {
   // HOST, HOST:PORT or [IPv6]:PORT
+  auto port_from = [&](const std::string& digits) {
+    const auto port = parse_integer(digits);
+    if (!port || *port < 1 || *port > 65535)
+      throw UsageError(fmt::format("--peer \"{}\": the port must be a number in 1..65535", text));
+    s.peer_port = static_cast<int>(*port);
+  };
   std::string host = text;
   if (!text.empty() && text.front() == '[') {
     const auto close = text.find(']');
@@ -53,18 +59,11 @@ void parse_peer(const std::string& text, ProbeSettings& s) {
     if (close + 1 < text.size()) {
       if (text[close + 1] != ':')
         throw UsageError(fmt::format("--peer \"{}\": expected [ADDRESS]:PORT", text));
-      host = text.substr(1, close - 1);
-      const auto port = parse_integer(text.substr(close + 2));
-      if (!port || *port < 1 || *port > 65535)
-        throw UsageError(fmt::format("--peer \"{}\": the port must be a number in 1..65535", text));
-      s.peer_port = static_cast<int>(*port);
+      port_from(text.substr(close + 2));
     }
   } else if (const auto colon = text.rfind(':'); colon != std::string::npos && text.find(':') == colon) {
     host = text.substr(0, colon);
-    const auto port = parse_integer(text.substr(colon + 1));
-    if (!port || *port < 1 || *port > 65535)
-      throw UsageError(fmt::format("--peer \"{}\": the port must be a number in 1..65535", text));
-    s.peer_port = static_cast<int>(*port);
+    port_from(text.substr(colon + 1));
   }
   if (host.empty())
     throw UsageError("--peer: empty host name");

@@ -55,6 +55,9 @@ TEST(calib_Cli, HelpVersionAndUsageErrors) {
   EXPECT_EQ(bad_size.exit_code, 2);
   EXPECT_NE(bad_size.err.find("--storage-size"), std::string::npos);
   EXPECT_EQ(calib({"run", "--out", "/tmp/unused", "--bogus"}).exit_code, 2);
+  const auto bad_peer = calib({"run", "--out", "/tmp/unused", "--peer", "node2:99999"});
+  EXPECT_EQ(bad_peer.exit_code, 2);
+  EXPECT_NE(bad_peer.err.find("1..65535"), std::string::npos) << bad_peer.err;
 }
 
 TEST(calib_Cli, DiscoverOnARecordedBlueFieldTree) {
