@@ -43,9 +43,14 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     params += embedding_parameter_count(m, c.seq_len) / c.tp;
   // Mixed-precision Adam (ZeRO paper accounting): 16-bit weights, fp32 gradients accumulated across
   // micro-batches (Megatron's main_grad), fp32 master weights + two fp32 moments.
-  out.weights = 2.0 * params;
-  out.gradients = 4.0 * params;
-  out.optimizer = 12.0 * params / (c.distributed_optimizer ? c.dp : 1);
+  const double dp = c.dp;
+  out.weights = 2.0 * params / (c.zero_stage >= 3 ? dp : 1.0);
+  out.gradients = 4.0 * params / (c.zero_stage >= 2 ? dp : 1.0);
+  out.optimizer = 12.0 * params / (c.zero_stage >= 1 ? dp : 1.0);
+  if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
+    // The layer being computed and the one prefetched are gathered in full.
+    out.weights += 2.0 * 2.0 * layer_parameter_count(m) / c.tp;
+  }
   double act = layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, c.recompute) *
                c.layers_on_rank * c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {

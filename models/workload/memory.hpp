@@ -17,10 +17,11 @@ struct MemoryConfig {
   int dp = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
-  bool distributed_optimizer = false; // ZeRO-1: optimizer state sharded over data-parallel ranks
-  int in_flight_micro_batches = 1;    // activations kept alive at once (p for 1F1B's first stage)
-  int layers_on_rank = 0;             // transformer layers held by this rank's pipeline stage
-  bool holds_embedding = true;        // first (and, when tied, last) stage holds the embedding
+  int zero_stage =
+      0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
+  int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)
+  int layers_on_rank = 0;          // transformer layers held by this rank's pipeline stage
+  bool holds_embedding = true;     // first (and, when tied, last) stage holds the embedding
 };
 
 struct MemoryBreakdown {

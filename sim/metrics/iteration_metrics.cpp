@@ -24,7 +24,7 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
   for (std::size_t i = 0; i < plan.info.size(); ++i) {
     const auto& ti = plan.info[i];
     const auto& t = timings[i];
-    m.host_cpu_core_s += ti.cpu_core_s;
+    m.host_cpu_core_s += ti.cpu_core_s * ti.weight;
     switch (ti.category) {
     case TaskCategory::forward:
     case TaskCategory::backward:
@@ -35,8 +35,8 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
       if (ti.category == TaskCategory::backward)
         g.last_backward_end = std::max(g.last_backward_end, t.end);
       const auto n = static_cast<double>(ti.gpus.size());
-      hw_flops += ti.hw_flops * n;
-      model_flops += ti.model_flops * n;
+      hw_flops += ti.hw_flops * n * ti.weight;
+      model_flops += ti.model_flops * n * ti.weight;
       break;
     }
     case TaskCategory::dp_collective:

@@ -1,6 +1,7 @@
 #include "sim/plan/iteration_plan.hpp"
 
 #include "models/workload/parallelism.hpp"
+#include "sim/plan/pipeline_schedule.hpp"
 
 #include <fmt/format.h>
 
@@ -58,40 +59,56 @@ TaskInfo make_info(TaskCategory category, std::string label) {
 class Builder {
 public:
   Builder(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-          platform::PlatformBuilder& platform, CollectiveLowering& lowering)
-      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), p_(w.parallelism) {}
+          platform::PlatformBuilder& platform, CollectiveLowering& lowering, bool representative)
+      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), p_(w.parallelism),
+        v_(w.virtual_stages), m_(w.micro_batches()), replicas_(representative ? 1 : w.parallelism.dp),
+        zero3_(w.zero_stage >= 3 && w.parallelism.dp > 1) {}
 
   IterationPlan build() {
     build_probe();
-    const int dp = p_.dp;
-    const int pp = p_.pp;
-    const int m = w_.micro_batches();
-    fwd_.assign(static_cast<std::size_t>(dp * pp),
-                std::vector<engine::TaskId>(static_cast<std::size_t>(m), -1));
-    bwd_first_ = fwd_;
-    bwd_last_ = fwd_;
-    chunks_.assign(static_cast<std::size_t>(dp * pp), {});
-    last_.assign(static_cast<std::size_t>(dp * pp), -1);
-    for (int d = 0; d < dp; ++d)
-      for (int s = 0; s < pp; ++s)
-        schedule_stage(d, s, m);
-    for (int d = 0; d < dp; ++d)
-      for (int s = 0; s + 1 < pp; ++s)
-        for (int mb = 0; mb < m; ++mb)
-          pipeline_transfers(d, s, mb);
+    plan_.simulated_replicas = replicas_;
+    const auto groups = static_cast<std::size_t>(replicas_ * p_.pp);
+    op_first_.assign(groups * static_cast<std::size_t>(v_ * m_ * 2), -1);
+    op_last_ = op_first_;
+    grad_ready_.assign(groups * static_cast<std::size_t>(v_), {});
+    stream_last_.assign(groups, -1);
+    gather_last_.assign(groups, -1);
+    scatter_last_.assign(groups, -1);
+    chunk_order_.assign(static_cast<std::size_t>(p_.pp), {});
+    for (int d = 0; d < replicas_; ++d)
+      for (int s = 0; s < p_.pp; ++s)
+        for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
+          if (op.forward)
+            forward(d, s, op.chunk, op.micro);
+          else
+            backward(d, s, op.chunk, op.micro);
+        }
+    for (int d = 0; d < replicas_; ++d)
+      pipeline_transfers(d);
     std::vector<engine::TaskId> finals;
-    for (int s = 0; s < pp; ++s)
+    for (int s = 0; s < p_.pp; ++s)
       gradient_reduction(s, finals);
-    IterationPlan& plan = plan_;
-    plan.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
+    plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
-      plan.graph.depend(t, plan.end);
+      plan_.graph.depend(t, plan_.end);
     return std::move(plan_);
   }
 
 private:
-  int group(int d, int s) const { return d * p_.pp + s; }
-  std::vector<int> gpus_of(int d, int s) const { return workload::tp_group(p_, d, s); }
+  [[nodiscard]] int group(int d, int s) const { return d * p_.pp + s; }
+  [[nodiscard]] std::vector<int> gpus_of(int d, int s) const { return workload::tp_group(p_, d, s); }
+  [[nodiscard]] const StageCosts& cost(int s, int chunk) const {
+    return costs_[static_cast<std::size_t>(virtual_stage(s, p_.pp, chunk))];
+  }
+  [[nodiscard]] std::size_t op_index(int d, int s, int chunk, int mb, bool fwd) const {
+    return ((static_cast<std::size_t>(group(d, s)) * static_cast<std::size_t>(v_) +
+             static_cast<std::size_t>(chunk)) *
+                static_cast<std::size_t>(m_) +
+            static_cast<std::size_t>(mb)) *
+               2 +
+           (fwd ? 0 : 1);
+  }
+  [[nodiscard]] double replica_weight() const { return static_cast<double>(p_.dp) / replicas_; }
 
   engine::TaskId add(engine::Task t, TaskInfo i) {
     const auto id = plan_.graph.add(std::move(t));
@@ -99,18 +116,21 @@ private:
     return id;
   }
 
+  /// GPU work on the tensor-parallel group (d, s), after the previous work of its compute stream.
   engine::TaskId compute(int d, int s, TaskInfo info) {
     engine::Task t = task_of(engine::TaskKind::work);
     info.dp = d;
     info.stage = s;
     info.gpus = gpus_of(d, s);
+    info.weight = replica_weight();
     for (int g : info.gpus)
       t.loads.push_back({platform_.gpu(g), info.compute_s});
-    plan_.tp_collectives += info.tp_collectives * static_cast<int>(info.gpus.size() > 1 ? 1 : 0);
+    if (info.gpus.size() > 1)
+      plan_.tp_collectives += info.tp_collectives;
     const auto id = add(std::move(t), std::move(info));
-    auto& prev = last_[static_cast<std::size_t>(group(d, s))];
+    auto& prev = stream_last_[static_cast<std::size_t>(group(d, s))];
     if (prev >= 0)
-      plan_.graph.depend(prev, id); // one compute stream per GPU
+      plan_.graph.depend(prev, id);
     prev = id;
     return id;
   }
@@ -120,7 +140,6 @@ private:
     TaskInfo lat = info;
     lat.category = TaskCategory::latency;
     lat.label = info.label + " (latency)";
-    lat.cpu_core_s = 0;
     engine::Task delay = task_of(engine::TaskKind::delay);
     delay.delay_s = low.latency_s;
     const auto first = add(std::move(delay), std::move(lat));
@@ -132,6 +151,36 @@ private:
     const auto second = add(std::move(transfer), std::move(info));
     plan_.graph.depend(first, second);
     return {first, second};
+  }
+
+  /// A data-parallel collective of stage s for every tensor-parallel rank at once (their rings are
+  /// independent and symmetric), after `after`; chained on the communicator `chain`.
+  engine::TaskId dp_collective(CollectiveKind kind, int s, double bytes, const std::string& label,
+                               const std::vector<engine::TaskId>& after, engine::TaskId& chain) {
+    Lowered all;
+    std::vector<int> gpus;
+    for (int j = 0; j < p_.tp; ++j) {
+      const auto ranks = workload::dp_group(p_, j, s);
+      const auto low = lowering_.ring(kind, ranks, bytes);
+      all.flows.insert(all.flows.end(), low.flows.begin(), low.flows.end());
+      all.loads.insert(all.loads.end(), low.loads.begin(), low.loads.end());
+      all.nics.insert(all.nics.end(), low.nics.begin(), low.nics.end());
+      all.cpu_core_s += low.cpu_core_s;
+      all.latency_s = std::max(all.latency_s, low.latency_s);
+      gpus.insert(gpus.end(), ranks.begin(), ranks.end());
+    }
+    TaskInfo i = make_info(TaskCategory::dp_collective, label);
+    i.stage = s;
+    i.tp = 0;
+    i.gpus = std::move(gpus);
+    i.bytes = bytes;
+    const auto [first, last] = communication(all, std::move(i));
+    for (auto t : after)
+      plan_.graph.depend(t, first);
+    if (chain >= 0)
+      plan_.graph.depend(chain, first);
+    chain = last;
+    return last;
   }
 
   void build_probe() {
@@ -155,151 +204,205 @@ private:
     plan_.probe_info.push_back(i);
   }
 
-  void schedule_stage(int d, int s, int m) {
-    const auto& c = costs_[static_cast<std::size_t>(s)];
-    const int warmup = std::min(p_.pp - s - 1, m);
+  /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, at most one layer ahead.
+  engine::TaskId gather_layer(int d, int s, double params, const std::string& label) {
     const auto g = static_cast<std::size_t>(group(d, s));
-    auto forward = [&](int mb) {
-      TaskInfo i = make_info(TaskCategory::forward, fmt::format("F{}", mb));
+    std::vector<engine::TaskId> after;
+    if (stream_last_[g] >= 0)
+      after.push_back(stream_last_[g]); // bounded prefetch: starts once the previous layer is running
+    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g]);
+  }
+
+  void forward(int d, int s, int chunk, int mb) {
+    const auto& c = cost(s, chunk);
+    const std::string tag = v_ > 1 ? fmt::format("F{}.{}", mb, chunk) : fmt::format("F{}", mb);
+    engine::TaskId first = -1;
+    engine::TaskId last = -1;
+    if (!zero3_) {
+      TaskInfo i = make_info(TaskCategory::forward, tag);
       i.micro = mb;
       i.compute_s = c.fwd_compute_s;
       i.tp_collectives = c.fwd_tp_collectives;
-      fwd_[g][static_cast<std::size_t>(mb)] = compute(d, s, std::move(i));
-    };
-    const bool split_last = p_.dp > 1;
-    // A micro-batch's FLOPs (forward, recomputation, backward) are booked on its backward tasks.
-    auto backward = [&](int mb) {
-      const double per_micro_hw = c.hw_flops;
-      const double per_micro_model = c.model_flops;
-      if (mb == m - 1 && split_last) {
-        // The last micro-batch's backward produces the gradients: one task per bucket, so that each
-        // bucket's all-reduce can start as soon as its gradients are complete.
-        const auto nb = static_cast<int>(c.buckets.size());
-        for (int k = 0; k < nb; ++k) {
-          const auto& b = c.buckets[static_cast<std::size_t>(k)];
-          TaskInfo i = make_info(TaskCategory::backward, fmt::format("B{} bucket {}/{}", mb, k + 1, nb));
-          i.micro = mb;
-          i.compute_s = b.compute_s;
-          i.tp_collectives = b.tp_collectives;
-          const double share = c.bwd_compute_s > 0 ? b.compute_s / c.bwd_compute_s : 1.0 / nb;
-          i.hw_flops = per_micro_hw * share;
-          i.model_flops = per_micro_model * share;
-          const auto id = compute(d, s, std::move(i));
-          chunks_[g].push_back(id);
-          if (k == 0)
-            bwd_first_[g][static_cast<std::size_t>(mb)] = id;
-          bwd_last_[g][static_cast<std::size_t>(mb)] = id;
-        }
-        return;
+      first = last = compute(d, s, std::move(i));
+    } else {
+      for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
+        const bool head = l == c.layers;
+        const double params =
+            head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+        const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
+        TaskInfo i = make_info(TaskCategory::forward, fmt::format("{} layer {}", tag, l));
+        i.micro = mb;
+        i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
+        i.tp_collectives = head ? 0 : c.layer_fwd_tp;
+        const auto id = compute(d, s, std::move(i));
+        plan_.graph.depend(gathered, id);
+        if (first < 0)
+          first = id;
+        last = id;
       }
-      TaskInfo i = make_info(TaskCategory::backward, fmt::format("B{}", mb));
-      i.micro = mb;
-      i.compute_s = c.bwd_compute_s;
-      i.tp_collectives = c.bwd_tp_collectives;
-      i.hw_flops = per_micro_hw;
-      i.model_flops = per_micro_model;
-      const auto id = compute(d, s, std::move(i));
-      bwd_first_[g][static_cast<std::size_t>(mb)] = id;
-      bwd_last_[g][static_cast<std::size_t>(mb)] = id;
-      if (mb == m - 1)
-        chunks_[g].push_back(id);
-    };
-    for (int mb = 0; mb < warmup; ++mb)
-      forward(mb);
-    for (int i = 0; i < m - warmup; ++i) {
-      forward(warmup + i);
-      backward(i);
     }
-    for (int mb = m - warmup; mb < m; ++mb)
-      backward(mb);
+    op_first_[op_index(d, s, chunk, mb, true)] = first;
+    op_last_[op_index(d, s, chunk, mb, true)] = last;
   }
 
-  void pipeline_transfers(int d, int s, int mb) {
-    const auto& c = costs_[static_cast<std::size_t>(s)];
-    const auto from = gpus_of(d, s);
-    const auto to = gpus_of(d, s + 1);
-    for (int dir = 0; dir < 2; ++dir) {
-      const bool forward = dir == 0;
-      Lowered all;
-      for (std::size_t j = 0; j < from.size(); ++j) {
-        const auto low =
-            forward ? lowering_.p2p(from[j], to[j], c.p2p_bytes) : lowering_.p2p(to[j], from[j], c.p2p_bytes);
-        all.flows.insert(all.flows.end(), low.flows.begin(), low.flows.end());
-        all.loads.insert(all.loads.end(), low.loads.begin(), low.loads.end());
-        all.nics.insert(all.nics.end(), low.nics.begin(), low.nics.end());
-        all.cpu_core_s += low.cpu_core_s;
-        all.latency_s = std::max(all.latency_s, low.latency_s);
-      }
-      TaskInfo i = make_info(TaskCategory::pp_transfer,
-                             fmt::format("{} mb{} stage {}->{}", forward ? "send act" : "send grad", mb,
-                                         forward ? s : s + 1, forward ? s + 1 : s));
-      i.dp = d;
-      i.stage = s;
+  void backward(int d, int s, int chunk, int mb) {
+    const auto& c = cost(s, chunk);
+    const auto g = static_cast<std::size_t>(group(d, s));
+    const std::string tag = v_ > 1 ? fmt::format("B{}.{}", mb, chunk) : fmt::format("B{}", mb);
+    // A micro-batch's FLOPs (forward, recomputation, backward) are booked on its backward tasks.
+    const double per_s_hw = c.bwd_compute_s > 0 ? c.hw_flops / c.bwd_compute_s : 0.0;
+    const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
+    auto task = [&](std::string label, double seconds, int tp) {
+      TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
-      i.gpus = from;
-      i.gpus.insert(i.gpus.end(), to.begin(), to.end());
-      i.bytes = c.p2p_bytes;
-      const auto [first, last] = communication(all, std::move(i));
-      const auto src_g = static_cast<std::size_t>(group(d, forward ? s : s + 1));
-      const auto dst_g = static_cast<std::size_t>(group(d, forward ? s + 1 : s));
-      const auto m_idx = static_cast<std::size_t>(mb);
-      plan_.graph.depend(forward ? fwd_[src_g][m_idx] : bwd_last_[src_g][m_idx], first);
-      plan_.graph.depend(last, forward ? fwd_[dst_g][m_idx] : bwd_first_[dst_g][m_idx]);
+      i.compute_s = seconds;
+      i.tp_collectives = tp;
+      i.hw_flops = per_s_hw * seconds;
+      i.model_flops = per_s_model * seconds;
+      return compute(d, s, std::move(i));
+    };
+    engine::TaskId first = -1;
+    engine::TaskId last = -1;
+    const bool final_backward = mb == m_ - 1;
+    if (zero3_) {
+      // Layers in reverse, each gathered again, its gradients reduce-scattered right after.
+      for (int l = c.layers - (c.last ? 0 : 1); l >= 0; --l) {
+        const bool head = l == c.layers;
+        const double params =
+            head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+        const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
+        const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
+                             head ? 0 : c.layer_bwd_tp);
+        plan_.graph.depend(gathered, id);
+        dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
+                      fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g]);
+        if (first < 0)
+          first = id;
+        last = id;
+      }
+    } else if (final_backward && p_.dp > 1) {
+      // The chunk's last backward produces its gradients: one task per bucket, so that each bucket's
+      // reduction can start as soon as its gradients are complete.
+      const auto nb = static_cast<int>(c.buckets.size());
+      auto& ready = grad_ready_[g * static_cast<std::size_t>(v_) + static_cast<std::size_t>(chunk)];
+      for (int k = 0; k < nb; ++k) {
+        const auto& b = c.buckets[static_cast<std::size_t>(k)];
+        const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives);
+        ready.push_back(id);
+        if (first < 0)
+          first = id;
+        last = id;
+      }
+      if (d == 0)
+        chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
+    } else {
+      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives);
     }
+    op_first_[op_index(d, s, chunk, mb, false)] = first;
+    op_last_[op_index(d, s, chunk, mb, false)] = last;
+  }
+
+  void pipeline_transfers(int d) {
+    if (p_.pp * v_ < 2)
+      return;
+    for (int s = 0; s < p_.pp; ++s)
+      for (int chunk = 0; chunk < v_; ++chunk) {
+        // The virtual stage after (s, chunk): the next stage, or from the last stage to the first stage's
+        // next chunk.
+        const int ns = s + 1 < p_.pp ? s + 1 : 0;
+        const int nc = s + 1 < p_.pp ? chunk : chunk + 1;
+        if (nc >= v_)
+          continue;
+        const auto& c = cost(s, chunk);
+        for (int mb = 0; mb < m_; ++mb) {
+          transfer(d, s, chunk, ns, nc, mb, c.p2p_bytes, true);
+          transfer(d, ns, nc, s, chunk, mb, c.p2p_bytes, false);
+        }
+      }
+  }
+
+  /// Activations (forward) or their gradients (backward) from (s, chunk) to (ns, nc).
+  void transfer(int d, int s, int chunk, int ns, int nc, int mb, double bytes, bool fwd) {
+    const auto from = gpus_of(d, s);
+    const auto to = gpus_of(d, ns);
+    Lowered all;
+    for (std::size_t j = 0; j < from.size(); ++j) {
+      const auto low = lowering_.p2p(from[j], to[j], bytes);
+      all.flows.insert(all.flows.end(), low.flows.begin(), low.flows.end());
+      all.loads.insert(all.loads.end(), low.loads.begin(), low.loads.end());
+      all.nics.insert(all.nics.end(), low.nics.begin(), low.nics.end());
+      all.cpu_core_s += low.cpu_core_s;
+      all.latency_s = std::max(all.latency_s, low.latency_s);
+    }
+    TaskInfo i = make_info(TaskCategory::pp_transfer,
+                           fmt::format("{} mb{} stage {}->{}", fwd ? "send act" : "send grad", mb, s, ns));
+    i.dp = d;
+    i.stage = s;
+    i.micro = mb;
+    i.gpus = from;
+    i.gpus.insert(i.gpus.end(), to.begin(), to.end());
+    i.bytes = bytes;
+    i.weight = replica_weight();
+    const auto [first, last] = communication(all, std::move(i));
+    plan_.graph.depend(op_last_[op_index(d, s, chunk, mb, fwd)], first);
+    plan_.graph.depend(last, op_first_[op_index(d, ns, nc, mb, fwd)]);
   }
 
   void gradient_reduction(int s, std::vector<engine::TaskId>& finals) {
-    const auto& c = costs_[static_cast<std::size_t>(s)];
-    std::vector<std::vector<engine::TaskId>> group_deps(static_cast<std::size_t>(p_.dp));
-    if (p_.dp > 1) {
-      for (int j = 0; j < p_.tp; ++j) {
-        const auto ranks = workload::dp_group(p_, j, s);
-        engine::TaskId prev = -1;
+    std::vector<engine::TaskId> reduced; // the last reduction task of stage s
+    if (p_.dp > 1 && !zero3_) {
+      // Gradients are summed over the replicas (all-reduce), or each rank keeps its shard (reduce-scatter,
+      // ZeRO-1/2). Buckets go in the order their gradients become ready; one communicator per stage.
+      const auto kind = w_.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+      engine::TaskId chain = -1;
+      for (int chunk : chunk_order_[static_cast<std::size_t>(s)]) {
+        const auto& c = cost(s, chunk);
         for (std::size_t k = 0; k < c.buckets.size(); ++k) {
-          const auto low = lowering_.ring(CollectiveKind::all_reduce, ranks, c.buckets[k].bytes);
-          TaskInfo i = make_info(TaskCategory::dp_collective,
-                                 fmt::format("dp all-reduce bucket {}/{} tp{}", k + 1, c.buckets.size(), j));
-          i.stage = s;
-          i.tp = j;
-          i.gpus = ranks;
-          i.bytes = c.buckets[k].bytes;
-          const auto [first, last] = communication(low, std::move(i));
-          for (int d = 0; d < p_.dp; ++d) {
-            const auto& ch = chunks_[static_cast<std::size_t>(group(d, s))];
+          std::vector<engine::TaskId> after;
+          for (int d = 0; d < replicas_; ++d) {
+            const auto& ready =
+                grad_ready_[static_cast<std::size_t>(group(d, s)) * static_cast<std::size_t>(v_) +
+                            static_cast<std::size_t>(chunk)];
             // Overlapped: waits for its own bucket; otherwise for the whole backward pass.
-            plan_.graph.depend(w_.overlap_grad_reduce ? ch[std::min(k, ch.size() - 1)] : ch.back(), first);
+            after.push_back(w_.overlap_grad_reduce ? ready[k]
+                                                   : stream_last_[static_cast<std::size_t>(group(d, s))]);
           }
-          if (prev >= 0)
-            plan_.graph.depend(prev, first); // one communicator: buckets reduce in order
-          prev = last;
+          const std::string label =
+              fmt::format("dp {} chunk {} bucket {}/{}",
+                          kind == CollectiveKind::all_reduce ? "all-reduce" : "reduce-scatter", chunk, k + 1,
+                          c.buckets.size());
+          dp_collective(kind, s, c.buckets[k].bytes, label, after, chain);
         }
-        for (int d = 0; d < p_.dp; ++d)
-          group_deps[static_cast<std::size_t>(d)].push_back(prev);
       }
+      if (chain >= 0)
+        reduced.push_back(chain);
     }
-    for (int d = 0; d < p_.dp; ++d) {
+    for (int d = 0; d < replicas_; ++d) {
+      const auto g = static_cast<std::size_t>(group(d, s));
+      if (scatter_last_[g] >= 0)
+        reduced.push_back(scatter_last_[g]);
+    }
+    double optimizer_s = 0;
+    double params = 0;
+    for (int chunk = 0; chunk < v_; ++chunk) {
+      optimizer_s += cost(s, chunk).optimizer_s;
+      params += cost(s, chunk).params;
+    }
+    std::vector<engine::TaskId> optimizers;
+    for (int d = 0; d < replicas_; ++d) {
       TaskInfo i = make_info(TaskCategory::optimizer, "optimizer");
-      i.compute_s = c.optimizer_s;
+      i.compute_s = optimizer_s;
       const auto opt = compute(d, s, std::move(i));
-      for (auto t : group_deps[static_cast<std::size_t>(d)])
+      for (auto t : reduced)
         plan_.graph.depend(t, opt);
+      optimizers.push_back(opt);
       finals.push_back(opt);
     }
-    if (w_.distributed_optimizer && p_.dp > 1) {
-      // Each rank updated its shard of the optimizer state: gather the updated 16-bit parameters.
-      for (int j = 0; j < p_.tp; ++j) {
-        const auto ranks = workload::dp_group(p_, j, s);
-        const auto low = lowering_.ring(CollectiveKind::all_gather, ranks, c.params * 2.0);
-        TaskInfo i = make_info(TaskCategory::dp_collective, fmt::format("dp param all-gather tp{}", j));
-        i.stage = s;
-        i.tp = j;
-        i.gpus = ranks;
-        i.bytes = c.params * 2.0;
-        const auto [first, last] = communication(low, std::move(i));
-        for (int d = 0; d < p_.dp; ++d)
-          plan_.graph.depend(last_[static_cast<std::size_t>(group(d, s))], first);
-        finals.push_back(last);
-      }
+    if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp > 1) {
+      // Each rank updated its shard of the parameters: gather the updated 16-bit parameters.
+      engine::TaskId chain = -1;
+      finals.push_back(dp_collective(CollectiveKind::all_gather, s, params * 2.0, "dp param all-gather",
+                                     optimizers, chain));
     }
   }
 
@@ -308,17 +411,25 @@ private:
   platform::PlatformBuilder& platform_;
   CollectiveLowering& lowering_;
   workload::Parallelism p_;
+  int v_;
+  int m_;
+  int replicas_;
+  bool zero3_;
   IterationPlan plan_;
-  std::vector<std::vector<engine::TaskId>> fwd_, bwd_first_, bwd_last_;
-  std::vector<std::vector<engine::TaskId>> chunks_; // tasks of the last backward, in bucket order
-  std::vector<engine::TaskId> last_;
+  std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
+  std::vector<std::vector<engine::TaskId>> grad_ready_; // by group * v + chunk: task completing each bucket
+  std::vector<engine::TaskId> stream_last_;             // by group: last task of the compute stream
+  std::vector<engine::TaskId> gather_last_;             // by group: ZeRO-3 parameter gathers, in order
+  std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
+  std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete
 };
 
 } // namespace
 
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-                              platform::PlatformBuilder& platform, CollectiveLowering& lowering) {
-  return Builder(w, costs, platform, lowering).build();
+                              platform::PlatformBuilder& platform, CollectiveLowering& lowering,
+                              bool representative) {
+  return Builder(w, costs, platform, lowering, representative).build();
 }
 
 } // namespace dpusim::plan

@@ -8,11 +8,14 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   using workload::Recompute;
   const auto& p = w.parallelism;
   const auto& m = w.model;
+  const int chunks = p.pp * w.virtual_stages;
   StageCosts c;
   c.stage = stage;
-  c.layers = m.layers / p.pp;
+  c.layers = m.layers / chunks;
   const bool first = stage == 0;
-  const bool last = stage == p.pp - 1;
+  const bool last = stage == chunks - 1;
+  c.first = first;
+  c.last = last;
 
   workload::LayerConfig lc;
   lc.micro_batch = w.micro_batch;
@@ -50,6 +53,12 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     head_flops_bwd = hb.flops();
   }
 
+  c.layer_fwd_s = layer_fwd_s;
+  c.layer_bwd_s = layer_bwd_s;
+  c.head_fwd_s = head_fwd_s;
+  c.head_bwd_s = head_bwd_s;
+  c.layer_fwd_tp = p.tp > 1 ? 2 : 0;
+  c.layer_bwd_tp = layer_bwd_ar;
   c.fwd_compute_s = c.layers * layer_fwd_s + head_fwd_s;
   c.bwd_compute_s = c.layers * layer_bwd_s + head_bwd_s;
   c.fwd_tp_collectives = p.tp > 1 ? 2 * c.layers + (first ? 1 : 0) : 0; // + vocab-parallel embedding
@@ -63,6 +72,8 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   const double layer_params = workload::layer_parameter_count(m) / p.tp;
   const double embed_params =
       (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
+  c.layer_params = layer_params;
+  c.embed_params = embed_params;
   c.params = c.layers * layer_params + embed_params;
   c.grad_bytes = c.params * w.grad_bytes_per_param;
 
@@ -75,12 +86,13 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   std::vector<Item> items;
   if (last)
     items.push_back(
-        {head_bwd_s, 0, (m.tied_embeddings && p.pp == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
+        {head_bwd_s, 0, (m.tied_embeddings && chunks == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
   for (int l = 0; l < c.layers; ++l)
     items.push_back({layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param});
   if (first)
     items.push_back(
-        {0.0, 0, (last && !(m.tied_embeddings && p.pp == 1)) ? 0.0 : embed_params * w.grad_bytes_per_param});
+        {0.0, 0,
+         (last && !(m.tied_embeddings && chunks == 1)) ? 0.0 : embed_params * w.grad_bytes_per_param});
   GradBucket open;
   for (const auto& it : items) {
     open.compute_s += it.compute_s;
@@ -96,7 +108,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
 
   // Adam step, memory-bound: read gradient (4 B), read and write fp32 master weight and both moments
   // (3 x 8 B), write the 16-bit weight (2 B) per parameter held by this rank's optimizer.
-  const double opt_params = w.distributed_optimizer ? c.params / p.dp : c.params;
+  const double opt_params = w.zero_stage >= 1 ? c.params / p.dp : c.params;
   c.optimizer_s = gpu.stream_time(opt_params * 30.0, 4).si();
   return c;
 }

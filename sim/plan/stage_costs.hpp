@@ -1,4 +1,5 @@
-// GPU time, FLOPs, tensor-parallel collectives and gradient buckets of one pipeline stage for one
+// GPU time, FLOPs, tensor-parallel collectives and gradient buckets of one model chunk (a virtual
+// pipeline stage: a pipeline stage's share of the layers, or a part of it under interleaving) for one
 // micro-batch, on one GPU of its tensor-parallel group. Pure model arithmetic; no simulation here.
 #pragma once
 
@@ -17,8 +18,18 @@ struct GradBucket {
 };
 
 struct StageCosts {
-  int stage = 0;
+  int stage = 0; // virtual stage (model chunk) index
   int layers = 0;
+  bool first = false;     // holds the embedding
+  bool last = false;      // holds the output head and loss
+  double layer_fwd_s = 0; // one transformer layer, forward
+  double layer_bwd_s = 0; // one transformer layer, backward with its recomputation
+  double head_fwd_s = 0;  // output head and loss (last chunk only)
+  double head_bwd_s = 0;
+  int layer_fwd_tp = 0; // tensor-parallel all-reduces of one layer's forward / backward
+  int layer_bwd_tp = 0;
+  double layer_params = 0;  // parameters of one layer held per rank
+  double embed_params = 0;  // embedding / output head parameters held per rank
   double fwd_compute_s = 0; // forward kernels per micro-batch
   double bwd_compute_s = 0; // backward kernels per micro-batch, recomputation included
   int fwd_tp_collectives = 0;
@@ -33,6 +44,8 @@ struct StageCosts {
   double optimizer_s = 0;
 };
 
-StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage);
+/// Costs of virtual stage `virtual_stage` of pp x virtual_stages.
+StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,
+                       int virtual_stage);
 
 } // namespace dpusim::plan

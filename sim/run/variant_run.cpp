@@ -13,6 +13,11 @@
 
 namespace dpusim::run {
 
+namespace {
+// Above this many tasks for all replicas, symmetric data-parallel replicas are represented by one.
+constexpr double kFullReplicaTaskBudget = 200000;
+} // namespace
+
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,
                                   const std::string& name, const RunOptions& options) {
   const auto* variant = offload::find_variant(name);
@@ -36,11 +41,20 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   gp.kernel_floor = hw.gpu.kernel_floor.value;
   const compute::GpuComputeModel gpu(gp);
 
+  const auto& par = s.workload.parallelism;
   std::vector<plan::StageCosts> costs;
-  for (int st = 0; st < s.workload.parallelism.pp; ++st)
-    costs.push_back(plan::stage_costs(s.workload, gpu, st));
+  for (int vs = 0; vs < par.pp * s.workload.virtual_stages; ++vs)
+    costs.push_back(plan::stage_costs(s.workload, gpu, vs));
   plan::CollectiveLowering lowering(platform, hw, variant->transport);
-  auto iteration = plan::build_iteration(s.workload, costs, platform, lowering);
+  // Data-parallel replicas are identical: beyond a task budget only one computes (its collectives still
+  // carry every replica's bytes), and the report says so.
+  const double layers_per_gpu = static_cast<double>(s.workload.model.layers) / par.pp;
+  const double ops_per_replica =
+      static_cast<double>(par.pp) * s.workload.virtual_stages * s.workload.micro_batches() * 2;
+  const double tasks_per_op =
+      s.workload.zero_stage >= 3 ? 4.0 * layers_per_gpu / s.workload.virtual_stages : 3.0;
+  const bool representative = par.dp > 1 && ops_per_replica * tasks_per_op * par.dp > kFullReplicaTaskBudget;
+  auto iteration = plan::build_iteration(s.workload, costs, platform, lowering, representative);
 
   simgrid::Simulator simulator(platform.build());
   double tp_s = 0;
@@ -83,6 +97,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.routes = platform.route_count();
   r.simulation_wall_s = simulator.stats().wall_seconds;
   r.calibrated = hw.calibrated;
+  if (representative)
+    r.notes.push_back(
+        fmt::format("data-parallel replicas are symmetric: 1 of {} computed and sent activations; "
+                    "its data-parallel collectives carried the bytes of all {}",
+                    par.dp, par.dp));
   if (s.workload.parallelism.tp > layout.node.gpus)
     r.notes.push_back(
         "tensor parallelism spans nodes: its collectives are simulated once in isolation and reused, "

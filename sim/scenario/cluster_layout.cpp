@@ -8,7 +8,7 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   topology::ClusterLayout l;
   l.nodes = cluster.nodes;
   auto& n = l.node;
-  n.gpus = node.gpus.value;
+  n.gpus = cluster.gpus_per_node > 0 ? cluster.gpus_per_node : node.gpus.value;
   n.nics = node.nics.value;
   n.pcie_switches = node.pcie_switches.value;
   n.nvlink_per_gpu = gpu.nvlink_bandwidth.value;

@@ -27,9 +27,10 @@ struct FabricConfig {
 
 struct ClusterConfig {
   int nodes = 1;
-  std::string node; // catalog node
-  std::string nic;  // catalog NIC (the node's default when absent)
-  std::string dpu;  // catalog DPU for the dpu variant (empty: none available)
+  int gpus_per_node = 0; // GPUs used in each node (0: all of the node's)
+  std::string node;      // catalog node
+  std::string nic;       // catalog NIC (the node's default when absent)
+  std::string dpu;       // catalog DPU for the dpu variant (empty: none available)
   FabricConfig fabric;
 };
 
@@ -47,9 +48,20 @@ struct WorkloadConfig {
   bool overlap_grad_reduce = true;
   units::Bytes grad_bucket;        // gradient bytes per data-parallel all-reduce bucket
   double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)
-  bool distributed_optimizer = false;
+  int zero_stage =
+      0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
+  int virtual_stages = 1; // interleaved 1F1B: model chunks per GPU
 
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }
+};
+
+/// The published result a validation scenario reproduces.
+struct Validation {
+  std::string metric; // tflops_per_gpu | iteration_time_ms
+  double published = 0;
+  std::string table; // groups rows for the error summary
+  std::string source;
+  std::vector<std::string> assumptions;
 };
 
 struct Scenario {
@@ -62,6 +74,7 @@ struct Scenario {
   std::vector<std::string> variants; // baseline first, then the others, without duplicates
   std::uint64_t seed = 1;
   std::string calibration; // path of a calibration profile, empty when none
+  std::optional<Validation> validation;
 };
 
 } // namespace dpusim::scenario

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
@@ -53,11 +54,14 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
 }
 
 ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
-  m.declare({"nodes", "node", "nic", "dpu", "fabric"});
+  m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric"});
   ClusterConfig c;
   c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
   c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
   const auto* node = cat.node(c.node);
+  c.gpus_per_node = node->gpus.value;
+  if (auto g = m.optional("gpus_per_node"))
+    c.gpus_per_node = static_cast<int>(g->as_int(1, node->gpus.value));
   c.nic = node->nic;
   if (auto n = m.optional("nic"))
     c.nic = catalog_name(*n, cat.nic_names(), "NIC");
@@ -115,7 +119,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
              "sequence_parallel", "attention", "overlap_grad_reduce", "grad_reduce_dtype", "grad_bucket",
-             "distributed_optimizer"});
+             "zero"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -127,11 +131,16 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
   {
     auto p = par_node.as_map();
-    p.declare({"tp", "pp", "dp"});
+    p.declare({"tp", "pp", "dp", "virtual_stages"});
     w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
     if (auto pp = p.optional("pp"))
       w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
     w.parallelism.dp = static_cast<int>(p.required("dp", "the data-parallel degree").as_int(1, 1 << 20));
+    if (auto v = p.optional("virtual_stages")) {
+      w.virtual_stages = static_cast<int>(v->as_int(1, 1 << 10));
+      if (w.virtual_stages > 1 && w.parallelism.pp < 2)
+        v->fail("interleaving (virtual_stages > 1) needs pipeline parallelism (pp > 1)");
+    }
     p.finish();
   }
   w.precision = workload::Precision::bf16;
@@ -160,19 +169,19 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   w.grad_bucket = units::bytes(std::max(40e6, 1e6 * w.parallelism.dp) * w.grad_bytes_per_param);
   if (auto b = m.optional("grad_bucket"))
     w.grad_bucket = b->as_quantity<units::Bytes>();
-  if (auto d = m.optional("distributed_optimizer"))
-    w.distributed_optimizer = d->as_bool();
+  if (auto z = m.optional("zero"))
+    w.zero_stage = static_cast<int>(z->as_int(0, 3));
   m.finish();
 
   // Consistency of the parallel layout with the cluster and the model.
   const auto* node = cat.node(cluster.node);
-  const int gpus = cluster.nodes * node->gpus.value;
+  const int gpus = cluster.nodes * cluster.gpus_per_node;
   const auto& p = w.parallelism;
   if (p.world() != gpus)
     par_node.fail(
         fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs, but the cluster has {} nodes x {} GPUs = {} "
                     "(cluster at {}:{})",
-                    p.tp, p.pp, p.dp, p.world(), cluster.nodes, node->gpus.value, gpus,
+                    p.tp, p.pp, p.dp, p.world(), cluster.nodes, cluster.gpus_per_node, gpus,
                     cluster_node.location().line, cluster_node.location().column));
   if (w.model.heads % p.tp != 0)
     par_node.fail(fmt::format("tp = {} must divide the model's {} attention heads", p.tp, w.model.heads));
@@ -181,8 +190,15 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
         fmt::format("tp = {} and the model's {} kv heads must divide one another", p.tp, w.model.kv_heads));
   if (w.model.ffn % p.tp != 0)
     par_node.fail(fmt::format("tp = {} must divide the feed-forward size {}", p.tp, w.model.ffn));
-  if (w.model.layers % p.pp != 0)
-    par_node.fail(fmt::format("pp = {} must divide the model's {} layers", p.pp, w.model.layers));
+  if (w.model.layers % (p.pp * w.virtual_stages) != 0)
+    par_node.fail(w.virtual_stages > 1
+                      ? fmt::format("pp x virtual_stages = {} x {} must divide the model's {} layers", p.pp,
+                                    w.virtual_stages, w.model.layers)
+                      : fmt::format("pp = {} must divide the model's {} layers", p.pp, w.model.layers));
+  if (w.virtual_stages > 1 && w.micro_batches() % p.pp != 0)
+    gb.fail(fmt::format("the interleaved schedule needs a number of micro-batches per replica ({}) that is a "
+                        "multiple of pp = {}",
+                        w.micro_batches(), p.pp));
   if (w.global_batch % (w.micro_batch * p.dp) != 0)
     gb.fail(fmt::format("must be a multiple of micro_batch x dp = {} x {} = {}, found {}", w.micro_batch,
                         p.dp, w.micro_batch * p.dp, w.global_batch));
@@ -204,7 +220,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
         "the model does not fit in GPU memory: a GPU of pipeline stage {} needs {:.1f} GiB (weights {:.1f}, "
         "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}) but a {} has {:.1f} GiB; try recompute: "
         "full, "
-        "a smaller micro_batch, more tensor or pipeline parallelism, or distributed_optimizer: true",
+        "a smaller micro_batch, more tensor or pipeline parallelism, or a ZeRO stage (zero: 1, 2 or 3)",
         stage, gib(mem.total()), gib(mem.weights), gib(mem.gradients), gib(mem.optimizer),
         gib(mem.activations), gpu->name, gib(gpu->memory.value.si())));
   }
@@ -225,11 +241,18 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.dp = p.dp;
     c.sequence_parallel = w.sequence_parallel;
     c.recompute = w.recompute;
-    c.distributed_optimizer = w.distributed_optimizer;
+    c.zero_stage = w.zero_stage;
     c.layers_on_rank = w.model.layers / p.pp;
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
-    // 1F1B keeps up to (pp - stage) micro-batches of activations alive.
-    c.in_flight_micro_batches = std::min(p.pp - s, std::max(1, w.micro_batches()));
+    // 1F1B keeps up to (pp - stage) micro-batches of activations alive; interleaving keeps more of
+    // them, each on a 1/v share of the stage's layers (Megatron: warm-up of 2(pp-s-1) + (v-1)pp chunks).
+    if (w.virtual_stages > 1)
+      c.in_flight_micro_batches = static_cast<int>(
+          std::ceil(std::min<double>(2.0 * (p.pp - s - 1) + (w.virtual_stages - 1) * p.pp + 1,
+                                     static_cast<double>(w.micro_batches()) * w.virtual_stages) /
+                    w.virtual_stages));
+    else
+      c.in_flight_micro_batches = std::min(p.pp - s, std::max(1, w.micro_batches()));
     const auto m = workload::rank_memory(w.model, c);
     if (m.total() > worst.total()) {
       worst = m;
@@ -244,7 +267,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   Scenario s;
   s.file = root.file();
   auto m = root.as_map();
-  m.declare({"name", "description", "cluster", "workload", "offload", "seed", "calibration"});
+  m.declare({"name", "description", "cluster", "workload", "offload", "seed", "calibration", "validation"});
   const auto name = m.required("name", "a short name for the scenario");
   s.name = name.as_string();
   const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
@@ -291,6 +314,20 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     if (!std::filesystem::exists(p))
       c->fail(fmt::format("no calibration profile at {}", p.string()));
     s.calibration = p.string();
+  }
+  if (auto v = m.optional("validation")) {
+    auto vm = v->as_map();
+    vm.declare({"metric", "published", "table", "source", "assumptions"});
+    Validation val;
+    val.metric = vm.required("metric").as_choice({"tflops_per_gpu", "iteration_time_ms"});
+    val.published = vm.required("published", "the published value of the metric").as_number(1e-9, 1e12);
+    val.table = vm.required("table", "a name grouping rows of one published table").as_string();
+    val.source = vm.required("source", "where the published value comes from").as_string();
+    if (auto a = vm.optional("assumptions"))
+      for (const auto& item : a->as_sequence().items())
+        val.assumptions.push_back(item.as_string());
+    vm.finish();
+    s.validation = val;
   }
   m.finish();
   return s;

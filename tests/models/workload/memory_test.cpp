@@ -34,10 +34,14 @@ TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {
   c.dp = 8;
   c.layers_on_rank = 10;
   const auto plain = rank_memory(m, c);
-  c.distributed_optimizer = true;
+  c.zero_stage = 1;
   const auto sharded = rank_memory(m, c);
   EXPECT_NEAR(plain.optimizer / sharded.optimizer, 8.0, 1e-9);
   EXPECT_DOUBLE_EQ(plain.weights, sharded.weights);
+  c.zero_stage = 3;
+  const auto full = rank_memory(m, c);
+  EXPECT_NEAR(full.gradients, plain.gradients / 8, 1e-6 * plain.gradients);
+  EXPECT_LT(full.weights, plain.weights / 2);
   // 18 bytes per parameter without sharding: 2 (weights) + 4 (fp32 grads) + 12 (Adam).
   EXPECT_NEAR((plain.weights + plain.gradients + plain.optimizer) / parameter_count(m, 1024), 18.0, 1e-9);
 }

@@ -1,0 +1,27 @@
+// The order in which one pipeline stage runs its forward and backward passes: 1F1B (PipeDream-Flush, as
+// in Megatron-LM) and Megatron-LM's interleaved 1F1B with several model chunks per GPU. The dependencies
+// between stages are the caller's; bubbles emerge from them, not from a formula.
+#pragma once
+
+#include <vector>
+
+namespace dpusim::plan {
+
+struct PipelineOp {
+  bool forward = true;
+  int chunk = 0; // model chunk on this GPU (0 .. virtual_stages-1)
+  int micro = 0; // micro-batch
+};
+
+/// Ops of pipeline stage `stage` (0-based) of `stages`, for `micro_batches` micro-batches and
+/// `virtual_stages` model chunks per GPU (1: plain 1F1B). Interleaving requires micro_batches to be a
+/// multiple of stages, as in Megatron-LM.
+std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_stages, int micro_batches);
+
+/// The model chunk (virtual pipeline stage, 0 .. stages*virtual_stages-1) that chunk `chunk` of stage
+/// `stage` holds: chunks are dealt round-robin, chunk c of stage s is virtual stage c*stages + s.
+inline int virtual_stage(int stage, int stages, int chunk) {
+  return chunk * stages + stage;
+}
+
+} // namespace dpusim::plan
