@@ -48,8 +48,9 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   out.gradients = 4.0 * params / (c.zero_stage >= 2 ? dp : 1.0);
   out.optimizer = 12.0 * params / (c.zero_stage >= 1 ? dp : 1.0);
   if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
-    // The layer being computed and the one prefetched are gathered in full.
-    out.weights += 2.0 * 2.0 * layer_parameter_count(m) / c.tp;
+    // Gathered parameters in flight: about one layer's worth (the submodule being computed and the one
+    // being prefetched).
+    out.weights += 2.0 * layer_parameter_count(m) / c.tp;
   }
   double act = layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, c.recompute) *
                c.layers_on_rank * c.in_flight_micro_batches;

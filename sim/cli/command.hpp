@@ -14,5 +14,6 @@ int command_compare(const std::vector<std::string>& args);
 int command_schema(const std::vector<std::string>& args);
 int command_catalog(const std::vector<std::string>& args);
 int command_variants(const std::vector<std::string>& args);
+int command_validate(const std::vector<std::string>& args);
 
 } // namespace dpusim::cli

@@ -80,7 +80,7 @@ int command_compare(const std::vector<std::string>& args) {
   report::Comparison c{variants.front(), {}};
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (outcomes[i].exit_code != 0) {
-      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i], outcomes[i].output);
+      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i], outcomes[i].describe());
       return outcomes[i].exit_code == kBadInput ? kBadInput : kFailure;
     }
     c.results.push_back(report::deserialize(outcomes[i].output));
@@ -99,10 +99,7 @@ int command_compare(const std::vector<std::string>& args) {
         std::cout << fmt::format("note ({}): {}\n", r.variant, n);
     if (const auto cal = report::render_calibration(r0); !cal.empty())
       std::cout << "\n" << cal;
-    std::cout << fmt::format(
-        "\nsimulated: tensor-parallel all-reduce once ({:.1f} us), reused {} times; data- and "
-        "pipeline-parallel traffic flow by flow ({} SimGrid activities in the baseline)\n",
-        r0.tp_collective_s * 1e6, r0.tp_collectives_reused, r0.activities);
+    std::cout << "\n" << report::render_simulation_summary(r0);
     std::cout << fmt::format("wrote {}\n", out.string());
   }
   return kOk;

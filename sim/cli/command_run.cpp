@@ -54,6 +54,7 @@ int command_run(const std::vector<std::string>& args) {
     std::cout << report::render_table(c);
     for (const auto& n : result.notes)
       std::cout << fmt::format("note: {}\n", n);
+    std::cout << "\n" << report::render_simulation_summary(result);
     if (const auto cal = report::render_calibration(result); !cal.empty())
       std::cout << "\n" << cal;
     std::cout << fmt::format("\nwrote {}\n", out.string());

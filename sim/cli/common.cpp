@@ -8,13 +8,16 @@ namespace dpusim::cli {
 
 bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
                    po::options_description& options, const std::vector<std::string>& args,
-                   po::variables_map& vm, bool wants_scenario) {
+                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional) {
   options.add_options()("help,h", "show this help and exit");
   po::options_description all;
   all.add(options);
   po::positional_options_description pos;
   if (wants_scenario) {
-    all.add_options()("scenario", po::value<std::string>(), "scenario file");
+    if (default_positional.empty())
+      all.add_options()("scenario", po::value<std::string>(), "scenario file");
+    else
+      all.add_options()("scenario", po::value<std::string>()->default_value(default_positional), "input");
     pos.add("scenario", 1);
   }
   po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);

@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 /// Throws po::error on bad usage.
 bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
                    po::options_description& options, const std::vector<std::string>& args,
-                   po::variables_map& vm, bool wants_scenario);
+                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional = {});
 
 /// Options every simulating command takes.
 void add_common_options(po::options_description& options);

@@ -20,6 +20,7 @@ constexpr const char* kUsage = R"(Usage: dpusim <command> [options]
 Commands:
   run SCENARIO       simulate one variant of a scenario (default: its baseline); writes run.csv
   compare SCENARIO   simulate every variant of a scenario, one process each; prints a table; writes comparison.csv
+  validate [DIR]     simulate the validation scenarios (default scenarios/validation); print the error table
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants
@@ -36,11 +37,8 @@ Exit status: 0 success, 1 simulation or I/O failure, 2 bad input (usage, scenari
 int main(int argc, char** argv) {
   using namespace dpusim::cli;
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
-      {"run", command_run},
-      {"compare", command_compare},
-      {"schema", command_schema},
-      {"catalog", command_catalog},
-      {"variants", command_variants}};
+      {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
+      {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

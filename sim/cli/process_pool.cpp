@@ -34,6 +34,15 @@ struct Running {
 
 } // namespace
 
+std::string JobOutcome::describe() const {
+  if (!output.empty())
+    return output;
+  if (exit_code > 128)
+    return "the simulation process was killed by signal " + std::to_string(exit_code - 128) + " (" +
+           strsignal(exit_code - 128) + ")";
+  return "the simulation process exited with status " + std::to_string(exit_code) + " without a message";
+}
+
 std::vector<JobOutcome> run_in_processes(std::size_t count, int parallel,
                                          const std::function<std::string(std::size_t)>& job,
                                          const std::function<void(std::size_t, const JobOutcome&)>& on_done) {

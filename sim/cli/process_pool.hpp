@@ -11,6 +11,8 @@ namespace dpusim::cli {
 struct JobOutcome {
   int exit_code = 0;  // the child's exit status; 128+N when killed by signal N
   std::string output; // what the job returned
+  /// The job's message, or what became of it when it left none (e.g. "killed by signal 6").
+  [[nodiscard]] std::string describe() const;
 };
 
 /// Calls `job(i)` in a child process for i in [0, count), at most `parallel` at once. The string a

@@ -41,7 +41,9 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
     }
     case TaskCategory::dp_collective:
       if (ti.tp == 0) {
-        dp_comm_by_stage[ti.stage] += t.end - t.start;
+        const double start =
+            ti.span_from >= 0 ? timings.at(static_cast<std::size_t>(ti.span_from)).start : t.start;
+        dp_comm_by_stage[ti.stage] += t.end - start;
         dp_end_by_stage[ti.stage] = std::max(dp_end_by_stage[ti.stage], t.end);
       }
       break;

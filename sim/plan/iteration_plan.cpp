@@ -25,6 +25,8 @@ std::string_view category_name(TaskCategory c) {
     return "latency";
   case TaskCategory::join:
     return "join";
+  case TaskCategory::flow:
+    return "flow";
   }
   return "?";
 }
@@ -72,6 +74,7 @@ public:
     op_last_ = op_first_;
     grad_ready_.assign(groups * static_cast<std::size_t>(v_), {});
     stream_last_.assign(groups, -1);
+    stream_before_last_.assign(groups, -1);
     gather_last_.assign(groups, -1);
     scatter_last_.assign(groups, -1);
     chunk_order_.assign(static_cast<std::size_t>(p_.pp), {});
@@ -116,26 +119,29 @@ private:
     return id;
   }
 
-  /// GPU work on the tensor-parallel group (d, s), after the previous work of its compute stream.
+  /// GPU work on the tensor-parallel group (d, s), after the previous work of its compute stream. The
+  /// group's GPUs run identical kernels in lockstep and nothing else runs on them, so the work is
+  /// simulated on the group's first GPU and stands for all of them.
   engine::TaskId compute(int d, int s, TaskInfo info) {
     engine::Task t = task_of(engine::TaskKind::work);
     info.dp = d;
     info.stage = s;
     info.gpus = gpus_of(d, s);
     info.weight = replica_weight();
-    for (int g : info.gpus)
-      t.loads.push_back({platform_.gpu(g), info.compute_s});
+    t.loads.push_back({platform_.gpu(info.gpus.front()), info.compute_s});
     if (info.gpus.size() > 1)
       plan_.tp_collectives += info.tp_collectives;
     const auto id = add(std::move(t), std::move(info));
     auto& prev = stream_last_[static_cast<std::size_t>(group(d, s))];
     if (prev >= 0)
       plan_.graph.depend(prev, id);
+    stream_before_last_[static_cast<std::size_t>(group(d, s))] = prev;
     prev = id;
     return id;
   }
 
-  /// A communication: a latency task, then the transfer. Returns {first, last}.
+  /// A communication: a latency task, then its parts (rings) side by side, then a join when there are
+  /// several. The last task carries `info` and spans from the latency task. Returns {first, last}.
   std::pair<engine::TaskId, engine::TaskId> communication(const Lowered& low, TaskInfo info) {
     TaskInfo lat = info;
     lat.category = TaskCategory::latency;
@@ -143,14 +149,40 @@ private:
     engine::Task delay = task_of(engine::TaskKind::delay);
     delay.delay_s = low.latency_s;
     const auto first = add(std::move(delay), std::move(lat));
-    engine::Task transfer = task_of(engine::TaskKind::transfer);
-    transfer.flows = low.flows;
-    transfer.loads = low.loads;
+    std::vector<engine::TaskId> parts;
+    for (const auto& part : low.parts) {
+      engine::Task transfer = task_of(engine::TaskKind::transfer);
+      transfer.flows = part.flows;
+      transfer.loads = part.loads;
+      TaskInfo pi = make_info(TaskCategory::flow, info.label);
+      pi.weight = info.weight;
+      for (const auto& l : part.loads)
+        pi.cpu_core_s += l.amount;
+      for (const auto& f : part.flows) {
+        for (int nic : platform_.route(f.src, f.dst).nics)
+          pi.nics.push_back(nic);
+      }
+      const auto id = add(std::move(transfer), std::move(pi));
+      plan_.graph.depend(first, id);
+      parts.push_back(id);
+    }
     info.nics = low.nics;
-    info.cpu_core_s = low.cpu_core_s;
-    const auto second = add(std::move(transfer), std::move(info));
-    plan_.graph.depend(first, second);
-    return {first, second};
+    info.span_from = first;
+    engine::TaskId last;
+    if (parts.size() == 1) {
+      last = parts.front();
+      // The single part is the communication itself.
+      const double cpu = plan_.info[static_cast<std::size_t>(last)].cpu_core_s;
+      info.cpu_core_s = cpu;
+      plan_.info[static_cast<std::size_t>(last)] = std::move(info);
+    } else {
+      last = add(task_of(engine::TaskKind::join), std::move(info));
+      for (auto p : parts)
+        plan_.graph.depend(p, last);
+      if (parts.empty())
+        plan_.graph.depend(first, last);
+    }
+    return {first, last};
   }
 
   /// A data-parallel collective of stage s for every tensor-parallel rank at once (their rings are
@@ -161,12 +193,7 @@ private:
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
       const auto ranks = workload::dp_group(p_, j, s);
-      const auto low = lowering_.ring(kind, ranks, bytes);
-      all.flows.insert(all.flows.end(), low.flows.begin(), low.flows.end());
-      all.loads.insert(all.loads.end(), low.loads.begin(), low.loads.end());
-      all.nics.insert(all.nics.end(), low.nics.begin(), low.nics.end());
-      all.cpu_core_s += low.cpu_core_s;
-      all.latency_s = std::max(all.latency_s, low.latency_s);
+      all.merge(lowering_.ring(kind, ranks, bytes), true);
       gpus.insert(gpus.end(), ranks.begin(), ranks.end());
     }
     TaskInfo i = make_info(TaskCategory::dp_collective, label);
@@ -190,26 +217,24 @@ private:
     engine::Task delay = task_of(engine::TaskKind::delay);
     delay.delay_s = low.latency_s;
     const auto a = plan_.probe.add(std::move(delay));
-    engine::Task transfer = task_of(engine::TaskKind::transfer);
-    transfer.flows = low.flows;
-    transfer.loads = low.loads;
-    const auto b = plan_.probe.add(std::move(transfer));
-    plan_.probe.depend(a, b);
-    TaskInfo i = make_info(TaskCategory::latency, "tp all-reduce (latency)");
-    i.gpus = gpus_of(0, 0);
-    plan_.probe_info.push_back(i);
-    i.category = TaskCategory::tp_collective;
-    i.label = "tp all-reduce";
-    i.bytes = costs_[0].tp_bytes;
-    plan_.probe_info.push_back(i);
+    for (const auto& part : low.parts) {
+      engine::Task transfer = task_of(engine::TaskKind::transfer);
+      transfer.flows = part.flows;
+      transfer.loads = part.loads;
+      plan_.probe.depend(a, plan_.probe.add(std::move(transfer)));
+    }
   }
 
-  /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, at most one layer ahead.
+  /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:
+  /// the gather for the next layer starts after the previous gather, once the layer before the one now
+  /// computing has finished (so that at most two layers' parameters are gathered at a time).
   engine::TaskId gather_layer(int d, int s, double params, const std::string& label) {
     const auto g = static_cast<std::size_t>(group(d, s));
     std::vector<engine::TaskId> after;
-    if (stream_last_[g] >= 0)
-      after.push_back(stream_last_[g]); // bounded prefetch: starts once the previous layer is running
+    // Without prefetch a layer's parameters are gathered only once the previous layer has finished.
+    const auto wait_for = w_.overlap_param_gather ? stream_before_last_[g] : stream_last_[g];
+    if (wait_for >= 0)
+      after.push_back(wait_for);
     return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g]);
   }
 
@@ -326,14 +351,8 @@ private:
     const auto from = gpus_of(d, s);
     const auto to = gpus_of(d, ns);
     Lowered all;
-    for (std::size_t j = 0; j < from.size(); ++j) {
-      const auto low = lowering_.p2p(from[j], to[j], bytes);
-      all.flows.insert(all.flows.end(), low.flows.begin(), low.flows.end());
-      all.loads.insert(all.loads.end(), low.loads.begin(), low.loads.end());
-      all.nics.insert(all.nics.end(), low.nics.begin(), low.nics.end());
-      all.cpu_core_s += low.cpu_core_s;
-      all.latency_s = std::max(all.latency_s, low.latency_s);
-    }
+    for (std::size_t j = 0; j < from.size(); ++j)
+      all.merge(lowering_.p2p(from[j], to[j], bytes), true);
     TaskInfo i = make_info(TaskCategory::pp_transfer,
                            fmt::format("{} mb{} stage {}->{}", fwd ? "send act" : "send grad", mb, s, ns));
     i.dp = d;
@@ -419,6 +438,7 @@ private:
   std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
   std::vector<std::vector<engine::TaskId>> grad_ready_; // by group * v + chunk: task completing each bucket
   std::vector<engine::TaskId> stream_last_;             // by group: last task of the compute stream
+  std::vector<engine::TaskId> stream_before_last_;      // by group: the one before it
   std::vector<engine::TaskId> gather_last_;             // by group: ZeRO-3 parameter gathers, in order
   std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
   std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete

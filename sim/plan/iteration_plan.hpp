@@ -19,6 +19,7 @@
 namespace dpusim::plan {
 
 enum class TaskCategory : std::int32_t {
+  flow, // one part (ring) of a communication
   forward,
   backward,
   optimizer,
@@ -36,23 +37,23 @@ struct TaskInfo {
   int dp = -1;
   int stage = -1;
   int micro = -1;
-  int tp = -1;            // tensor-parallel rank of a data-parallel communicator
-  std::vector<int> gpus;  // GPUs the task occupies (compute) or connects (communication)
-  std::vector<int> nics;  // NICs a communication crosses
-  double compute_s = 0;   // GPU kernel seconds on each GPU of the task
-  int tp_collectives = 0; // tensor-parallel all-reduces fused into the task
-  double hw_flops = 0;    // per GPU
-  double model_flops = 0; // per GPU
-  double cpu_core_s = 0;  // host CPU core-seconds
-  double bytes = 0;       // payload per rank moved by a communication
-  double weight = 1;      // replicas this task stands for (data-parallel replicas not simulated)
+  int tp = -1;                   // tensor-parallel rank of a data-parallel communicator
+  std::vector<int> gpus;         // GPUs the task occupies (compute) or connects (communication)
+  std::vector<int> nics;         // NICs a communication crosses
+  double compute_s = 0;          // GPU kernel seconds on each GPU of the task
+  int tp_collectives = 0;        // tensor-parallel all-reduces fused into the task
+  double hw_flops = 0;           // per GPU
+  double model_flops = 0;        // per GPU
+  double cpu_core_s = 0;         // host CPU core-seconds
+  double bytes = 0;              // payload per rank moved by a communication
+  double weight = 1;             // replicas this task stands for (data-parallel replicas not simulated)
+  engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)
 };
 
 struct IterationPlan {
   engine::TaskGraph graph;
   std::vector<TaskInfo> info;
   engine::TaskGraph probe; // one tensor-parallel all-reduce, simulated alone
-  std::vector<TaskInfo> probe_info;
   engine::TaskId end = -1;
   int tp_collectives = 0;     // how many tensor-parallel all-reduces reuse the probe's duration
   int simulated_replicas = 0; // data-parallel replicas whose compute and pipeline traffic were simulated

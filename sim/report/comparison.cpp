@@ -127,6 +127,18 @@ std::vector<std::string> explain(const Comparison& c) {
   return out;
 }
 
+std::string render_simulation_summary(const VariantResult& r) {
+  std::string s = "simulated: ";
+  if (r.tp_collectives_reused > 0)
+    s +=
+        fmt::format("one tensor-parallel all-reduce flow by flow ({:.1f} us), its duration reused {} times; ",
+                    r.tp_collective_s * 1e6, r.tp_collectives_reused);
+  s += fmt::format(
+      "data- and pipeline-parallel traffic flow by flow; {} SimGrid activities, {} routes, {:.2f} s",
+      r.activities, r.routes, r.simulation_wall_s);
+  return s + "\n";
+}
+
 std::string render_calibration(const VariantResult& r) {
   std::vector<std::string> items;
   for (const auto& cv : r.calibrated)

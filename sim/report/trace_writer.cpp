@@ -55,21 +55,34 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
       }
       break;
     case TaskCategory::dp_collective:
-    case TaskCategory::pp_transfer:
-    case TaskCategory::latency:
+    case TaskCategory::pp_transfer: {
+      // The whole communication, from its latency to its last ring, on the GPUs' communication tracks.
+      const double start =
+          ti.span_from >= 0 ? timings[static_cast<std::size_t>(ti.span_from)].start : t.start;
       for (int g : ti.gpus) {
         const int tid = 2 * (g % per_node) + kCommTrackOffset;
         tracks.insert({g / per_node, tid});
-        event(ti.label, cat, t.start, t.end, g / per_node, tid,
+        event(ti.label, cat, start, t.end, g / per_node, tid,
               fmt::format(R"("bytes_per_rank":{:.9g},"host_cpu_core_s":{:.9g})", ti.bytes, ti.cpu_core_s));
       }
+      if (ti.span_from >= 0 &&
+          plan.graph.task(static_cast<engine::TaskId>(i)).kind != engine::TaskKind::transfer)
+        break;
+      [[fallthrough]];
+    }
+    case TaskCategory::flow: {
+      // Each ring (or the single transfer) on the tracks of the NICs it crosses.
+      std::set<int> seen;
       for (int n : ti.nics) {
+        if (!seen.insert(n).second)
+          continue;
         const int tid = kNicTrackBase + n % nics;
         tracks.insert({n / nics, tid});
         event(ti.label, cat, t.start, t.end, n / nics, tid,
               fmt::format(R"("bytes_per_rank":{:.9g})", ti.bytes));
       }
       break;
+    }
     default:
       break;
     }

@@ -15,7 +15,7 @@ namespace dpusim::run {
 
 namespace {
 // Above this many tasks for all replicas, symmetric data-parallel replicas are represented by one.
-constexpr double kFullReplicaTaskBudget = 200000;
+constexpr double kFullReplicaTaskBudget = 60000;
 } // namespace
 
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,

@@ -54,6 +54,8 @@ void apply_profile(Hardware& hw, const calibration::Profile& profile, const std:
       hw.nic.collective_efficiency = {p.value, cite};
     } else if (k == "collective.nvlink_efficiency") {
       hw.gpu.nvlink_collective_efficiency = {p.value, cite};
+    } else if (k == "gpu.hbm_efficiency") {
+      hw.gpu.hbm_efficiency = {p.value, cite};
     } else if (k == "gpu.gemm_peak_achieved") {
       hw.gpu.gemm = hw.gpu.gemm.scaled(p.value / hw.gpu.gemm.best().si());
       hw.gpu.gemm_ceiling = catalog::Cited<units::FlopRate>{units::FlopRate::from_si(p.value), cite};

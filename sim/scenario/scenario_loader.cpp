@@ -118,8 +118,8 @@ workload::TransformerShape read_model(const yaml::Node& node, const catalog::Cat
 WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const ClusterConfig& cluster,
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
-             "sequence_parallel", "attention", "overlap_grad_reduce", "grad_reduce_dtype", "grad_bucket",
-             "zero"});
+             "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather",
+             "grad_reduce_dtype", "grad_bucket", "zero"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -163,8 +163,10 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                                                                 : workload::AttentionKernel::unfused;
   if (auto o = m.optional("overlap_grad_reduce"))
     w.overlap_grad_reduce = o->as_bool();
+  if (auto o = m.optional("overlap_param_gather"))
+    w.overlap_param_gather = o->as_bool();
   if (auto g = m.optional("grad_reduce_dtype"))
-    w.grad_bytes_per_param = g->as_choice({"fp32", "bf16"}) == "fp32" ? 4.0 : 2.0;
+    w.grad_bytes_per_param = g->as_choice({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
   // Megatron-LM's default bucket: max(40M, 1M x dp) parameters.
   w.grad_bucket = units::bytes(std::max(40e6, 1e6 * w.parallelism.dp) * w.grad_bytes_per_param);
   if (auto b = m.optional("grad_bucket"))
@@ -218,7 +220,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
     auto gib = [](double b) { return b / (1024.0 * 1024.0 * 1024.0); };
     m.node().fail(fmt::format(
         "the model does not fit in GPU memory: a GPU of pipeline stage {} needs {:.1f} GiB (weights {:.1f}, "
-        "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}) but a {} has {:.1f} GiB; try recompute: "
+        "gradients {:.1f}, optimizer {:.1f}, activations {:.1f}) but each {} has {:.1f} GiB; try recompute: "
         "full, "
         "a smaller micro_batch, more tensor or pipeline parallelism, or a ZeRO stage (zero: 1, 2 or 3)",
         stage, gib(mem.total()), gib(mem.weights), gib(mem.gradients), gib(mem.optimizer),

@@ -32,18 +32,46 @@ std::int64_t Router::cost_of(const EdgeProps& p) {
   return kHopCost + std::llround(1e12 / p.bandwidth.si()) + std::llround(p.latency.si() * 1e9);
 }
 
-const std::vector<std::int64_t>& Router::distances_to(VertexId dst) const {
-  auto it = dist_cache_.find(dst);
+Router::Domain Router::domain_of(VertexId src, VertexId dst) const {
+  const auto& a = topo_.vertex(src);
+  const auto& b = topo_.vertex(dst);
+  if (a.node >= 0 && a.node == b.node)
+    return Domain::node;
+  auto fabric_side = [](const VertexProps& v) {
+    return v.kind == VertexKind::nic || v.kind == VertexKind::leaf || v.kind == VertexKind::spine;
+  };
+  if (fabric_side(a) && fabric_side(b))
+    return Domain::fabric;
+  return Domain::any;
+}
+
+bool Router::may_transit(Domain d, VertexId v, int node) const {
+  const auto& p = topo_.vertex(v);
+  switch (d) {
+  case Domain::node: // inside one server: through its NVSwitch and PCIe switches only
+    return p.node == node && (p.kind == VertexKind::nvswitch || p.kind == VertexKind::pcie_switch);
+  case Domain::fabric: // between NICs: through leaf and spine switches only
+    return p.kind == VertexKind::leaf || p.kind == VertexKind::spine;
+  case Domain::any:
+    return topo_.is_transit(v);
+  }
+  return false;
+}
+
+const std::vector<std::int64_t>& Router::distances_to(Domain d, VertexId dst) const {
+  const auto key = std::make_pair(static_cast<int>(d), dst);
+  auto it = dist_cache_.find(key);
   if (it != dist_cache_.end())
     return it->second;
   const Graph& g = topo_.graph();
+  const int node = g[dst].node;
   using Reverse = boost::reverse_graph<Graph, const Graph&>;
   Reverse rg(g);
   // In the reversed graph an edge leaves u towards a vertex that would route *through* u, so only
-  // transit vertices (or the destination itself) may be expanded.
-  auto keep = [this, dst, &rg](Reverse::edge_descriptor e) {
+  // vertices the domain lets traffic cross (or the destination itself) may be expanded.
+  auto keep = [this, d, dst, node, &rg](Reverse::edge_descriptor e) {
     const VertexId u = boost::source(e, rg);
-    return u == dst || topo_.is_transit(u);
+    return u == dst || may_transit(d, u, node);
   };
   boost::filtered_graph<Reverse, std::function<bool(Reverse::edge_descriptor)>> fg(rg, keep);
   std::vector<std::int64_t> dist(boost::num_vertices(g), kUnreachable);
@@ -57,26 +85,56 @@ const std::vector<std::int64_t>& Router::distances_to(VertexId dst) const {
           .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)))
           .distance_inf(kUnreachable)
           .distance_zero(std::int64_t{0}));
-  return dist_cache_.emplace(dst, std::move(dist)).first->second;
+  return dist_cache_.emplace(key, std::move(dist)).first->second;
 }
 
 std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
   std::vector<EdgeId> path;
   if (src == dst)
     return path;
-  const auto& dist = distances_to(dst);
   const Graph& g = topo_.graph();
-  if (dist[src] >= kUnreachable)
+  const Domain d = domain_of(src, dst);
+  const int node = g[dst].node;
+  // Distances to dst. Between NICs, a NIC is entered only from its leaf: its distances are its leaf's
+  // plus that last link, so one search per leaf serves every NIC below it.
+  const std::vector<std::int64_t>* field = nullptr;
+  std::int64_t last_hop = 0;
+  VertexId via = dst;
+  if (d == Domain::fabric && g[dst].kind == VertexKind::nic) {
+    int feeders = 0;
+    for (auto [e, end] = boost::in_edges(dst, g); e != end; ++e) {
+      const VertexId w = boost::source(*e, g);
+      if (may_transit(d, w, node)) {
+        ++feeders;
+        via = w;
+        last_hop = cost_of(g[*e]);
+      }
+    }
+    if (feeders != 1) {
+      via = dst;
+      last_hop = 0;
+    }
+  }
+  field = &distances_to(d, via);
+  auto dist = [&](VertexId w) -> std::int64_t {
+    if (w == dst)
+      return 0;
+    const std::int64_t x = (*field)[w];
+    return x >= kUnreachable ? kUnreachable : x + last_hop;
+  };
+  if (dist(src) >= kUnreachable)
     throw std::runtime_error(fmt::format("no route from {} to {}", g[src].name, g[dst].name));
   VertexId v = src;
   std::vector<EdgeId> candidates;
   while (v != dst) {
     candidates.clear();
+    const std::int64_t here = dist(v);
     for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
       const VertexId w = boost::target(*e, g);
-      if (w != dst && !topo_.is_transit(w))
+      if (w != dst && !may_transit(d, w, node))
         continue;
-      if (dist[w] < kUnreachable && dist[w] + cost_of(g[*e]) == dist[v])
+      const std::int64_t there = dist(w);
+      if (there < kUnreachable && there + cost_of(g[*e]) == here)
         candidates.push_back(g[*e].id);
     }
     if (candidates.empty())

@@ -1,13 +1,14 @@
 // Routes derived from the topology graph: least-cost paths (hops first, then faster links), transit
-// only through switches and NICs, and equal-cost multi-path choices made per hop by a hash of
-// (seed, source, destination, hop) — deterministic for a seed, like a switch hashing a flow's 5-tuple.
+// only through switches (and NICs, between a GPU and the fabric), and equal-cost multi-path choices made per
+// hop by a hash of (seed, source, destination, hop) — deterministic for a seed, like a switch hashing a
+// flow's 5-tuple.
 #pragma once
 
 #include "sim/topology/topology.hpp"
 
 #include <cstdint>
 #include <initializer_list>
-#include <unordered_map>
+#include <map>
 #include <vector>
 
 namespace dpusim::topology {
@@ -26,13 +27,18 @@ public:
   [[nodiscard]] units::DataRate bottleneck(const std::vector<EdgeId>& route) const;
 
 private:
-  const std::vector<std::int64_t>& distances_to(VertexId dst) const;
+  /// Which vertices a route may cross: inside one server (NVSwitch, PCIe switches), between NICs
+  /// (leaves and spines), or anywhere a switch or NIC is.
+  enum class Domain { node, fabric, any };
+  [[nodiscard]] Domain domain_of(VertexId src, VertexId dst) const;
+  [[nodiscard]] bool may_transit(Domain d, VertexId v, int node) const;
+  const std::vector<std::int64_t>& distances_to(Domain d, VertexId dst) const;
   static std::int64_t cost_of(const EdgeProps& p);
 
   const Topology& topo_;
   std::uint64_t seed_;
   // Memo of least-cost distance fields per destination (routing is a pure function of the graph).
-  mutable std::unordered_map<VertexId, std::vector<std::int64_t>> dist_cache_;
+  mutable std::map<std::pair<int, VertexId>, std::vector<std::int64_t>> dist_cache_;
 };
 
 } // namespace dpusim::topology

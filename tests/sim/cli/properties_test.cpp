@@ -1,0 +1,62 @@
+// Properties of whole iterations that compare two simulations. Each simulation needs a process of its
+// own, so these drive the command line.
+#include "tests/support/subprocess.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using dpusim::testing::run_command;
+using dpusim::testing::TempDir;
+
+namespace {
+
+/// Runs `dpusim run` on scenario text and returns the value of a column of run.csv.
+double simulate(const TempDir& tmp, const std::string& name, const std::string& text,
+                const std::string& column) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  const auto r = run_command({DPUSIM_BINARY, "run", file, "--out", tmp.path() + "/" + name, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(tmp.path() + "/" + name + "/run.csv");
+  std::string header;
+  std::string row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::stringstream hs(header);
+  std::stringstream rs(row);
+  std::string h;
+  std::string v;
+  while (std::getline(hs, h, ',') && std::getline(rs, v, ','))
+    if (h == column)
+      return std::stod(v);
+  ADD_FAILURE() << "no column " << column;
+  return 0;
+}
+
+std::string pipeline(int virtual_stages) {
+  return R"(name: pipeline
+cluster: {nodes: 4, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload:
+  model: {layers: 32, hidden: 4096, heads: 32, vocab: 50257}
+  seq_len: 2048
+  global_batch: 8
+  micro_batch: 1
+  parallelism: {tp: 8, pp: 4, dp: 1, virtual_stages: )" +
+         std::to_string(virtual_stages) + R"(}
+offload: {baseline: rdma-nic}
+)";
+}
+
+} // namespace
+
+TEST(IterationProperties, InterleavingShrinksThePipelineBubble) {
+  TempDir tmp;
+  const double plain = simulate(tmp, "v1", pipeline(1), "step_time_s");
+  const double interleaved = simulate(tmp, "v2", pipeline(2), "step_time_s");
+  const double compute = simulate(tmp, "v2c", pipeline(2), "compute_s");
+  // Bubble (p-1)/(m+p-1) = 3/11 of the step with one chunk; about half of it with two.
+  EXPECT_LT(interleaved, plain * 0.92);
+  EXPECT_GT(interleaved, compute);
+}
