@@ -30,6 +30,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
   g.hbm_efficiency = r.number("hbm_efficiency", 0.05, 1.0);
   g.nvlink_bandwidth = r.quantity<DataRate>("nvlink_bandwidth");
   g.nvlink_collective_efficiency = r.number("nvlink_collective_efficiency", 0.05, 1.0);
+  g.nvls_efficiency = r.number("nvls_efficiency", 0.0, 1.0);
   g.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   g.kernel_floor = r.quantity<Seconds>("kernel_floor");
   g.tdp = r.quantity<Power>("tdp");

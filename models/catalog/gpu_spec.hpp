@@ -22,6 +22,8 @@ struct GpuSpec {
   Cited<double> hbm_efficiency;               // achieved / peak (STREAM-like)
   Cited<units::DataRate> nvlink_bandwidth;    // per direction
   Cited<double> nvlink_collective_efficiency; // ring all-reduce bus bandwidth / NVLink bandwidth
+  Cited<double> nvls_efficiency;              // NVLink SHARP all-reduce algorithm bandwidth / NVLink
+                                              // bandwidth; 0 where the NVSwitch cannot reduce (NVLS)
   Cited<units::DataRate> pcie_bandwidth;      // per direction
   Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
   Cited<units::Power> tdp;
