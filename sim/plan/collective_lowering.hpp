@@ -1,18 +1,31 @@
 // Lowers a collective or a point-to-point transfer to what the engine executes: the flows of each
-// pipelined ring (all hops of a ring progress together, at the pace of its slowest; rings — NCCL's
-// channels — progress independently), the CPU work a host-TCP transport costs on both ends, and the
-// per-step latencies of the ring.
+// pipelined ring or tree (all hops of a ring or tree progress together, at the pace of its slowest;
+// rings and trees — NCCL's channels — progress independently), the CPU work a host-TCP transport costs
+// on both ends, and the per-step latencies. Algorithms: NCCL's ring, double binary tree and NVLink
+// SHARP (NVLS, with a tree across nodes), and a hierarchical all-reduce run as three collectives in
+// sequence (a Lowered with phases). See docs/models/collectives.md.
 #pragma once
 
 #include "sim/engine/task_graph.hpp"
 #include "sim/platform/platform_builder.hpp"
 #include "sim/scenario/hardware.hpp"
 
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dpusim::plan {
 
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter };
+/// `bytes` of a collective is per rank: the buffer of an all-reduce, the input of a reduce-scatter,
+/// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank).
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
+
+enum class CollectiveAlgorithm { ring, tree, hierarchical, nvls };
+std::string_view algorithm_name(CollectiveAlgorithm a);
+/// "ring", "tree", "hierarchical" or "nvls"; nullopt for anything else.
+std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name);
 
 /// Flows (and the host CPU work they cost) that progress together at one rate.
 struct Transfer {
@@ -27,13 +40,43 @@ struct Lowered {
   std::vector<int> nics;       // NICs crossed (for the timeline)
   int rings = 0;
   int steps = 0;
-  bool intra_node_hops = true; // false: a multi-node ring's NVLink hops were left out (never its bottleneck)
+  bool intra_node_hops = true; // false: NVLink hops were left out (never the bottleneck)
+
+  /// Phases that run one after another: phase i+1 starts once every part of phase i has ended. Empty
+  /// for a single-phase operation (latency_s, then parts). Otherwise `parts` is empty and the fields
+  /// above summarise the phases (latencies, CPU work and steps added, NICs joined, most rings); run
+  /// it with `append_to_graph` or phase by phase through `phase(i)`.
+  std::vector<Lowered> phases;
+
+  [[nodiscard]] std::size_t phase_count() const { return phases.empty() ? 1 : phases.size(); }
+  /// Phase i; a single-phase operation is its own phase 0.
+  [[nodiscard]] const Lowered& phase(std::size_t i) const { return phases.empty() ? *this : phases.at(i); }
 
   /// Adds another operation to run at the same time. With `zip`, part i of `other` joins part i of this
   /// one (for symmetric operations that progress alike, such as the same ring of every tensor-parallel
-  /// rank); otherwise its parts are added as independent ones.
+  /// rank); otherwise its parts are added as independent ones. Operations with phases are merged phase
+  /// by phase (a single-phase one runs alongside phase 0).
   void merge(const Lowered& other, bool zip);
 };
+
+/// What `append_to_graph` adds, so that a caller can label or annotate each task.
+enum class LoweredTaskRole { latency, part, join };
+
+/// Adds one task to the graph and returns its id (a caller's bookkeeping hook; the default just adds).
+using AddLoweredTask =
+    std::function<engine::TaskId(engine::Task task, LoweredTaskRole role, std::size_t phase)>;
+
+struct GraphFragment {
+  engine::TaskId first = -1;         // latency task of phase 0: starts after every `after`
+  engine::TaskId last = -1;          // ends when the whole operation has ended
+  std::vector<engine::TaskId> tasks; // every task added, in order
+};
+
+/// Chains the phases of `low` into `graph` after the tasks `after`: per phase a delay task (its
+/// latency), its parts as transfer tasks after it, and a join when it has several parts; each phase's
+/// latency task waits for the previous phase's end. `add`, when given, must add its task to `graph`.
+GraphFragment append_to_graph(engine::TaskGraph& graph, const Lowered& low,
+                              const std::vector<engine::TaskId>& after, const AddLoweredTask& add = {});
 
 class CollectiveLowering {
 public:
@@ -41,13 +84,52 @@ public:
                      offload::Transport transport);
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
-  /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings.
+  /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings. An all-to-all
+  /// has no ring form and is lowered by `all_to_all`.
   Lowered ring(CollectiveKind kind, std::vector<int> gpus, double bytes);
   /// Point-to-point send of `bytes` from one GPU to another.
   Lowered p2p(int src_gpu, int dst_gpu, double bytes);
 
+  /// The collective with the given algorithm. Where an algorithm does not apply (see each below) the
+  /// ring is used, as NCCL falls back to it; an all-to-all is always direct sends.
+  Lowered collective(CollectiveKind kind, CollectiveAlgorithm algo, std::vector<int> gpus, double bytes);
+  /// NCCL's double binary tree all-reduce across nodes (a chain over NVLink inside each node, two
+  /// complementary binary trees over the nodes, each carrying half the data; reduce up and broadcast
+  /// down pipelined). Only all-reduce, and only across nodes: otherwise the ring.
+  Lowered tree(CollectiveKind kind, std::vector<int> gpus, double bytes);
+  /// Intra-node reduce-scatter over NVLink, inter-node all-reduce of each GPU's 1/k shard with the
+  /// same GPU of every other node (its own rail), intra-node all-gather: three phases (reduce-scatter
+  /// and all-gather have two). Needs the same number (at least two) of GPUs in each of several nodes;
+  /// otherwise the ring.
+  Lowered hierarchical(CollectiveKind kind, std::vector<int> gpus, double bytes);
+  /// NVLink SHARP: the NVSwitch reduces and multicasts, so each GPU sends S up and receives S back.
+  /// Across nodes, a double binary tree over each rail carries every GPU's 1/k shard, pipelined with
+  /// the switch (NCCL's NVLS-tree). All-reduce on one node or several; reduce-scatter and all-gather on
+  /// one node. Otherwise — or where the GPU has no NVLS — the ring.
+  Lowered nvls(CollectiveKind kind, std::vector<int> gpus, double bytes);
+  /// Every rank sends bytes/N to every other rank: direct sends, NVLink inside a node; across nodes
+  /// over the NIC on the destination's rail (GPUDirect RDMA forwards over NVLink to the local GPU on
+  /// that rail first, as NCCL's PXN does). One part per source node: SimGrid's solver slows with the
+  /// number of activities far more than with their flows.
+  Lowered all_to_all(std::vector<int> gpus, double bytes);
+  /// Independent point-to-point sends of `bytes` each, one part per pair (src, dst).
+  Lowered send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes);
+
+  /// Whether the GPU's NVSwitch can reduce (NVLS); false lowers `nvls` as the ring.
+  [[nodiscard]] bool nvls_available() const;
+
 private:
-  void add_hop(Lowered& out, Transfer& part, int src, int dst, double payload);
+  enum class Protocol { collective, p2p };
+  void add_hop(Lowered& out, Transfer& part, int src, int dst, double payload,
+               Protocol protocol = Protocol::collective);
+  void add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes);
+  [[nodiscard]] double step_latency(platform::HopKind kind) const;
+  void compact_loads(Transfer& part) const;
+  /// Largest route latency among the flows of `out`: {NVLink hops, network hops}.
+  std::pair<double, double> route_latencies(const Lowered& out);
+  void drop_idle_nvlink_flows(Lowered& out);
+  int add_tree(Lowered& out, const std::vector<std::vector<int>>& chains, double bytes);
+  void finish(Lowered& out, double step_latencies);
 
   platform::PlatformBuilder& platform_;
   const scenario::Hardware& hw_;
