@@ -16,6 +16,9 @@ CpuSpec read_cpu(EntryReader& r) {
   c.tcp_latency_median = r.quantity<Seconds>("tcp_latency_median");
   c.tcp_latency_sigma = r.number("tcp_latency_sigma", 0.0, 5.0);
   c.aes_gcm_rate_per_core = r.quantity<DataRate>("aes_gcm_rate_per_core");
+  c.ovs_rate_per_core = r.quantity<DataRate>("ovs_rate_per_core");
+  c.storage_client_rate_per_core = r.quantity<DataRate>("storage_client_rate_per_core");
+  c.kernel_launch_cpu = r.optional_quantity<Seconds>("kernel_launch_cpu");
   c.memory_bandwidth = r.quantity<DataRate>("memory_bandwidth");
   c.tdp = r.optional_quantity<Power>("tdp");
   return c;

@@ -21,7 +21,11 @@ struct CpuSpec {
   Cited<units::Seconds> tcp_latency_median;     // one-way software latency of the kernel stack
   Cited<double> tcp_latency_sigma;              // lognormal shape of that latency
   Cited<units::DataRate> aes_gcm_rate_per_core; // AES-256-GCM, one core
-  Cited<units::DataRate> memory_bandwidth;      // per socket
+  Cited<units::DataRate> ovs_rate_per_core;     // VXLAN overlay through the OVS datapath, one core
+  Cited<units::DataRate>
+      storage_client_rate_per_core; // storage client (NFS/NVMe-oF, SPDK on a DPU), one core
+  std::optional<Cited<units::Seconds>> kernel_launch_cpu; // host: CPU time to launch one GPU kernel
+  Cited<units::DataRate> memory_bandwidth;                // per socket
   std::optional<Cited<units::Power>> tdp;
 };
 

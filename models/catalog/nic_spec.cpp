@@ -2,7 +2,17 @@
 
 #include "models/catalog/entry_reader.hpp"
 
+#include <algorithm>
+
 namespace dpusim::catalog {
+
+bool OffloadSupport::on_nic(std::string_view function) const {
+  return std::find(nic.begin(), nic.end(), function) != nic.end();
+}
+
+bool OffloadSupport::on_arm(std::string_view function) const {
+  return std::find(dpu_arm.begin(), dpu_arm.end(), function) != dpu_arm.end();
+}
 
 NicSpec read_nic(EntryReader& r, const Sources& sources) {
   using namespace units;
@@ -16,8 +26,29 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
   n.rdma_efficiency = r.number("rdma_efficiency", 0.05, 1.0);
   n.collective_efficiency = r.number("collective_efficiency", 0.05, 1.0);
   n.power = r.quantity<Power>("power");
-  for (const auto& item : r.map().required("offloads", "a list of functions").as_sequence().items())
-    n.offloads.push_back(item.as_choice({"transport"}));
+  {
+    auto o = r.map().required("offloads", "the functions the device can take over").as_map();
+    const std::vector<std::string> nic_functions{"transport", "storage", "encryption", "vswitch"};
+    const std::vector<std::string> arm_functions{"storage", "encryption", "vswitch", "agents"};
+    if (auto list = o.optional("nic"))
+      for (const auto& item : list->as_sequence().items())
+        n.offloads.nic.push_back(item.as_choice(nic_functions));
+    if (auto list = o.optional("dpu_arm"))
+      for (const auto& item : list->as_sequence().items())
+        n.offloads.dpu_arm.push_back(item.as_choice(arm_functions));
+    for (const char* key : {"ipsec_rate", "tls_rate"}) {
+      if (auto v = o.optional(key)) {
+        auto [node, cite] = r.value_and_citation(*v);
+        (std::string_view(key) == "ipsec_rate" ? n.offloads.ipsec_rate : n.offloads.tls_rate) =
+            Cited<DataRate>{node.as_quantity<DataRate>(), cite};
+      }
+    }
+    o.finish();
+    if (n.offloads.on_nic("encryption") && (!n.offloads.ipsec_rate || !n.offloads.tls_rate))
+      r.map().required("offloads").fail("a device with inline encryption needs ipsec_rate and tls_rate");
+    if (!n.offloads.dpu_arm.empty() && n.kind != DeviceKind::dpu)
+      r.map().required("offloads").fail("only a DPU has Arm cores to run functions on (dpu_arm)");
+  }
   if (n.kind == DeviceKind::dpu) {
     n.nic_core = r.text("nic_core");
     // The Arm complex is described like a host CPU, with its own name, description and sources.

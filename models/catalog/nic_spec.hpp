@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dpusim::catalog {
@@ -13,6 +14,17 @@ namespace dpusim::catalog {
 class EntryReader;
 
 enum class DeviceKind { nic, dpu };
+
+/// Which host-side functions a device can take over, and the measured limits of its engines.
+struct OffloadSupport {
+  std::vector<std::string>
+      nic; // functions its hardware engines run (transport, storage, encryption, vswitch)
+  std::vector<std::string> dpu_arm; // functions its Arm cores can run (storage, encryption, vswitch, agents)
+  std::optional<Cited<units::DataRate>> ipsec_rate; // inline IPsec engine, per direction
+  std::optional<Cited<units::DataRate>> tls_rate;   // inline TLS engine, per direction
+  [[nodiscard]] bool on_nic(std::string_view function) const;
+  [[nodiscard]] bool on_arm(std::string_view function) const;
+};
 
 /// A ConnectX NIC or a BlueField DPU (a ConnectX core plus an Arm complex).
 struct NicSpec {
@@ -25,8 +37,8 @@ struct NicSpec {
   Cited<units::Seconds> latency;         // NIC processing latency, one way
   Cited<double> rdma_efficiency;         // RDMA write payload rate / line rate
   Cited<double> collective_efficiency;   // NCCL ring bus bandwidth / line rate
-  std::vector<std::string> offloads;     // host functions this device can take over
-  std::optional<CpuSpec> arm;            // DPU Arm complex
+  OffloadSupport offloads;
+  std::optional<CpuSpec> arm; // DPU Arm complex
   Cited<units::Power> power;
 };
 

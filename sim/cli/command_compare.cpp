@@ -33,7 +33,8 @@ int command_compare(const std::vector<std::string>& args) {
   po::options_description options("Options");
   options.add_options()(
       "variants", po::value<std::string>(),
-      "comma-separated variants to compare (default: the scenario's baseline and variants)")(
+      "comma-separated variants: names from the scenario or placements such as host-tcp+encryption=nic "
+      "(default: the scenario's baseline and variants; the first is the baseline)")(
       "jobs,j", po::value<int>(), "simulation processes at once (default: one per core)");
   add_common_options(options);
   po::variables_map vm;
@@ -45,17 +46,16 @@ int command_compare(const std::vector<std::string>& args) {
     return kOk;
   const auto cat = load_catalog(vm);
   const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
-  std::vector<std::string> variants = s.variants;
+  std::vector<offload::Variant> variants = s.variants;
   if (vm.count("variants") != 0) {
-    variants = split_list(vm["variants"].as<std::string>());
-    for (const auto& v : variants)
-      if (offload::find_variant(v) == nullptr) {
-        const auto hint = did_you_mean(v, offload::variant_names());
-        throw po::error(
-            fmt::format("unknown variant \"{}\"{}; valid: {}", v,
-                        hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
-                        join(offload::variant_names())));
+    variants.clear();
+    for (const auto& spec : split_list(vm["variants"].as<std::string>())) {
+      try {
+        variants.push_back(scenario::variant_for(s, cat, spec));
+      } catch (const std::invalid_argument& e) {
+        throw po::error(e.what());
       }
+    }
     if (variants.empty())
       throw po::error("--variants needs at least one variant");
   }
@@ -74,13 +74,13 @@ int command_compare(const std::vector<std::string>& args) {
       [&](std::size_t i, const JobOutcome& o) {
         ++finished;
         if (progress)
-          std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size(), variants[i],
+          std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size(), variants[i].name,
                                    o.exit_code == 0 ? "done" : "failed");
       });
-  report::Comparison c{variants.front(), {}};
+  report::Comparison c{variants.front().name, {}};
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (outcomes[i].exit_code != 0) {
-      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i], outcomes[i].describe());
+      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i].name, outcomes[i].describe());
       return outcomes[i].exit_code == kBadInput ? kBadInput : kFailure;
     }
     c.results.push_back(report::deserialize(outcomes[i].output));
@@ -92,6 +92,8 @@ int command_compare(const std::vector<std::string>& args) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,
                              r0.gpus, s.seed);
     std::cout << report::render_table(c) << "\n";
+    if (const auto cores = report::render_cores_table(c); !cores.empty())
+      std::cout << cores << "\n";
     for (const auto& line : report::explain(c))
       std::cout << "- " << line << "\n";
     for (const auto& r : c.results)

@@ -3,6 +3,7 @@
 #include "sim/offload/variant.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 
 namespace dpusim::cli {
@@ -22,11 +23,22 @@ int command_schema(const std::vector<std::string>& args) {
 int command_variants(const std::vector<std::string>& args) {
   po::options_description options("Options");
   po::variables_map vm;
-  if (!parse_command("variants", "", "Lists the offload variants a scenario may name.", options, args, vm,
-                     false))
+  if (!parse_command("variants", "", "Lists the offload presets and how to write other placements.", options,
+                     args, vm, false))
     return kOk;
-  for (const auto& v : offload::variant_registry())
-    std::cout << fmt::format("{:<10} {}\n", v.name, v.summary);
+  for (const auto& v : offload::presets()) {
+    std::vector<std::string> sites;
+    for (auto f : offload::kFunctions)
+      sites.push_back(fmt::format("{}={}", offload::function_name(f), offload::site_name(v.placement[f])));
+    std::cout << fmt::format("{:<10} {}\n           {}{}\n", v.name, v.summary, fmt::join(sites, " "),
+                             v.on_dpu ? " (on the scenario's DPU)" : "");
+  }
+  std::cout
+      << "\nAny other placement: a preset followed by +function=site changes, e.g. "
+         "rdma-nic+storage=dpu_arm.\n"
+         "Functions: transport, storage, encryption, vswitch, agents. Sites: host, nic (the device's "
+         "hardware\n"
+         "engines), dpu_arm (a BlueField's Arm cores). A function the scenario does not use is ignored.\n";
   return kOk;
 }
 

@@ -14,7 +14,8 @@ namespace dpusim::cli {
 int command_run(const std::vector<std::string>& args) {
   po::options_description options("Options");
   options.add_options()("variant", po::value<std::string>(),
-                        "offload variant to simulate (default: the scenario's baseline)")(
+                        "offload variant to simulate: a name from the scenario or a placement such as "
+                        "rdma-nic+storage=dpu_arm (default: the scenario's baseline)")(
       "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)");
   add_common_options(options);
   po::variables_map vm;
@@ -25,13 +26,13 @@ int command_run(const std::vector<std::string>& args) {
     return kOk;
   const auto cat = load_catalog(vm);
   const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
-  std::string variant = s.baseline;
+  offload::Variant variant = s.variants.front();
   if (vm.count("variant") != 0) {
-    variant = vm["variant"].as<std::string>();
-    if (std::find(s.variants.begin(), s.variants.end(), variant) == s.variants.end())
-      throw po::error(
-          fmt::format("variant \"{}\" is not listed in the scenario's offload section (listed: {})", variant,
-                      fmt::join(s.variants, ", ")));
+    try {
+      variant = scenario::variant_for(s, cat, vm["variant"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw po::error(e.what());
+    }
   }
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
@@ -41,17 +42,19 @@ int command_run(const std::vector<std::string>& args) {
   const bool progress = show_progress(vm);
   if (progress)
     ro.progress = [&variant](std::size_t done, std::size_t total) {
-      std::cerr << fmt::format("\r{}: {}/{} tasks", variant, done, total) << (done == total ? "\n" : "")
+      std::cerr << fmt::format("\r{}: {}/{} tasks", variant.name, done, total) << (done == total ? "\n" : "")
                 << std::flush;
     };
   const auto result = run::run_variant(s, cat, variant, ro);
-  report::Comparison c{variant, {result}};
+  report::Comparison c{variant.name, {result}};
   const auto out = output_directory(vm, s.name) / "run.csv";
   write_file_atomically(out, report::render_csv(c));
   if (vm.count("quiet") == 0) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
                              result.gpus);
     std::cout << report::render_table(c);
+    if (const auto cores = report::render_cores_table(c); !cores.empty())
+      std::cout << "\n" << cores;
     for (const auto& n : result.notes)
       std::cout << fmt::format("note: {}\n", n);
     std::cout << "\n" << report::render_simulation_summary(result);

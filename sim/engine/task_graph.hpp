@@ -26,7 +26,10 @@ struct Flow {
   double bytes = 0;
 };
 
-enum class TaskKind : std::uint8_t { work, transfer, delay, join };
+/// work: loads on hosts; transfer: flows (with optional loads) progressing together; delay: pure time;
+/// join: nothing to simulate; background: loads and flows that run from the start of the graph for as long
+/// as anything else does (infrastructure agents, other tenants' traffic) and are then stopped.
+enum class TaskKind : std::uint8_t { work, transfer, delay, join, background };
 
 struct Task {
   TaskKind kind = TaskKind::join;
@@ -64,6 +67,7 @@ private:
 struct TaskTiming {
   double start = -1; // seconds since the start of the graph's execution
   double end = -1;
+  double done = 1; // fraction of the work completed (below 1 for a stopped background task)
 };
 
 } // namespace dpusim::engine

@@ -1,5 +1,5 @@
 // What one simulated iteration amounts to: step time and its breakdown on the busiest GPU, host CPU
-// load, achieved FLOP rate and model FLOPs utilisation. Definitions: docs/metrics.md.
+// and DPU Arm load by use, achieved FLOP rate and model FLOPs utilisation. Definitions: docs/metrics.md.
 #pragma once
 
 #include "sim/engine/task_graph.hpp"
@@ -12,14 +12,20 @@ namespace dpusim::metrics {
 struct IterationMetrics {
   double step_time_s = 0;
   double compute_s = 0;           // GPU kernel time of the busiest GPU (recomputation included)
-  double exposed_comm_s = 0;      // step time the busiest GPU spends not computing
-  double tp_comm_s = 0;           // of which tensor-parallel collectives (never overlapped)
+  double exposed_comm_s = 0;      // step time the busiest GPU spends waiting on communication
+  double data_stall_s = 0;        // first-stage GPUs waiting for their input micro-batches
+  double host_cpu_stall_s = 0;    // GPU time lost to launch threads starved of host cores
+  double tp_comm_s = 0;           // tensor-parallel collectives (never overlapped), part of exposed_comm_s
   double dp_comm_s = 0;           // data-parallel reduction time on the busiest GPU's communicator
   double dp_exposed_s = 0;        // data-parallel reduction after the busiest GPU's last backward task
-  double host_cpu_core_s = 0;     // all nodes, all host-side functions
+  double host_cpu_core_s = 0;     // all nodes, all host-side uses
   double host_cpu_busy_cores = 0; // per node, averaged over the step
-  double tflops_per_gpu = 0;      // executed FLOPs (recomputation included) per GPU per second
-  double mfu = 0;                 // model FLOPs per GPU per second over the GPU's dense peak
+  plan::CpuUseSeconds host_busy_cores_by_use{}; // per node, averaged over the step
+  double arm_core_s = 0;                        // all DPUs
+  plan::CpuUseSeconds arm_busy_cores_by_use{};  // per node (all its DPUs), averaged over the step
+  double arm_utilisation = 0;                   // busy Arm cores over all Arm cores
+  double tflops_per_gpu = 0;                    // executed FLOPs (recomputation included) per GPU per second
+  double mfu = 0;                               // model FLOPs per GPU per second over the GPU's dense peak
   double tokens_per_s = 0;
   std::size_t tasks = 0;
 };
@@ -27,6 +33,8 @@ struct IterationMetrics {
 struct MetricsInputs {
   int gpus = 0;
   int nodes = 0;
+  int host_cores = 0;    // per node
+  int arm_cores = 0;     // per node, all DPUs (0: none)
   double peak_flops = 0; // dense peak of the precision, FLOP/s
   double tokens_per_iteration = 0;
   double tp_collective_s = 0;

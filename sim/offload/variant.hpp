@@ -1,31 +1,75 @@
-// Offload variants: where each host-side function runs. A variant is a named placement; the registry
-// below is at once the list `dpusim variants` prints, the validator of names in scenarios, and the
-// description the reports use.
+// Offload variants: where each host-side function runs. A variant is a named placement of five
+// functions on three sites; the presets below are at once the list `dpusim variants` prints, the names
+// scenarios use, and the descriptions reports give. Other placements are written from a preset:
+// "rdma-nic+storage=dpu_arm" is rdma-nic with the storage client moved to the DPU's Arm cores.
 #pragma once
 
-#include <span>
+#include "models/catalog/nic_spec.hpp"
+
+#include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace dpusim::offload {
 
-/// How inter-node collective and pipeline traffic is carried.
+enum class Function { transport, storage, encryption, vswitch, agents };
+inline constexpr std::array kFunctions{Function::transport, Function::storage, Function::encryption,
+                                       Function::vswitch, Function::agents};
+enum class Site { host, nic, dpu_arm };
+
+std::string_view function_name(Function f);
+std::string_view site_name(Site s);
+std::optional<Function> parse_function(std::string_view name);
+std::optional<Site> parse_site(std::string_view name);
+
+/// How inter-node collective and pipeline traffic is carried, from the transport's site.
 enum class Transport {
   host_tcp, // kernel TCP on the host CPU (NCCL socket transport): CPU time per byte on both ends
   rdma,     // RoCE in NIC hardware with GPUDirect RDMA: no host CPU per byte
 };
+std::string_view transport_name(Transport t);
 
-struct Variant {
-  std::string_view name;
-  std::string_view summary;
-  Transport transport;
-  bool needs_dpu; // runs on a BlueField (its NIC core carries the traffic)
+struct Placement {
+  std::array<Site, kFunctions.size()> sites{}; // all on the host
+  [[nodiscard]] Site operator[](Function f) const { return sites[static_cast<std::size_t>(f)]; }
+  void set(Function f, Site s) { sites[static_cast<std::size_t>(f)] = s; }
+  friend bool operator==(const Placement&, const Placement&) = default;
 };
 
-std::span<const Variant> variant_registry();
-const Variant* find_variant(std::string_view name);
-std::vector<std::string> variant_names();
-std::string_view transport_name(Transport t);
+struct Variant {
+  std::string name;
+  std::string summary;
+  Placement placement;
+  bool on_dpu = false; // the node's network device is the scenario's DPU (BlueField) rather than its NIC
+  [[nodiscard]] Transport transport() const {
+    return placement[Function::transport] == Site::host ? Transport::host_tcp : Transport::rdma;
+  }
+};
+
+/// "transport=nic;storage=nic;..." for every function.
+std::string placement_text(const Placement& p);
+
+/// The named placements: host-tcp (everything on the host), rdma-nic (everything a ConnectX does in
+/// hardware), dpu (that, plus what a BlueField's Arm cores take over).
+const std::vector<Variant>& presets();
+std::vector<std::string> preset_names();
+/// "NAME" or "NAME+function=site+..." (NAME a preset); throws std::invalid_argument saying what is valid.
+Variant parse_variant(std::string_view spec);
+
+enum class Encryption { none, ipsec, tls };
+std::string_view encryption_name(Encryption e);
+
+/// What the scenario requires of the functions (an unrequired function's site does not matter).
+struct Requirements {
+  Encryption encryption = Encryption::none;
+  bool overlay = false;
+  bool storage = false;
+  bool agents = false;
+};
+
+/// Why the variant cannot run on `device` with these requirements, or an empty string.
+std::string unsupported(const Variant& v, const catalog::NicSpec& device, const Requirements& req);
 
 } // namespace dpusim::offload

@@ -96,14 +96,18 @@ int tree_depth(const std::vector<int>& parent) {
 void summarise(Lowered& seq) {
   seq.parts.clear();
   seq.latency_s = 0;
-  seq.cpu_core_s = 0;
+  seq.host_core_s = {};
+  seq.arm_core_s = {};
   seq.nics.clear();
   seq.rings = 0;
   seq.steps = 0;
   seq.intra_node_hops = true;
   for (const auto& p : seq.phases) {
     seq.latency_s += p.latency_s;
-    seq.cpu_core_s += p.cpu_core_s;
+    for (std::size_t f = 0; f < seq.host_core_s.size(); ++f) {
+      seq.host_core_s[f] += p.host_core_s[f];
+      seq.arm_core_s[f] += p.arm_core_s[f];
+    }
     seq.nics.insert(seq.nics.end(), p.nics.begin(), p.nics.end());
     seq.rings = std::max(seq.rings, p.rings);
     seq.steps += p.steps;
@@ -129,9 +133,16 @@ std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name) {
   return std::nullopt;
 }
 
+double Lowered::host_cpu_core_s() const {
+  double s = 0;
+  for (double x : host_core_s)
+    s += x;
+  return s;
+}
+
 CollectiveLowering::CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
-                                       offload::Transport transport)
-    : platform_(platform), hw_(hw), transport_(transport) {}
+                                       const offload::DataPath& path)
+    : platform_(platform), hw_(hw), path_(path), transport_(path.transport()) {}
 
 void Lowered::merge(const Lowered& other, bool zip) {
   if (!phases.empty() || !other.phases.empty()) {
@@ -164,7 +175,10 @@ void Lowered::merge(const Lowered& other, bool zip) {
     parts.insert(parts.end(), other.parts.begin(), other.parts.end());
   }
   latency_s = std::max(latency_s, other.latency_s);
-  cpu_core_s += other.cpu_core_s;
+  for (std::size_t f = 0; f < host_core_s.size(); ++f) {
+    host_core_s[f] += other.host_core_s[f];
+    arm_core_s[f] += other.arm_core_s[f];
+  }
   nics.insert(nics.end(), other.nics.begin(), other.nics.end());
   rings += other.rings;
   steps = std::max(steps, other.steps);
@@ -234,17 +248,20 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
                                            : hw_.nic.rdma_efficiency.value;
   part.flows.push_back({platform_.gpu(src), platform_.gpu(dst), payload / eff});
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
-  if (r.kind == platform::HopKind::network && transport_ == offload::Transport::host_tcp) {
-    // Every byte crosses the kernel TCP stack on both hosts; each connection is driven by the library's
-    // socket threads, each bound to one core (a load entry occupies one core of its host).
-    const int threads = hw_.collective.socket_threads.value;
-    const double tx = payload / hw_.cpu.tcp_tx_rate_per_core.value.si();
-    const double rx = payload / hw_.cpu.tcp_rx_rate_per_core.value.si();
-    for (int t = 0; t < threads; ++t) {
-      part.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(src))), tx / threads});
-      part.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(dst))), rx / threads});
-    }
-    out.cpu_core_s += tx + rx;
+  if (r.kind != platform::HopKind::network)
+    return;
+  // What the hop's bytes cost the processors on each end (kernel TCP, software encryption and
+  // switching); each thread's share is one load, i.e. one core of its host, coupled to the bytes.
+  const int per_node = platform_.topology().layout().node.gpus;
+  for (const auto& work : path_.network_transfer(payload)) {
+    const int gpu = work.end == offload::End::sender ? src : dst;
+    const int node = platform_.node_of(platform_.gpu(gpu));
+    const bool arm = work.processor == offload::Processor::dpu_arm;
+    const auto host =
+        arm ? platform_.arm(node, platform_.topology().nic_of_gpu(gpu % per_node)) : platform_.cpu(node);
+    for (int t = 0; t < work.threads; ++t)
+      part.loads.push_back({host, work.core_s / work.threads});
+    (arm ? out.arm_core_s : out.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
   }
 }
 
@@ -254,12 +271,11 @@ void CollectiveLowering::add_flow(Lowered& out, Transfer& part, int src, int dst
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
 }
 
-double CollectiveLowering::step_latency(platform::HopKind kind) const {
+double CollectiveLowering::step_latency(platform::HopKind kind, int concurrent) const {
   if (kind == platform::HopKind::nvlink)
     return hw_.collective.step_latency_nvlink.value.si();
   double step = hw_.collective.step_latency_network.value.si();
-  if (transport_ == offload::Transport::host_tcp)
-    step += hw_.cpu.tcp_latency_median.value.si();
+  step += path_.step_latency_s(concurrent);
   return step;
 }
 
@@ -393,7 +409,8 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   }
   // Each step waits for the library's per-step latency and the wire; host TCP adds its stack latency.
   const double step =
-      route_latency + step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink);
+      route_latency + step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink,
+                                   static_cast<int>(by_node.size()));
   out.latency_s = hw_.collective.base_latency.value.si() + out.steps * step - route_latency;
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
@@ -489,8 +506,10 @@ Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, dou
   const auto [nvlink_route, network_route] = route_latencies(out);
   const int chain_hops = static_cast<int>(longest_chain) - 1;
   out.steps = 2 * (depth + chain_hops);
-  const double steps_s = 2 * (depth * (step_latency(platform::HopKind::network) + network_route) +
-                              chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
+  const double steps_s =
+      2 *
+      (depth * (step_latency(platform::HopKind::network, static_cast<int>(by_node.size())) + network_route) +
+       chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -575,8 +594,10 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
   }
   const auto [nvlink_route, network_route] = route_latencies(out);
   out.steps = switch_steps + 2 * depth;
-  const double steps_s = switch_steps * (step_latency(platform::HopKind::nvlink) + nvlink_route) +
-                         2 * depth * (step_latency(platform::HopKind::network) + network_route);
+  const double steps_s =
+      switch_steps * (step_latency(platform::HopKind::nvlink) + nvlink_route) +
+      2 * depth *
+          (step_latency(platform::HopKind::network, static_cast<int>(by_node.size())) + network_route);
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -628,7 +649,8 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
     out.parts.push_back(std::move(part));
   }
   // All sends are posted at once: one step of the slowest hop kind, as for a single send.
-  out.latency_s = step_latency(by_node.size() > 1 ? platform::HopKind::network : platform::HopKind::nvlink);
+  out.latency_s = step_latency(by_node.size() > 1 ? platform::HopKind::network : platform::HopKind::nvlink,
+                               static_cast<int>(by_node.size()));
   out.steps = 1;
   out.rings = static_cast<int>(out.parts.size());
   drop_idle_nvlink_flows(out);

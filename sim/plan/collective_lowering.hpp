@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sim/engine/task_graph.hpp"
+#include "sim/offload/data_path.hpp"
 #include "sim/platform/platform_builder.hpp"
 #include "sim/scenario/hardware.hpp"
 
@@ -36,8 +37,9 @@ struct Transfer {
 struct Lowered {
   std::vector<Transfer> parts; // independent parts (one per ring); the operation ends when all have
   double latency_s = 0;        // to charge before the transfer (the transfer itself adds one route latency)
-  double cpu_core_s = 0;       // total host CPU core-seconds of the loads
-  std::vector<int> nics;       // NICs crossed (for the timeline)
+  offload::CoreSeconds host_core_s{}; // host CPU core-seconds of the loads, by function
+  offload::CoreSeconds arm_core_s{};  // DPU Arm core-seconds of the loads, by function
+  std::vector<int> nics;              // NICs crossed (for the timeline)
   int rings = 0;
   int steps = 0;
   bool intra_node_hops = true; // false: NVLink hops were left out (never the bottleneck)
@@ -48,6 +50,7 @@ struct Lowered {
   /// it with `append_to_graph` or phase by phase through `phase(i)`.
   std::vector<Lowered> phases;
 
+  [[nodiscard]] double host_cpu_core_s() const;
   [[nodiscard]] std::size_t phase_count() const { return phases.empty() ? 1 : phases.size(); }
   /// Phase i; a single-phase operation is its own phase 0.
   [[nodiscard]] const Lowered& phase(std::size_t i) const { return phases.empty() ? *this : phases.at(i); }
@@ -80,8 +83,9 @@ GraphFragment append_to_graph(engine::TaskGraph& graph, const Lowered& low,
 
 class CollectiveLowering {
 public:
+  /// `path` says what processor time each network hop costs and what latency it adds.
   CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
-                     offload::Transport transport);
+                     const offload::DataPath& path);
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
   /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings. An all-to-all
@@ -123,7 +127,9 @@ private:
   void add_hop(Lowered& out, Transfer& part, int src, int dst, double payload,
                Protocol protocol = Protocol::collective);
   void add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes);
-  [[nodiscard]] double step_latency(platform::HopKind kind) const;
+  /// Per-step latency; a network step of `concurrent` hops waits for the slowest of their software
+  /// latencies.
+  [[nodiscard]] double step_latency(platform::HopKind kind, int concurrent = 1) const;
   void compact_loads(Transfer& part) const;
   /// Largest route latency among the flows of `out`: {NVLink hops, network hops}.
   std::pair<double, double> route_latencies(const Lowered& out);
@@ -133,6 +139,7 @@ private:
 
   platform::PlatformBuilder& platform_;
   const scenario::Hardware& hw_;
+  const offload::DataPath& path_;
   offload::Transport transport_;
 };
 

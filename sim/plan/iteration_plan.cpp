@@ -3,6 +3,7 @@
 #include "models/workload/parallelism.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace dpusim::plan {
@@ -27,8 +28,46 @@ std::string_view category_name(TaskCategory c) {
     return "join";
   case TaskCategory::flow:
     return "flow";
+  case TaskCategory::data_load:
+    return "data_load";
+  case TaskCategory::agent:
+    return "agent";
   }
   return "?";
+}
+
+std::string_view cpu_use_name(CpuUse u) {
+  switch (u) {
+  case CpuUse::transport:
+    return "transport";
+  case CpuUse::storage:
+    return "storage";
+  case CpuUse::encryption:
+    return "encryption";
+  case CpuUse::vswitch:
+    return "vswitch";
+  case CpuUse::agents:
+    return "agents";
+  case CpuUse::data_loading:
+    return "data_loading";
+  case CpuUse::framework:
+    return "framework";
+  }
+  return "?";
+}
+
+double TaskInfo::host_cpu_core_s() const {
+  double s = 0;
+  for (double x : host_core_s)
+    s += x;
+  return s;
+}
+
+double TaskInfo::arm_cpu_core_s() const {
+  double s = 0;
+  for (double x : arm_core_s)
+    s += x;
+  return s;
 }
 
 void IterationPlan::apply_probe(double tp_collective_s) {
@@ -37,9 +76,9 @@ void IterationPlan::apply_probe(double tp_collective_s) {
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
         ti.category != TaskCategory::optimizer)
       continue;
+    // The first load is the GPU's; any others are its launch threads on the host.
     auto& task = graph.mutable_task(static_cast<engine::TaskId>(i));
-    for (auto& load : task.loads)
-      load.amount = ti.compute_s + ti.tp_collectives * tp_collective_s;
+    task.loads.front().amount = ti.compute_s + ti.tp_collectives * tp_collective_s;
   }
 }
 
@@ -61,8 +100,9 @@ TaskInfo make_info(TaskCategory category, std::string label) {
 class Builder {
 public:
   Builder(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-          platform::PlatformBuilder& platform, CollectiveLowering& lowering, bool representative)
-      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), p_(w.parallelism),
+          platform::PlatformBuilder& platform, CollectiveLowering& lowering, bool representative,
+          const HostSide& host)
+      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), p_(w.parallelism),
         v_(w.virtual_stages), m_(w.micro_batches()), replicas_(representative ? 1 : w.parallelism.dp),
         zero3_(w.zero_stage >= 3 && w.parallelism.dp > 1) {}
 
@@ -78,6 +118,7 @@ public:
     gather_last_.assign(groups, -1);
     scatter_last_.assign(groups, -1);
     chunk_order_.assign(static_cast<std::size_t>(p_.pp), {});
+    data_slot_.assign(static_cast<std::size_t>(replicas_ * m_), -1);
     for (int d = 0; d < replicas_; ++d)
       for (int s = 0; s < p_.pp; ++s)
         for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
@@ -91,6 +132,10 @@ public:
     std::vector<engine::TaskId> finals;
     for (int s = 0; s < p_.pp; ++s)
       gradient_reduction(s, finals);
+    if (host_.data)
+      for (int d = 0; d < replicas_; ++d)
+        data_loader(d, finals);
+    agents();
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);
@@ -122,13 +167,22 @@ private:
   /// GPU work on the tensor-parallel group (d, s), after the previous work of its compute stream. The
   /// group's GPUs run identical kernels in lockstep and nothing else runs on them, so the work is
   /// simulated on the group's first GPU and stands for all of them.
-  engine::TaskId compute(int d, int s, TaskInfo info) {
+  /// When the host CPU is shared with other work, each GPU's launch thread (one core) must issue the
+  /// task's `kernels`: it is coupled to the GPU work, which it slows when it cannot get its share.
+  engine::TaskId compute(int d, int s, TaskInfo info, double kernels) {
     engine::Task t = task_of(engine::TaskKind::work);
     info.dp = d;
     info.stage = s;
     info.gpus = gpus_of(d, s);
     info.weight = replica_weight();
     t.loads.push_back({platform_.gpu(info.gpus.front()), info.compute_s});
+    if (host_.launch_s_per_kernel > 0 && kernels > 0) {
+      const double launch = kernels * host_.launch_s_per_kernel;
+      for (int g : info.gpus)
+        t.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(g))), launch});
+      info.host_core_s[static_cast<std::size_t>(CpuUse::framework)] =
+          launch * static_cast<double>(info.gpus.size());
+    }
     if (info.gpus.size() > 1)
       plan_.tp_collectives += info.tp_collectives;
     const auto id = add(std::move(t), std::move(info));
@@ -156,8 +210,6 @@ private:
       transfer.loads = part.loads;
       TaskInfo pi = make_info(TaskCategory::flow, info.label);
       pi.weight = info.weight;
-      for (const auto& l : part.loads)
-        pi.cpu_core_s += l.amount;
       for (const auto& f : part.flows) {
         for (int nic : platform_.route(f.src, f.dst).nics)
           pi.nics.push_back(nic);
@@ -168,12 +220,12 @@ private:
     }
     info.nics = low.nics;
     info.span_from = first;
+    // The communication's last task books the CPU work of all its parts.
+    account_cpu(info, low);
     engine::TaskId last;
     if (parts.size() == 1) {
       last = parts.front();
       // The single part is the communication itself.
-      const double cpu = plan_.info[static_cast<std::size_t>(last)].cpu_core_s;
-      info.cpu_core_s = cpu;
       plan_.info[static_cast<std::size_t>(last)] = std::move(info);
     } else {
       last = add(task_of(engine::TaskKind::join), std::move(info));
@@ -183,6 +235,13 @@ private:
         plan_.graph.depend(first, last);
     }
     return {first, last};
+  }
+
+  static void account_cpu(TaskInfo& info, const Lowered& low) {
+    for (std::size_t f = 0; f < offload::kFunctions.size(); ++f) {
+      info.host_core_s[f] += low.host_core_s[f];
+      info.arm_core_s[f] += low.arm_core_s[f];
+    }
   }
 
   /// A data-parallel collective of stage s for every tensor-parallel rank at once (their rings are
@@ -243,12 +302,14 @@ private:
     const std::string tag = v_ > 1 ? fmt::format("F{}.{}", mb, chunk) : fmt::format("F{}", mb);
     engine::TaskId first = -1;
     engine::TaskId last = -1;
+    if (host_.data && s == 0 && chunk == 0)
+      data_slot_[static_cast<std::size_t>(d * m_ + mb)] = stream_last_[static_cast<std::size_t>(group(d, s))];
     if (!zero3_) {
       TaskInfo i = make_info(TaskCategory::forward, tag);
       i.micro = mb;
       i.compute_s = c.fwd_compute_s;
       i.tp_collectives = c.fwd_tp_collectives;
-      first = last = compute(d, s, std::move(i));
+      first = last = compute(d, s, std::move(i), c.layers * c.layer_fwd_kernels + c.head_fwd_kernels);
     } else {
       for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
         const bool head = l == c.layers;
@@ -259,7 +320,7 @@ private:
         i.micro = mb;
         i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
         i.tp_collectives = head ? 0 : c.layer_fwd_tp;
-        const auto id = compute(d, s, std::move(i));
+        const auto id = compute(d, s, std::move(i), head ? c.head_fwd_kernels : c.layer_fwd_kernels);
         plan_.graph.depend(gathered, id);
         if (first < 0)
           first = id;
@@ -277,6 +338,8 @@ private:
     // A micro-batch's FLOPs (forward, recomputation, backward) are booked on its backward tasks.
     const double per_s_hw = c.bwd_compute_s > 0 ? c.hw_flops / c.bwd_compute_s : 0.0;
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
+    const double per_s_kernels =
+        c.bwd_compute_s > 0 ? (c.layers * c.layer_bwd_kernels + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
     auto task = [&](std::string label, double seconds, int tp) {
       TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
@@ -284,7 +347,7 @@ private:
       i.tp_collectives = tp;
       i.hw_flops = per_s_hw * seconds;
       i.model_flops = per_s_model * seconds;
-      return compute(d, s, std::move(i));
+      return compute(d, s, std::move(i), per_s_kernels * seconds);
     };
     engine::TaskId first = -1;
     engine::TaskId last = -1;
@@ -411,7 +474,7 @@ private:
     for (int d = 0; d < replicas_; ++d) {
       TaskInfo i = make_info(TaskCategory::optimizer, "optimizer");
       i.compute_s = optimizer_s;
-      const auto opt = compute(d, s, std::move(i));
+      const auto opt = compute(d, s, std::move(i), 4.0 * v_); // fused multi-tensor Adam kernels
       for (auto t : reduced)
         plan_.graph.depend(t, opt);
       optimizers.push_back(opt);
@@ -425,10 +488,111 @@ private:
     }
   }
 
+  /// Replica d's input pipeline in steady state: `prefetch` micro-batches were queued by the previous
+  /// iteration, so this iteration's forward pass m waits for load m - prefetch, and load k (which
+  /// produces micro-batch k + prefetch, possibly of the next iteration) may start once micro-batch k
+  /// leaves the queue. Each load reads its samples from a storage server through the storage client's
+  /// placement and decodes them on the loader's worker cores, all progressing together.
+  void data_loader(int d, std::vector<engine::TaskId>& finals) {
+    const auto& dc = *host_.data;
+    const auto& path = *host_.path;
+    const int first_gpu = gpus_of(d, 0).front();
+    const auto gpu_host = platform_.gpu(first_gpu);
+    const int node = platform_.node_of(gpu_host);
+    const int per_node = platform_.topology().layout().node.gpus;
+    const int nic = platform_.topology().nic_of_gpu(first_gpu % per_node);
+    const auto cpu = platform_.cpu(node);
+    const double samples = w_.micro_batch;
+    const double bytes = samples * dc.sample.si();
+    const double decode = samples * dc.decode.si();
+    if (bytes <= 0 && decode <= 0)
+      return;
+    engine::TaskId previous = -1;
+    for (int k = 0; k < m_; ++k) {
+      engine::Task t = task_of(engine::TaskKind::transfer);
+      TaskInfo i = make_info(TaskCategory::data_load, fmt::format("load mb{}", k + dc.prefetch));
+      i.dp = d;
+      i.stage = 0;
+      i.micro = k;
+      i.gpus = {first_gpu};
+      i.bytes = bytes;
+      i.weight = replica_weight();
+      if (bytes > 0) {
+        const int servers = platform_.storage_servers();
+        const auto server = platform_.storage((d * m_ + k) % servers);
+        if (path.storage_through_arm()) {
+          const auto arm = platform_.arm(node, nic);
+          (void)platform_.route_hosts(server, arm, nic);
+          (void)platform_.route_hosts(arm, cpu, nic);
+          t.flows.push_back({server, arm, bytes});
+          t.flows.push_back({arm, cpu, bytes});
+        } else {
+          (void)platform_.route_hosts(server, cpu, nic);
+          t.flows.push_back({server, cpu, bytes});
+        }
+        t.loads.push_back({server, bytes / host_.storage_read_rate});
+        for (const auto& work : path.storage_read(bytes, dc.workers)) {
+          const bool arm = work.processor == offload::Processor::dpu_arm;
+          const auto where = arm ? platform_.arm(node, nic) : cpu;
+          for (int th = 0; th < work.threads; ++th)
+            t.loads.push_back({where, work.core_s / work.threads});
+          (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
+        }
+      }
+      if (decode > 0) {
+        for (int wk = 0; wk < dc.workers; ++wk)
+          t.loads.push_back({cpu, decode / dc.workers});
+        i.host_core_s[static_cast<std::size_t>(CpuUse::data_loading)] += decode;
+      }
+      const auto id = add(std::move(t), std::move(i));
+      if (previous >= 0)
+        plan_.graph.depend(previous, id);
+      if (const auto slot = data_slot_[static_cast<std::size_t>(d * m_ + k)]; slot >= 0)
+        plan_.graph.depend(slot, id);
+      if (k + dc.prefetch < m_) {
+        const auto consumer = op_first_[op_index(d, 0, 0, k + dc.prefetch, true)];
+        plan_.graph.depend(id, consumer);
+        plan_.info[static_cast<std::size_t>(consumer)].data_from = id;
+      }
+      previous = id;
+    }
+    finals.push_back(previous);
+  }
+
+  /// Infrastructure agents on every node: background work of `agent_cores` host cores, on the host or
+  /// (as more of the slower Arm cores) spread over the node's DPUs.
+  void agents() {
+    if (host_.agent_cores <= 0)
+      return;
+    const bool on_arm = host_.agent_site == offload::Site::dpu_arm;
+    const int dpus = platform_.topology().layout().node.nics;
+    constexpr double kForever = 1e12; // core-seconds: stopped when the iteration ends
+    auto spawn = [&](engine::HostIndex where, double cores, int node) {
+      const int entries = static_cast<int>(std::ceil(cores - 1e-9));
+      for (int e = 0; e < entries; ++e) {
+        engine::Task t = task_of(engine::TaskKind::background);
+        t.loads.push_back({where, kForever});
+        t.loads.push_back({platform_.add_limiter(cores / entries), kForever}); // caps it at its share
+        TaskInfo i = make_info(TaskCategory::agent, fmt::format("agents node {}", node));
+        (on_arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(CpuUse::agents)] = kForever;
+        add(std::move(t), std::move(i));
+      }
+    };
+    for (int n = 0; n < platform_.nodes(); ++n) {
+      if (on_arm) {
+        for (int k = 0; k < dpus; ++k)
+          spawn(platform_.arm(n, k), host_.agent_cores * host_.arm_cores_per_host_core / dpus, n);
+      } else {
+        spawn(platform_.cpu(n), host_.agent_cores, n);
+      }
+    }
+  }
+
   const scenario::WorkloadConfig& w_;
   const std::vector<StageCosts>& costs_;
   platform::PlatformBuilder& platform_;
   CollectiveLowering& lowering_;
+  const HostSide& host_;
   workload::Parallelism p_;
   int v_;
   int m_;
@@ -442,14 +606,15 @@ private:
   std::vector<engine::TaskId> gather_last_;             // by group: ZeRO-3 parameter gathers, in order
   std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
   std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete
+  std::vector<engine::TaskId> data_slot_;     // by replica * m + micro-batch: the task before its forward
 };
 
 } // namespace
 
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
                               platform::PlatformBuilder& platform, CollectiveLowering& lowering,
-                              bool representative) {
-  return Builder(w, costs, platform, lowering, representative).build();
+                              bool representative, const HostSide& host) {
+  return Builder(w, costs, platform, lowering, representative, host).build();
 }
 
 } // namespace dpusim::plan

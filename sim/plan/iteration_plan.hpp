@@ -9,10 +9,13 @@
 #pragma once
 
 #include "sim/engine/task_graph.hpp"
+#include "sim/offload/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/plan/stage_costs.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +30,18 @@ enum class TaskCategory : std::int32_t {
   dp_collective,
   pp_transfer,
   latency,
-  join
+  join,
+  data_load, // one micro-batch read from storage and decoded by a replica's loader
+  agent      // infrastructure agents, in the background
 };
 std::string_view category_name(TaskCategory c);
+
+/// What host or Arm CPU time goes to: the offloadable functions (in offload::Function order), then what
+/// always runs on the host.
+enum class CpuUse : std::size_t { transport, storage, encryption, vswitch, agents, data_loading, framework };
+inline constexpr std::size_t kCpuUses = 7;
+std::string_view cpu_use_name(CpuUse u);
+using CpuUseSeconds = std::array<double, kCpuUses>;
 
 struct TaskInfo {
   TaskCategory category = TaskCategory::join;
@@ -44,9 +56,13 @@ struct TaskInfo {
   int tp_collectives = 0;        // tensor-parallel all-reduces fused into the task
   double hw_flops = 0;           // per GPU
   double model_flops = 0;        // per GPU
-  double cpu_core_s = 0;         // host CPU core-seconds
+  CpuUseSeconds host_core_s{};   // host CPU core-seconds by use
+  CpuUseSeconds arm_core_s{};    // DPU Arm core-seconds by use
+  engine::TaskId data_from = -1; // a forward task: the loader task that produced its micro-batch
   double bytes = 0;              // payload per rank moved by a communication
   double weight = 1;             // replicas this task stands for (data-parallel replicas not simulated)
+  [[nodiscard]] double host_cpu_core_s() const;
+  [[nodiscard]] double arm_cpu_core_s() const;
   engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)
 };
 
@@ -62,10 +78,22 @@ struct IterationPlan {
   void apply_probe(double tp_collective_s);
 };
 
+/// Host-side work of the iteration besides communication: the framework's kernel-launch threads, the
+/// input pipeline, and infrastructure agents.
+struct HostSide {
+  double launch_s_per_kernel = 0; // >0: compute tasks carry their launch threads' CPU time on the host
+  const offload::DataPath* path = nullptr; // where storage reads and agents run
+  std::optional<scenario::DataConfig> data;
+  double storage_read_rate = 0; // bytes/s of each storage server's media
+  double agent_cores = 0;       // per node, in host cores
+  offload::Site agent_site = offload::Site::host;
+  double arm_cores_per_host_core = 1; // Arm cores that do the work of one host core
+};
+
 /// `costs` has one entry per virtual stage (pp x virtual_stages). With `representative` set, only
 /// data-parallel replica 0 computes and sends activations; collectives still span every replica.
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
                               platform::PlatformBuilder& platform, CollectiveLowering& lowering,
-                              bool representative);
+                              bool representative, const HostSide& host = {});
 
 } // namespace dpusim::plan

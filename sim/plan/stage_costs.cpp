@@ -30,13 +30,17 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   double layer_bwd_s = gpu.time(bwd, w.precision).si();
   double layer_recompute_flops = 0;
   int layer_bwd_ar = p.tp > 1 ? 2 : 0;
+  c.layer_fwd_kernels = fwd.kernels();
+  c.layer_bwd_kernels = bwd.kernels();
   if (w.recompute == Recompute::full) {
+    c.layer_bwd_kernels += fwd.kernels();
     layer_bwd_s += layer_fwd_s;
     layer_recompute_flops = fwd.flops();
     layer_bwd_ar += p.tp > 1 ? 2 : 0;
   } else if (w.recompute == Recompute::selective) {
     const auto core = workload::attention_core_forward(m, lc);
     layer_bwd_s += gpu.time(core, w.precision).si();
+    c.layer_bwd_kernels += core.kernels();
     layer_recompute_flops = core.flops();
   }
 
@@ -50,6 +54,8 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     head_fwd_s = gpu.time(hf, w.precision).si();
     head_bwd_s = gpu.time(hb, w.precision).si();
     head_flops_fwd = hf.flops();
+    c.head_fwd_kernels = hf.kernels();
+    c.head_bwd_kernels = hb.kernels();
     head_flops_bwd = hb.flops();
   }
 

@@ -12,14 +12,45 @@ double Comparison::speedup(const VariantResult& r) const {
   return r.metrics.step_time_s > 0 ? base.metrics.step_time_s / r.metrics.step_time_s : 0.0;
 }
 
-std::string render_table(const Comparison& c) {
-  struct Col {
-    std::string head;
-    std::vector<std::string> cells;
+namespace {
+
+struct Col {
+  std::string head;
+  std::vector<std::string> cells;
+};
+
+std::string layout_columns(const std::vector<Col>& cols, std::size_t left_aligned) {
+  std::string out;
+  const std::size_t rows = cols.empty() ? 0 : cols.front().cells.size();
+  auto line = [&](auto cell) {
+    std::string l;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      std::size_t w = cols[i].head.size();
+      for (const auto& s : cols[i].cells)
+        w = std::max(w, s.size());
+      const std::string text = cell(cols[i]);
+      l += i < left_aligned ? fmt::format("{:<{}}", text, w) : fmt::format("{:>{}}", text, w);
+      if (i + 1 < cols.size())
+        l += "  ";
+    }
+    out += l + "\n";
   };
+  line([](const Col& col) { return col.head; });
+  for (std::size_t r = 0; r < rows; ++r)
+    line([r](const Col& col) { return col.cells[r]; });
+  return out;
+}
+
+std::string use_name(std::size_t u) {
+  return std::string(plan::cpu_use_name(static_cast<plan::CpuUse>(u)));
+}
+
+} // namespace
+
+std::string render_table(const Comparison& c) {
   std::vector<Col> cols;
-  for (const char* head : {"variant", "device", "step s", "compute s", "exposed comm s", "tp comm s",
-                           "dp reduce s", "host cores/node", "TFLOP/s/GPU", "MFU", "speed-up"})
+  for (const char* head : {"variant", "device", "step s", "compute s", "exposed comm s", "data stall s",
+                           "cpu stall s", "host cores/node", "arm util", "TFLOP/s/GPU", "MFU", "speed-up"})
     cols.push_back({head, {}});
   for (const auto& r : c.results) {
     const auto& m = r.metrics;
@@ -29,46 +60,125 @@ std::string render_table(const Comparison& c) {
     cols[2].cells.push_back(fmt::format("{:.4f}", m.step_time_s));
     cols[3].cells.push_back(fmt::format("{:.4f}", m.compute_s));
     cols[4].cells.push_back(fmt::format("{:.4f}", m.exposed_comm_s));
-    cols[5].cells.push_back(fmt::format("{:.4f}", m.tp_comm_s));
-    cols[6].cells.push_back(fmt::format("{:.4f}", m.dp_comm_s));
+    cols[5].cells.push_back(fmt::format("{:.4f}", m.data_stall_s));
+    cols[6].cells.push_back(fmt::format("{:.4f}", m.host_cpu_stall_s));
     cols[7].cells.push_back(fmt::format("{:.2f}", m.host_cpu_busy_cores));
-    cols[8].cells.push_back(fmt::format("{:.1f}", m.tflops_per_gpu));
-    cols[9].cells.push_back(fmt::format("{:.1f}%", 100 * m.mfu));
-    cols[10].cells.push_back(fmt::format("{:.3f}x", c.speedup(r)));
+    cols[8].cells.push_back(r.arm_cores > 0 ? fmt::format("{:.0f}%", 100 * m.arm_utilisation) : "-");
+    cols[9].cells.push_back(fmt::format("{:.1f}", m.tflops_per_gpu));
+    cols[10].cells.push_back(fmt::format("{:.1f}%", 100 * m.mfu));
+    cols[11].cells.push_back(fmt::format("{:.3f}x", c.speedup(r)));
   }
-  std::string out;
-  auto line = [&](auto cell) {
-    std::string l;
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      std::size_t w = cols[i].head.size();
-      for (const auto& s : cols[i].cells)
-        w = std::max(w, s.size());
-      const std::string text = cell(cols[i]);
-      l += i == 0 || i == 1 ? fmt::format("{:<{}}", text, w) : fmt::format("{:>{}}", text, w);
-      if (i + 1 < cols.size())
-        l += "  ";
+  return layout_columns(cols, 2);
+}
+
+std::string render_cores_table(const Comparison& c) {
+  // Only the uses some variant spends time on.
+  std::vector<Col> cols{{"cores per node by use", {}}};
+  std::vector<std::pair<bool, std::size_t>> shown; // (arm, use)
+  for (bool arm : {false, true})
+    for (std::size_t u = 0; u < plan::kCpuUses; ++u)
+      for (const auto& r : c.results)
+        if ((arm ? r.metrics.arm_busy_cores_by_use : r.metrics.host_busy_cores_by_use)[u] > 5e-3) {
+          shown.emplace_back(arm, u);
+          cols.push_back({fmt::format("{} {}", arm ? "arm" : "host", use_name(u)), {}});
+          break;
+        }
+  if (shown.empty())
+    return {};
+  for (const auto& r : c.results) {
+    cols[0].cells.push_back(r.variant);
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      const auto& [arm, u] = shown[i];
+      cols[i + 1].cells.push_back(fmt::format(
+          "{:.2f}", (arm ? r.metrics.arm_busy_cores_by_use : r.metrics.host_busy_cores_by_use)[u]));
     }
-    out += l + "\n";
-  };
-  line([](const Col& col) { return col.head; });
-  for (std::size_t r = 0; r < c.results.size(); ++r)
-    line([r](const Col& col) { return col.cells[r]; });
-  return out;
+  }
+  return layout_columns(cols, 1);
 }
 
 namespace {
+
+std::string breakdown(const metrics::IterationMetrics& m) {
+  return fmt::format("{:.4f} / {:.4f} / {:.4f} / {:.4f}", m.compute_s, m.exposed_comm_s, m.data_stall_s,
+                     m.host_cpu_stall_s);
+}
+
+/// Why `slow` takes longer than `fast`, from the component of the step that grew most.
+std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
+  const auto& slow = slow_r.metrics;
+  const auto& fast = fast_r.metrics;
+  const double comm = slow.exposed_comm_s - fast.exposed_comm_s;
+  const double data = slow.data_stall_s - fast.data_stall_s;
+  const double cpu = slow.host_cpu_stall_s - fast.host_cpu_stall_s;
+  const double total = slow.step_time_s - fast.step_time_s;
+  auto host = [](const metrics::IterationMetrics& m, plan::CpuUse u) {
+    return m.host_busy_cores_by_use[static_cast<std::size_t>(u)];
+  };
+  auto arm = [](const metrics::IterationMetrics& m, plan::CpuUse u) {
+    return m.arm_busy_cores_by_use[static_cast<std::size_t>(u)];
+  };
+  std::string s;
+  if (data >= comm && data >= cpu) {
+    s = fmt::format(" {:.0f}% of the difference is GPUs waiting for input: {}'s loaders cannot keep up (per "
+                    "node: decoding "
+                    "{:.1f} host cores, storage client {:.1f} host and {:.1f} Arm cores, {:.1f} of {} host "
+                    "cores busy in all).",
+                    100 * data / total, slow_r.variant, host(slow, plan::CpuUse::data_loading),
+                    host(slow, plan::CpuUse::storage), arm(slow, plan::CpuUse::storage),
+                    slow.host_cpu_busy_cores, slow_r.host_cores);
+  } else if (cpu >= comm) {
+    s = fmt::format(
+        " {:.0f}% of the difference is host-CPU stall: {} keeps {:.1f} of {} host cores busy per node, "
+        "so the framework's launch threads get less than the core each needs and the GPUs wait.",
+        100 * cpu / total, slow_r.variant, slow.host_cpu_busy_cores, slow_r.host_cores);
+  } else {
+    s = fmt::format(" {:.0f}% of the difference is exposed communication", 100 * comm / total);
+    const double tcp = host(slow, plan::CpuUse::transport);
+    const double host_crypto = host(slow, plan::CpuUse::encryption) + host(slow, plan::CpuUse::vswitch);
+    if (slow.arm_utilisation > 0.8 && slow.arm_core_s > fast.arm_core_s)
+      s += fmt::format(
+          ": {}'s DPU Arm cores are {:.0f}% busy with the functions placed on them "
+          "(encryption {:.1f}, virtual switch {:.1f}, storage {:.1f}, agents {:.1f} cores per node) and "
+          "they are slower per byte than host cores, so every connection through them is held "
+          "back.",
+          slow_r.variant, 100 * slow.arm_utilisation, arm(slow, plan::CpuUse::encryption),
+          arm(slow, plan::CpuUse::vswitch), arm(slow, plan::CpuUse::storage),
+          arm(slow, plan::CpuUse::agents));
+    else if (tcp > host(fast, plan::CpuUse::transport) + 0.05)
+      s += fmt::format(
+          ": {} moves inter-node bytes through the host kernel TCP stack ({:.1f} cores per node{}), "
+          "and each connection runs no faster than the cores driving it, so its data-parallel "
+          "reduction takes {:.1f}x as long.",
+          slow_r.variant, tcp,
+          host_crypto > 0.05 ? fmt::format(", plus {:.1f} for encryption and switching", host_crypto)
+                             : std::string(),
+          slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
+    else
+      s += fmt::format(": its data-parallel reduction takes {:.1f}x as long{}.",
+                       slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s),
+                       slow_r.notes.empty() ? std::string() : " (see the notes on " + slow_r.variant + ")");
+  }
+  return s;
+}
 
 std::string difference(const VariantResult& base, const VariantResult& r) {
   const auto& a = base.metrics;
   const auto& b = r.metrics;
   const double change = b.step_time_s / a.step_time_s - 1.0;
-  std::string s = fmt::format("{} vs {}: step {:.4f} s vs {:.4f} s ({:+.1f}%). ", r.variant, base.variant,
-                              b.step_time_s, a.step_time_s, 100 * change);
-  s +=
-      fmt::format("Exposed communication {:.4f} s vs {:.4f} s; data-parallel reduction {:.4f} s vs {:.4f} s; "
-                  "host CPU {:.2f} vs {:.2f} busy cores per node.",
-                  b.exposed_comm_s, a.exposed_comm_s, b.dp_comm_s, a.dp_comm_s, b.host_cpu_busy_cores,
-                  a.host_cpu_busy_cores);
+  std::string s = fmt::format(
+      "{} vs {}: step {:.4f} s vs {:.4f} s ({:+.1f}%); compute / exposed communication / "
+      "data stall / host-CPU stall {} s vs {} s.",
+      r.variant, base.variant, b.step_time_s, a.step_time_s, 100 * change, breakdown(b), breakdown(a));
+  const double freed = a.host_cpu_busy_cores - b.host_cpu_busy_cores;
+  if (std::abs(freed) >= 0.05)
+    s += fmt::format(
+        " Host CPU: {:.1f} vs {:.1f} busy cores per node; {} {:.1f} per node, {:.0f} across the {} "
+        "nodes (the cores of {:.1f} nodes).",
+        b.host_cpu_busy_cores, a.host_cpu_busy_cores, freed > 0 ? "frees" : "costs", std::abs(freed),
+        std::abs(freed) * r.nodes, r.nodes, std::abs(freed) * r.nodes / std::max(1, r.host_cores));
+  if (r.arm_cores > 0 && b.arm_core_s > 0)
+    s += fmt::format(" DPU Arm cores: {:.0f}% busy ({:.1f} of {} per node).", 100 * b.arm_utilisation,
+                     b.arm_utilisation * r.arm_cores, r.arm_cores);
   if (std::abs(change) < 0.03) {
     s += fmt::format(
         " The step changes by less than 3%: GPU compute is {:.0f}% of it and tensor-parallel collectives "
@@ -79,20 +189,10 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
         a.dp_exposed_s);
   } else {
     const bool faster = change < 0;
-    const auto& slow = faster ? a : b;
-    const auto& fast = faster ? b : a;
-    const auto& slow_name = faster ? base.variant : r.variant;
-    s += fmt::format(" {:.0f}% of the difference is exposed communication",
-                     100 * (slow.exposed_comm_s - fast.exposed_comm_s) /
-                         (slow.step_time_s - fast.step_time_s));
-    if (slow.host_cpu_busy_cores > fast.host_cpu_busy_cores + 0.05)
-      s += fmt::format(
-          ": {} moves inter-node bytes through the host kernel TCP stack, {:.1f} host core-seconds per "
-          "step, and each connection runs no faster than the cores driving it, so its data-parallel "
-          "reduction takes {:.1f}x as long.",
-          slow_name, slow.host_cpu_core_s, slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
-    else
-      s += ".";
+    s += faster ? cause(base, r) : cause(r, base);
+    if (!faster && r.placement != base.placement)
+      s += fmt::format(" Placing the functions as {} does makes this job slower than {}.", r.variant,
+                       base.variant);
   }
   return s;
 }

@@ -16,6 +16,8 @@ struct Comparison {
 };
 
 std::string render_table(const Comparison& c);
+/// Host and DPU Arm cores per node by use, for the uses some variant spends time on (empty if none).
+std::string render_cores_table(const Comparison& c);
 /// One paragraph per non-baseline variant saying how it differs and why, in terms of what was simulated.
 std::vector<std::string> explain(const Comparison& c);
 std::string render_csv(const Comparison& c);

@@ -63,7 +63,8 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
         const int tid = 2 * (g % per_node) + kCommTrackOffset;
         tracks.insert({g / per_node, tid});
         event(ti.label, cat, start, t.end, g / per_node, tid,
-              fmt::format(R"("bytes_per_rank":{:.9g},"host_cpu_core_s":{:.9g})", ti.bytes, ti.cpu_core_s));
+              fmt::format(R"("bytes_per_rank":{:.9g},"host_cpu_core_s":{:.9g})", ti.bytes,
+                          ti.host_cpu_core_s()));
       }
       if (ti.span_from >= 0 &&
           plan.graph.task(static_cast<engine::TaskId>(i)).kind != engine::TaskKind::transfer)

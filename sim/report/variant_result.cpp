@@ -20,11 +20,15 @@ constexpr Field kMetricFields[] = {
     {"step_time_s", &metrics::IterationMetrics::step_time_s},
     {"compute_s", &metrics::IterationMetrics::compute_s},
     {"exposed_comm_s", &metrics::IterationMetrics::exposed_comm_s},
+    {"data_stall_s", &metrics::IterationMetrics::data_stall_s},
+    {"host_cpu_stall_s", &metrics::IterationMetrics::host_cpu_stall_s},
     {"tp_comm_s", &metrics::IterationMetrics::tp_comm_s},
     {"dp_comm_s", &metrics::IterationMetrics::dp_comm_s},
     {"dp_exposed_s", &metrics::IterationMetrics::dp_exposed_s},
     {"host_cpu_core_s", &metrics::IterationMetrics::host_cpu_core_s},
     {"host_cpu_busy_cores", &metrics::IterationMetrics::host_cpu_busy_cores},
+    {"arm_core_s", &metrics::IterationMetrics::arm_core_s},
+    {"arm_utilisation", &metrics::IterationMetrics::arm_utilisation},
     {"tflops_per_gpu", &metrics::IterationMetrics::tflops_per_gpu},
     {"mfu", &metrics::IterationMetrics::mfu},
     {"tokens_per_s", &metrics::IterationMetrics::tokens_per_s},
@@ -38,6 +42,9 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "scenario" << YAML::Value << r.scenario;
   out << YAML::Key << "variant" << YAML::Value << r.variant;
   out << YAML::Key << "device" << YAML::Value << r.device;
+  out << YAML::Key << "placement" << YAML::Value << r.placement;
+  out << YAML::Key << "host_cores" << YAML::Value << r.host_cores;
+  out << YAML::Key << "arm_cores" << YAML::Value << r.arm_cores;
   out << YAML::Key << "seed" << YAML::Value << r.seed;
   out << YAML::Key << "nodes" << YAML::Value << r.nodes;
   out << YAML::Key << "gpus" << YAML::Value << r.gpus;
@@ -45,6 +52,14 @@ std::string serialize(const VariantResult& r) {
   for (const auto& f : kMetricFields)
     out << YAML::Key << f.name << YAML::Value << num(r.metrics.*f.member);
   out << YAML::Key << "tasks" << YAML::Value << r.metrics.tasks;
+  for (const auto& [key, values] : {std::pair{"host_busy_cores_by_use", &r.metrics.host_busy_cores_by_use},
+                                    std::pair{"arm_busy_cores_by_use", &r.metrics.arm_busy_cores_by_use}}) {
+    out << YAML::Key << key << YAML::Value << YAML::BeginMap;
+    for (std::size_t u = 0; u < plan::kCpuUses; ++u)
+      out << YAML::Key << std::string(plan::cpu_use_name(static_cast<plan::CpuUse>(u))) << YAML::Value
+          << num((*values)[u]);
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
   out << YAML::Key << "tp_collective_s" << YAML::Value << num(r.tp_collective_s);
   out << YAML::Key << "tp_collectives_reused" << YAML::Value << r.tp_collectives_reused;
@@ -70,12 +85,20 @@ VariantResult deserialize(const std::string& text) {
   r.scenario = n["scenario"].as<std::string>();
   r.variant = n["variant"].as<std::string>();
   r.device = n["device"].as<std::string>();
+  r.placement = n["placement"].as<std::string>();
+  r.host_cores = n["host_cores"].as<int>();
+  r.arm_cores = n["arm_cores"].as<int>();
   r.seed = n["seed"].as<std::uint64_t>();
   r.nodes = n["nodes"].as<int>();
   r.gpus = n["gpus"].as<int>();
   for (const auto& f : kMetricFields)
     r.metrics.*f.member = n["metrics"][f.name].as<double>();
   r.metrics.tasks = n["metrics"]["tasks"].as<std::size_t>();
+  for (std::size_t u = 0; u < plan::kCpuUses; ++u) {
+    const std::string use(plan::cpu_use_name(static_cast<plan::CpuUse>(u)));
+    r.metrics.host_busy_cores_by_use[u] = n["metrics"]["host_busy_cores_by_use"][use].as<double>();
+    r.metrics.arm_busy_cores_by_use[u] = n["metrics"]["arm_busy_cores_by_use"][use].as<double>();
+  }
   r.tp_collective_s = n["tp_collective_s"].as<double>();
   r.tp_collectives_reused = n["tp_collectives_reused"].as<int>();
   r.activities = n["activities"].as<std::size_t>();
@@ -93,7 +116,10 @@ std::string csv_header() {
   std::string h = "scenario,variant,device,seed,nodes,gpus";
   for (const auto& f : kMetricFields)
     h += fmt::format(",{}", f.name);
-  h += ",speedup_vs_baseline,calibrated_parameters";
+  for (const char* where : {"host", "arm"})
+    for (std::size_t u = 0; u < plan::kCpuUses; ++u)
+      h += fmt::format(",{}_cores_{}", where, plan::cpu_use_name(static_cast<plan::CpuUse>(u)));
+  h += ",speedup_vs_baseline,calibrated_parameters,placement";
   return h + "\n";
 }
 
@@ -102,10 +128,13 @@ std::string csv_row(const VariantResult& r, double speedup) {
       fmt::format("{},{},{},{},{},{}", r.scenario, r.variant, r.device, r.seed, r.nodes, r.gpus);
   for (const auto& f : kMetricFields)
     row += "," + num(r.metrics.*f.member);
+  for (const auto* by_use : {&r.metrics.host_busy_cores_by_use, &r.metrics.arm_busy_cores_by_use})
+    for (double cores : *by_use)
+      row += "," + num(cores);
   int used = 0;
   for (const auto& c : r.calibrated)
     used += c.used ? 1 : 0;
-  row += fmt::format(",{},{}", num(speedup), used);
+  row += fmt::format(",{},{},{}", num(speedup), used, r.placement);
   return row + "\n";
 }
 

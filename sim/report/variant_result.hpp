@@ -14,7 +14,10 @@ namespace dpusim::report {
 struct VariantResult {
   std::string scenario;
   std::string variant;
-  std::string device; // NIC or DPU carrying inter-node traffic
+  std::string device;    // NIC or DPU carrying inter-node traffic
+  std::string placement; // function=site for each function, ';'-separated
+  int host_cores = 0;    // per node
+  int arm_cores = 0;     // per node, all DPUs
   std::uint64_t seed = 0;
   int nodes = 0;
   int gpus = 0;

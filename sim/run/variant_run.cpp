@@ -1,6 +1,7 @@
 #include "sim/run/variant_run.hpp"
 
 #include "models/calibration/profile.hpp"
+#include "models/core/unit_parse.hpp"
 #include "sim/metrics/iteration_metrics.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/platform/platform_builder.hpp"
@@ -16,23 +17,51 @@ namespace dpusim::run {
 namespace {
 // Above this many tasks for all replicas, symmetric data-parallel replicas are represented by one.
 constexpr double kFullReplicaTaskBudget = 60000;
+
+/// The host-side work of this variant besides communication.
+plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
+                         const offload::DataPath& path) {
+  using offload::Function;
+  using offload::Site;
+  plan::HostSide h;
+  h.path = &path;
+  h.data = s.workload.data;
+  h.storage_read_rate = s.cluster.storage.read_rate.si();
+  const auto& services = s.cluster.services;
+  h.agent_cores = services.agent_cores;
+  h.agent_site = v.placement[Function::agents];
+  if (hw.nic.arm)
+    h.arm_cores_per_host_core =
+        hw.cpu.tcp_rx_rate_per_core.value.si() / hw.nic.arm->tcp_rx_rate_per_core.value.si();
+  // The launch threads are simulated when something else competes for the host's cores; alone, one
+  // core per GPU is always available to them.
+  const auto req = s.requirements();
+  const bool host_shared =
+      v.transport() == offload::Transport::host_tcp ||
+      (req.encryption != offload::Encryption::none && v.placement[Function::encryption] == Site::host) ||
+      (req.overlay && v.placement[Function::vswitch] == Site::host) ||
+      (req.storage && v.placement[Function::storage] == Site::host) ||
+      (req.agents && v.placement[Function::agents] == Site::host) || (h.data && h.data->decode.si() > 0);
+  if (host_shared && hw.cpu.kernel_launch_cpu)
+    h.launch_s_per_kernel = hw.cpu.kernel_launch_cpu->value.si();
+  return h;
+}
 } // namespace
 
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,
-                                  const std::string& name, const RunOptions& options) {
-  const auto* variant = offload::find_variant(name);
-  if (variant == nullptr)
-    throw std::invalid_argument(fmt::format("unknown variant \"{}\"", name));
+                                  const offload::Variant& variant, const RunOptions& options) {
   std::optional<calibration::Profile> profile;
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())
     profile = calibration::load_profile(profile_path);
-  const auto hw = scenario::resolve_hardware(s, cat, *variant, profile ? &*profile : nullptr, profile_path);
+  const auto hw = scenario::resolve_hardware(s, cat, variant, profile ? &*profile : nullptr, profile_path);
 
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
   const auto topo = topology::Topology::build(layout);
   const topology::Router router(topo, s.seed);
-  platform::PlatformBuilder platform(topo, router, hw, variant->transport);
+  const offload::DataPath path(variant, s.cluster.services, hw);
+  platform::PlatformBuilder platform(
+      topo, router, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
 
   compute::GpuComputeParams gp;
   gp.gemm_bf16 = hw.gpu.gemm;
@@ -45,7 +74,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   std::vector<plan::StageCosts> costs;
   for (int vs = 0; vs < par.pp * s.workload.virtual_stages; ++vs)
     costs.push_back(plan::stage_costs(s.workload, gpu, vs));
-  plan::CollectiveLowering lowering(platform, hw, variant->transport);
+  plan::CollectiveLowering lowering(platform, hw, path);
   // Data-parallel replicas are identical: beyond a task budget only one computes (its collectives still
   // carry every replica's bytes), and the report says so.
   const double layers_per_gpu = static_cast<double>(s.workload.model.layers) / par.pp;
@@ -54,7 +83,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const double tasks_per_op =
       s.workload.zero_stage >= 3 ? 4.0 * layers_per_gpu / s.workload.virtual_stages : 3.0;
   const bool representative = par.dp > 1 && ops_per_replica * tasks_per_op * par.dp > kFullReplicaTaskBudget;
-  auto iteration = plan::build_iteration(s.workload, costs, platform, lowering, representative);
+  const auto host = host_side(s, hw, variant, path);
+  auto iteration = plan::build_iteration(s.workload, costs, platform, lowering, representative, host);
 
   simgrid::Simulator simulator(platform.build());
   double tp_s = 0;
@@ -69,6 +99,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   metrics::MetricsInputs in;
   in.gpus = platform.gpus();
   in.nodes = platform.nodes();
+  in.host_cores = hw.host_cores();
+  in.arm_cores = platform.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * layout.node.nics : 0;
   switch (s.workload.precision) {
   case workload::Precision::bf16:
     in.peak_flops = hw.gpu.peak_bf16.value.si();
@@ -85,8 +117,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
 
   report::VariantResult r;
   r.scenario = s.name;
-  r.variant = name;
+  r.variant = variant.name;
   r.device = hw.nic.name;
+  r.placement = offload::placement_text(variant.placement);
+  r.host_cores = in.host_cores;
+  r.arm_cores = in.arm_cores;
   r.seed = s.seed;
   r.nodes = in.nodes;
   r.gpus = in.gpus;
@@ -102,6 +137,19 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         fmt::format("data-parallel replicas are symmetric: 1 of {} computed and sent activations; "
                     "its data-parallel collectives carried the bytes of all {}",
                     par.dp, par.dp));
+  if (const auto engine = path.crypto_engine(); engine && *engine < hw.nic.line_rate.value)
+    r.notes.push_back(
+        fmt::format("the inline {} engine of the {} runs at {} per direction, below its {} port: "
+                    "encrypted traffic cannot go faster",
+                    offload::encryption_name(s.cluster.services.encryption), hw.nic.name,
+                    units::format(*engine), units::format(hw.nic.line_rate.value)));
+  if (path.through_arm())
+    r.notes.push_back(
+        "kernel TCP traffic detours through the DPU's Arm cores, crossing its internal PCIe twice "
+        "on each end");
+  if (representative && s.workload.data)
+    r.notes.push_back("only one data-parallel replica's input pipeline was simulated: the loaders of other "
+                      "replicas on the same node do not compete for its cores");
   if (s.workload.parallelism.tp > layout.node.gpus)
     r.notes.push_back(
         "tensor parallelism spans nodes: its collectives are simulated once in isolation and reused, "

@@ -19,6 +19,6 @@ struct RunOptions {
 };
 
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,
-                                  const std::string& variant, const RunOptions& options);
+                                  const offload::Variant& variant, const RunOptions& options);
 
 } // namespace dpusim::run

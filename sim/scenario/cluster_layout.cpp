@@ -19,6 +19,10 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   n.pcie_latency = node.pcie_latency.value;
   n.nic_line_rate = nic.line_rate.value;
   n.nic_latency = nic.latency.value;
+  n.dpu = nic.kind == catalog::DeviceKind::dpu && nic.arm.has_value();
+  n.dpu_internal_pcie = nic.pcie_bandwidth.value;
+  l.storage.servers = cluster.storage.servers;
+  l.storage.link = cluster.storage.link;
   auto& f = l.fabric;
   f.kind = cluster.fabric.kind;
   f.tiers = cluster.fabric.tiers;

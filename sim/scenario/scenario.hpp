@@ -7,6 +7,7 @@
 #include "models/workload/memory.hpp"
 #include "models/workload/parallelism.hpp"
 #include "models/workload/transformer.hpp"
+#include "sim/offload/variant.hpp"
 #include "sim/topology/topology.hpp"
 
 #include <cstdint>
@@ -25,6 +26,20 @@ struct FabricConfig {
   std::string switch_model; // catalog switch
 };
 
+/// Services every node runs besides training, whatever runs them (host, NIC or DPU).
+struct Services {
+  offload::Encryption encryption = offload::Encryption::none; // encryption in transit of inter-node traffic
+  bool overlay = false;                                       // VXLAN overlay through a virtual switch
+  double agent_cores = 0; // infrastructure agents (telemetry, monitoring...)
+};
+
+/// Storage servers on the training fabric that the data loaders read from.
+struct StorageConfig {
+  int servers = 0;
+  units::DataRate link;      // each server's network port
+  units::DataRate read_rate; // each server's media read throughput
+};
+
 struct ClusterConfig {
   int nodes = 1;
   int gpus_per_node = 0; // GPUs used in each node (0: all of the node's)
@@ -32,6 +47,18 @@ struct ClusterConfig {
   std::string nic;       // catalog NIC (the node's default when absent)
   std::string dpu;       // catalog DPU for the dpu variant (empty: none available)
   FabricConfig fabric;
+  Services services;
+  StorageConfig storage;
+};
+
+/// The input pipeline of each data-parallel replica: `workers` loader processes (one core each) read
+/// `sample` bytes per sample from storage and spend `decode` host core-seconds per sample (decode,
+/// augmentation, collation); `prefetch` micro-batches are queued ahead of the GPUs.
+struct DataConfig {
+  units::Bytes sample;
+  units::Seconds decode;
+  int workers = 1;
+  int prefetch = 2;
 };
 
 struct WorkloadConfig {
@@ -51,7 +78,8 @@ struct WorkloadConfig {
   double grad_bytes_per_param = 4;  // fp32 main gradients are reduced (Megatron default under bf16)
   int zero_stage =
       0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
-  int virtual_stages = 1; // interleaved 1F1B: model chunks per GPU
+  int virtual_stages = 1;         // interleaved 1F1B: model chunks per GPU
+  std::optional<DataConfig> data; // absent: input loading is not simulated (negligible for text)
 
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }
 };
@@ -72,10 +100,14 @@ struct Scenario {
   ClusterConfig cluster;
   WorkloadConfig workload;
   std::string baseline;
-  std::vector<std::string> variants; // baseline first, then the others, without duplicates
+  std::vector<offload::Variant> variants; // baseline first, then the others, without duplicates
   std::uint64_t seed = 1;
   std::string calibration; // path of a calibration profile, empty when none
   std::optional<Validation> validation;
+
+  /// What the scenario asks of the offloadable functions.
+  [[nodiscard]] offload::Requirements requirements() const;
+  [[nodiscard]] const offload::Variant* find_variant(const std::string& name) const;
 };
 
 } // namespace dpusim::scenario

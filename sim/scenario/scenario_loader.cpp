@@ -54,7 +54,7 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
 }
 
 ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
-  m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric"});
+  m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric", "services", "storage"});
   ClusterConfig c;
   c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
   c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
@@ -80,6 +80,32 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   }
   const auto fabric_node = m.required("fabric");
   c.fabric = read_fabric(fabric_node.as_map(), cat);
+  if (auto sv = m.optional("services")) {
+    auto sm = sv->as_map();
+    sm.declare({"encryption", "overlay", "agents"});
+    if (auto e = sm.optional("encryption")) {
+      const auto name = e->as_choice({"none", "ipsec", "tls"});
+      c.services.encryption = name == "ipsec" ? offload::Encryption::ipsec
+                              : name == "tls" ? offload::Encryption::tls
+                                              : offload::Encryption::none;
+    }
+    if (auto o = sm.optional("overlay"))
+      c.services.overlay = o->as_choice({"none", "vxlan"}) == "vxlan";
+    if (auto a = sm.optional("agents"))
+      c.services.agent_cores = a->as_number(0, 4096);
+    sm.finish();
+  }
+  if (auto st = m.optional("storage")) {
+    auto sm = st->as_map();
+    sm.declare({"servers", "link", "read_rate"});
+    c.storage.servers =
+        static_cast<int>(sm.required("servers", "the number of storage servers").as_int(1, 1 << 16));
+    c.storage.link =
+        sm.required("link", "each server's port speed, e.g. 400Gbps").as_quantity<units::DataRate>();
+    c.storage.read_rate = sm.required("read_rate", "each server's media read throughput, e.g. 25GB/s")
+                              .as_quantity<units::DataRate>();
+    sm.finish();
+  }
   m.finish();
   // The fabric must be able to hold the cluster (radix, oversubscription, NIC speed).
   const auto* sw = cat.network_switch(c.fabric.switch_model);
@@ -119,7 +145,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
              "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather",
-             "grad_reduce_dtype", "grad_bucket", "zero"});
+             "grad_reduce_dtype", "grad_bucket", "zero", "data"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -173,6 +199,26 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
     w.grad_bucket = b->as_quantity<units::Bytes>();
   if (auto z = m.optional("zero"))
     w.zero_stage = static_cast<int>(z->as_int(0, 3));
+  if (auto d = m.optional("data")) {
+    auto dm = d->as_map();
+    dm.declare({"sample", "decode", "workers", "prefetch"});
+    DataConfig dc;
+    dc.sample = dm.required("sample", "bytes read from storage per sample, e.g. 110KiB")
+                    .as_quantity<units::Bytes>(true);
+    dc.decode = dm.required("decode", "host core time to decode one sample, e.g. 4ms")
+                    .as_quantity<units::Seconds>(true);
+    dc.workers = static_cast<int>(
+        dm.required("workers", "loader processes per data-parallel replica").as_int(1, 1024));
+    if (auto pf = dm.optional("prefetch"))
+      dc.prefetch = static_cast<int>(pf->as_int(1, 1 << 16));
+    dm.finish();
+    if (dc.sample.si() > 0 && cluster.storage.servers == 0)
+      d->fail(fmt::format("reading {} per sample needs storage servers: add cluster.storage {{servers, link, "
+                          "read_rate}} (cluster at {}:{})",
+                          units::format(dc.sample), cluster_node.location().line,
+                          cluster_node.location().column));
+    w.data = dc;
+  }
   m.finish();
 
   // Consistency of the parallel layout with the cluster and the model.
@@ -287,23 +333,45 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   const auto offload = m.required("offload", "{baseline: ..., variants: [...]}");
   auto om = offload.as_map();
   om.declare({"baseline", "variants"});
-  const auto valid = offload::variant_names();
-  auto check_variant = [&](const yaml::Node& n) {
-    const std::string v = n.as_choice(valid);
-    if (offload::find_variant(v)->needs_dpu && s.cluster.dpu.empty())
+  const auto req = s.requirements();
+  auto read_variant = [&](const yaml::Node& n) {
+    std::string spec;
+    std::string given_name;
+    if (n.is_map()) {
+      auto vm = n.as_map();
+      vm.declare({"name", "placement"});
+      given_name = vm.required("name").as_string();
+      spec = vm.required("placement", "a preset with +function=site changes, e.g. rdma-nic+storage=dpu_arm")
+                 .as_string();
+      vm.finish();
+    } else {
+      spec = n.as_string();
+    }
+    offload::Variant v;
+    try {
+      v = offload::parse_variant(spec);
+    } catch (const std::invalid_argument& e) {
+      n.fail(e.what());
+    }
+    if (!given_name.empty())
+      v.name = given_name;
+    if (v.on_dpu && s.cluster.dpu.empty())
       n.fail(
           fmt::format("variant \"{}\" needs a DPU but the catalog has none built around {}; add cluster.dpu "
                       "(e.g. bluefield-3)",
-                      v, s.cluster.nic));
+                      v.name, s.cluster.nic));
+    const auto* device = cat.nic(v.on_dpu ? s.cluster.dpu : s.cluster.nic);
+    if (const auto why = offload::unsupported(v, *device, req); !why.empty())
+      n.fail(fmt::format("variant \"{}\": {}", v.name, why));
     return v;
   };
-  s.baseline = check_variant(om.required("baseline", "a variant name"));
-  s.variants.push_back(s.baseline);
+  s.variants.push_back(read_variant(om.required("baseline", "a variant name")));
+  s.baseline = s.variants.front().name;
   if (auto vs = om.optional("variants")) {
     for (const auto& item : vs->as_sequence().items()) {
-      const std::string v = check_variant(item);
-      if (std::find(s.variants.begin(), s.variants.end(), v) == s.variants.end())
-        s.variants.push_back(v);
+      auto v = read_variant(item);
+      if (s.find_variant(v.name) == nullptr)
+        s.variants.push_back(std::move(v));
     }
   }
   om.finish();
@@ -333,6 +401,36 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   }
   m.finish();
   return s;
+}
+
+offload::Variant variant_for(const Scenario& s, const catalog::Catalog& cat, const std::string& spec) {
+  if (const auto* named = s.find_variant(spec))
+    return *named;
+  auto v = offload::parse_variant(spec);
+  if (v.on_dpu && s.cluster.dpu.empty())
+    throw std::invalid_argument(
+        fmt::format("variant \"{}\" needs a DPU but the scenario has none (add cluster.dpu)", v.name));
+  if (const auto why =
+          offload::unsupported(v, *cat.nic(v.on_dpu ? s.cluster.dpu : s.cluster.nic), s.requirements());
+      !why.empty())
+    throw std::invalid_argument(fmt::format("variant \"{}\": {}", v.name, why));
+  return v;
+}
+
+offload::Requirements Scenario::requirements() const {
+  offload::Requirements r;
+  r.encryption = cluster.services.encryption;
+  r.overlay = cluster.services.overlay;
+  r.agents = cluster.services.agent_cores > 0;
+  r.storage = workload.data && workload.data->sample.si() > 0;
+  return r;
+}
+
+const offload::Variant* Scenario::find_variant(const std::string& variant_name) const {
+  for (const auto& v : variants)
+    if (v.name == variant_name)
+      return &v;
+  return nullptr;
 }
 
 Scenario load_scenario(const std::string& path, const catalog::Catalog& cat) {

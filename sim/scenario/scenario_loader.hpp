@@ -13,6 +13,10 @@ namespace dpusim::scenario {
 Scenario load_scenario(const std::string& path, const catalog::Catalog& catalog);
 Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& catalog);
 
+/// A variant named in the scenario, or any placement written as "preset+function=site..." checked against
+/// the scenario's devices and services; throws std::invalid_argument saying what is wrong.
+offload::Variant variant_for(const Scenario& s, const catalog::Catalog& catalog, const std::string& spec);
+
 /// The per-rank memory of the most loaded pipeline stage, for reports and the fit check.
 workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage = nullptr);
 

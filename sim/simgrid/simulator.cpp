@@ -40,12 +40,15 @@ struct Simulator::Impl {
   std::vector<sg4::ActivityPtr> live;
   std::vector<sg4::ActivityPtr> finished_batch; // released at the next completion, never inside its own
   std::size_t done = 0;
+  std::size_t foreground = 0; // tasks that are not background
+  std::vector<engine::TaskId> background;
   double t0 = 0;
   const Progress* progress = nullptr;
   std::size_t next_progress = 0;
 
   void start(engine::TaskId id);
   void finished(engine::TaskId id);
+  void stop_background();
   sg4::ActivityPtr make_activity(const engine::Task& t);
 };
 
@@ -93,10 +96,12 @@ sg4::ActivityPtr Simulator::Impl::make_activity(const engine::Task& t) {
   using engine::TaskKind;
   if (t.kind == TaskKind::delay)
     return sg4::Exec::init()->set_flops_amount(t.delay_s)->set_host(timer);
-  if (t.kind == TaskKind::work && t.loads.size() == 1)
+  if ((t.kind == TaskKind::work || t.kind == TaskKind::background) && t.loads.size() == 1 &&
+      t.flows.empty()) {
     return sg4::Exec::init()
         ->set_flops_amount(t.loads[0].amount)
         ->set_host(hosts.at(static_cast<std::size_t>(t.loads[0].host)));
+  }
   // A parallel task: flow endpoints first (each once), then one entry per load (one core each).
   std::vector<engine::HostIndex> members;
   auto index_of = [&members](engine::HostIndex h) {
@@ -139,7 +144,7 @@ void Simulator::Impl::start(engine::TaskId first) {
       total += l.amount;
     for (const auto& f : t.flows)
       total += f.bytes;
-    if (t.kind == engine::TaskKind::join || total <= 0) {
+    if (t.kind != engine::TaskKind::background && (t.kind == engine::TaskKind::join || total <= 0)) {
       // Nothing to simulate: finishes at once and releases its successors.
       (*timings)[static_cast<std::size_t>(id)].end = now;
       ++done;
@@ -158,18 +163,44 @@ void Simulator::Impl::start(engine::TaskId first) {
 
 void Simulator::Impl::finished(engine::TaskId id) {
   finished_batch.clear();
+  if (graph->task(id).kind == engine::TaskKind::background) {
+    // Ran out of work before the graph ended: nothing more to do for it.
+    auto& slot = live[static_cast<std::size_t>(id)];
+    finished_batch.push_back(std::move(slot));
+    slot = nullptr;
+    (*timings)[static_cast<std::size_t>(id)].end = sg4::Engine::get_clock() - t0;
+    return;
+  }
   auto& slot = live[static_cast<std::size_t>(id)];
   finished_batch.push_back(std::move(slot));
   slot = nullptr;
   (*timings)[static_cast<std::size_t>(id)].end = sg4::Engine::get_clock() - t0;
   ++done;
   if (progress != nullptr && *progress && done >= next_progress) {
-    (*progress)(done, graph->size());
-    next_progress = done + std::max<std::size_t>(1, graph->size() / 100);
+    (*progress)(done, foreground);
+    next_progress = done + std::max<std::size_t>(1, foreground / 100);
   }
   for (engine::TaskId s : graph->successors(id))
     if (--pending[static_cast<std::size_t>(s)] == 0)
       start(s);
+  if (done == foreground)
+    stop_background();
+}
+
+void Simulator::Impl::stop_background() {
+  const double now = sg4::Engine::get_clock() - t0;
+  for (engine::TaskId b : background) {
+    auto& act = live[static_cast<std::size_t>(b)];
+    if (act == nullptr)
+      continue;
+    auto& timing = (*timings)[static_cast<std::size_t>(b)];
+    timing.end = now;
+    if (const auto* exec = dynamic_cast<const sg4::Exec*>(act.get()); exec != nullptr)
+      timing.done = 1.0 - exec->get_remaining_ratio();
+    act->cancel();
+    finished_batch.push_back(std::move(act));
+    act = nullptr;
+  }
 }
 
 std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& graph, const Progress& progress) {
@@ -188,6 +219,11 @@ std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& grap
   }
   im.live.assign(graph.size(), nullptr);
   im.done = 0;
+  im.background.clear();
+  for (std::size_t i = 0; i < graph.size(); ++i)
+    if (graph.task(static_cast<engine::TaskId>(i)).kind == engine::TaskKind::background)
+      im.background.push_back(static_cast<engine::TaskId>(i));
+  im.foreground = graph.size() - im.background.size();
   im.t0 = sg4::Engine::get_clock();
   im.progress = &progress;
   im.next_progress = 0;
@@ -195,13 +231,15 @@ std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& grap
   for (std::size_t i = 0; i < graph.size(); ++i)
     if (im.pending[i] == 0 && timings[i].start < 0)
       im.start(static_cast<engine::TaskId>(i));
+  if (im.foreground == 0)
+    im.stop_background();
   im.engine->run();
   im.finished_batch.clear();
-  if (im.done != graph.size())
+  if (im.done != im.foreground)
     throw std::runtime_error(fmt::format("the simulation stopped with {} of {} tasks unfinished",
-                                         graph.size() - im.done, graph.size()));
+                                         im.foreground - im.done, im.foreground));
   if (progress)
-    progress(im.done, graph.size());
+    progress(im.done, im.foreground);
   im.graph = nullptr;
   im.timings = nullptr;
   im.progress = nullptr;

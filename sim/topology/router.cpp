@@ -38,7 +38,8 @@ Router::Domain Router::domain_of(VertexId src, VertexId dst) const {
   if (a.node >= 0 && a.node == b.node)
     return Domain::node;
   auto fabric_side = [](const VertexProps& v) {
-    return v.kind == VertexKind::nic || v.kind == VertexKind::leaf || v.kind == VertexKind::spine;
+    return v.kind == VertexKind::nic || v.kind == VertexKind::leaf || v.kind == VertexKind::spine ||
+           v.kind == VertexKind::storage;
   };
   if (fabric_side(a) && fabric_side(b))
     return Domain::fabric;
@@ -48,8 +49,9 @@ Router::Domain Router::domain_of(VertexId src, VertexId dst) const {
 bool Router::may_transit(Domain d, VertexId v, int node) const {
   const auto& p = topo_.vertex(v);
   switch (d) {
-  case Domain::node: // inside one server: through its NVSwitch and PCIe switches only
-    return p.node == node && (p.kind == VertexKind::nvswitch || p.kind == VertexKind::pcie_switch);
+  case Domain::node: // inside one server: through its NVSwitch, PCIe switches and DPUs' internal switches
+    return p.node == node && (p.kind == VertexKind::nvswitch || p.kind == VertexKind::pcie_switch ||
+                              p.kind == VertexKind::dpu_switch);
   case Domain::fabric: // between NICs: through leaf and spine switches only
     return p.kind == VertexKind::leaf || p.kind == VertexKind::spine;
   case Domain::any:

@@ -21,6 +21,12 @@ std::string_view vertex_kind_name(VertexKind k) {
     return "leaf";
   case VertexKind::spine:
     return "spine";
+  case VertexKind::dpu_switch:
+    return "dpu_switch";
+  case VertexKind::dpu_arm:
+    return "dpu_arm";
+  case VertexKind::storage:
+    return "storage";
   }
   return "?";
 }
@@ -69,9 +75,12 @@ bool Topology::is_transit(VertexId v) const {
   case VertexKind::nic:
   case VertexKind::leaf:
   case VertexKind::spine:
+  case VertexKind::dpu_switch:
     return true;
   case VertexKind::gpu:
   case VertexKind::host_cpu:
+  case VertexKind::dpu_arm:
+  case VertexKind::storage:
     return false;
   }
   return false;
@@ -109,8 +118,18 @@ Topology Topology::build(const ClusterLayout& layout) {
     for (int k = 0; k < n.nics; ++k) {
       const VertexId nic = t.add_vertex(VertexKind::nic, fmt::format("n{}.nic{}", node, k), node, k);
       t.nics_.push_back(nic);
-      t.add_link(nic, pcie[static_cast<std::size_t>(k * n.pcie_switches / n.nics)], LinkKind::pcie,
-                 n.pcie_nic, n.pcie_latency);
+      const VertexId host_side = pcie[static_cast<std::size_t>(k * n.pcie_switches / n.nics)];
+      if (!n.dpu) {
+        t.add_link(nic, host_side, LinkKind::pcie, n.pcie_nic, n.pcie_latency);
+        continue;
+      }
+      const VertexId sw =
+          t.add_vertex(VertexKind::dpu_switch, fmt::format("n{}.dpu{}.pcie", node, k), node, k);
+      const VertexId arm = t.add_vertex(VertexKind::dpu_arm, fmt::format("n{}.dpu{}.arm", node, k), node, k);
+      t.arms_.push_back(arm);
+      t.add_link(sw, host_side, LinkKind::pcie, n.pcie_nic, n.pcie_latency);
+      t.add_link(sw, nic, LinkKind::pcie, n.dpu_internal_pcie, n.pcie_latency);
+      t.add_link(sw, arm, LinkKind::pcie, n.dpu_internal_pcie, n.pcie_latency);
     }
   }
 
@@ -150,6 +169,12 @@ Topology Topology::build(const ClusterLayout& layout) {
     t.leaves_.push_back(t.add_vertex(VertexKind::leaf, fmt::format("leaf{}", l), -1, l));
     for (VertexId nic : leaf_down[static_cast<std::size_t>(l)])
       t.add_link(nic, t.leaves_.back(), LinkKind::nic_port, n.nic_line_rate, n.nic_latency + f.latency);
+  }
+  // Storage servers, spread over the leaves.
+  for (int s = 0; s < layout.storage.servers; ++s) {
+    t.storage_.push_back(t.add_vertex(VertexKind::storage, fmt::format("storage{}", s), -1, s));
+    t.add_link(t.storage_.back(), t.leaves_[static_cast<std::size_t>(s % leaves)], LinkKind::nic_port,
+               layout.storage.link, n.nic_latency + f.latency);
   }
   if (leaves > 1) {
     // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines

@@ -12,7 +12,18 @@
 
 namespace dpusim::topology {
 
-enum class VertexKind { gpu, nvswitch, pcie_switch, host_cpu, nic, leaf, spine };
+enum class VertexKind {
+  gpu,
+  nvswitch,
+  pcie_switch,
+  host_cpu,
+  nic,
+  leaf,
+  spine,
+  dpu_switch,
+  dpu_arm,
+  storage
+};
 enum class LinkKind { nvlink, pcie, nic_port, fabric };
 std::string_view vertex_kind_name(VertexKind k);
 std::string_view link_kind_name(LinkKind k);
@@ -48,6 +59,16 @@ struct NodeLayout {
   units::Seconds pcie_latency;
   units::DataRate nic_line_rate; // per port, per direction
   units::Seconds nic_latency;    // NIC processing latency, charged on its port link
+  /// A BlueField in place of each NIC: an internal PCIe switch joins the host, the ConnectX core and the
+  /// Arm complex, so traffic between the host and the Arm cores crosses it twice.
+  bool dpu = false;
+  units::DataRate dpu_internal_pcie; // per direction, each internal PCIe link of the DPU
+};
+
+/// Storage servers attached to the training fabric's leaves.
+struct StorageLayout {
+  int servers = 0;
+  units::DataRate link; // each server's network port
 };
 
 enum class FabricKind { fat_tree, rail_optimized };
@@ -66,6 +87,7 @@ struct ClusterLayout {
   int nodes = 1;
   NodeLayout node;
   FabricLayout fabric;
+  StorageLayout storage;
 };
 
 class Topology {
@@ -83,6 +105,12 @@ public:
   [[nodiscard]] VertexId nic(int node, int local_nic) const {
     return nics_.at(node * layout_.node.nics + local_nic);
   }
+  /// The Arm complex of the DPU in NIC slot `local_nic` (only with NodeLayout::dpu).
+  [[nodiscard]] VertexId dpu_arm(int node, int local_nic) const {
+    return arms_.at(node * layout_.node.nics + local_nic);
+  }
+  [[nodiscard]] VertexId storage(int server) const { return storage_.at(server); }
+  [[nodiscard]] int num_storage() const { return static_cast<int>(storage_.size()); }
   /// The NIC that a GPU uses for inter-node traffic (the one behind its PCIe switch).
   [[nodiscard]] int nic_of_gpu(int local_gpu) const;
   [[nodiscard]] int node_of_gpu(int global_gpu) const { return global_gpu / layout_.node.gpus; }
@@ -106,7 +134,7 @@ private:
   int num_edges_ = 0;
   std::vector<std::pair<VertexId, VertexId>> edge_ends_; // by EdgeProps::id
   std::vector<EdgeProps> edge_props_;
-  std::vector<VertexId> gpus_, cpus_, nics_, leaves_, spines_;
+  std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, storage_;
 };
 
 } // namespace dpusim::topology

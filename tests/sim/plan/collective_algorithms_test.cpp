@@ -42,6 +42,7 @@ struct Rig {
   std::unique_ptr<topology::Topology> topo;
   std::unique_ptr<topology::Router> router;
   std::unique_ptr<platform::PlatformBuilder> platform;
+  std::unique_ptr<offload::DataPath> path;
   std::unique_ptr<plan::CollectiveLowering> lowering;
 
   explicit Rig(const Setup& s) {
@@ -67,7 +68,10 @@ struct Rig {
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
     router = std::make_unique<topology::Router>(*topo, 1);
     platform = std::make_unique<platform::PlatformBuilder>(*topo, *router, hw, s.transport);
-    lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, s.transport);
+    path = std::make_unique<offload::DataPath>(
+        offload::parse_variant(s.transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),
+        scenario::Services{}, hw);
+    lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, *path);
   }
 
   /// Seconds from the start of the operation to the end of its last phase.

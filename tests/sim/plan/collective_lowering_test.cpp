@@ -19,6 +19,7 @@ struct Rig {
   std::unique_ptr<topology::Topology> topo;
   std::unique_ptr<topology::Router> router;
   std::unique_ptr<platform::PlatformBuilder> platform;
+  std::unique_ptr<offload::DataPath> path;
   std::unique_ptr<plan::CollectiveLowering> lowering;
 
   Rig(int nodes, int gpus_per_node, offload::Transport transport) {
@@ -39,7 +40,10 @@ struct Rig {
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
     router = std::make_unique<topology::Router>(*topo, 1);
     platform = std::make_unique<platform::PlatformBuilder>(*topo, *router, hw, transport);
-    lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, transport);
+    path = std::make_unique<offload::DataPath>(
+        offload::parse_variant(transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),
+        scenario::Services{}, hw);
+    lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, *path);
   }
 
   double simulate(const plan::Lowered& low) {
@@ -126,16 +130,19 @@ TEST(RingAllReduce, HostTcpIsBoundByTheReceiveCoreOfEachConnection) {
   EXPECT_NEAR(rig.simulate(low) / expected, 1.0, 0.02);
   // Every payload byte is charged on both hosts.
   const double payload = 2.0 * (n - 1) / n * s * n;
-  EXPECT_NEAR(low.cpu_core_s,
+  EXPECT_NEAR(low.host_cpu_core_s(),
               payload / rig.hw.cpu.tcp_tx_rate_per_core.value.si() +
                   payload / rig.hw.cpu.tcp_rx_rate_per_core.value.si(),
-              1e-9 * low.cpu_core_s);
+              1e-9 * low.host_cpu_core_s());
 }
 
 TEST(RingAllReduce, MoreSocketThreadsMakeHostTcpFaster) {
   Rig one(8, 1, offload::Transport::host_tcp);
   Rig four(8, 1, offload::Transport::host_tcp);
   four.hw.collective.socket_threads.value = 4;
+  four.path =
+      std::make_unique<offload::DataPath>(offload::parse_variant("host-tcp"), scenario::Services{}, four.hw);
+  four.lowering = std::make_unique<plan::CollectiveLowering>(*four.platform, four.hw, *four.path);
   const auto a = one.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9);
   const auto b = four.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9);
   // Compare bandwidth-bound durations: the engine is a singleton, so use the closed form of each

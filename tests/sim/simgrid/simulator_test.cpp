@@ -100,3 +100,36 @@ TEST(Simulator, RejectsCyclicGraphs) {
   g.depend(b, a);
   EXPECT_THROW((void)sim.execute(g), std::logic_error);
 }
+
+TEST(Simulator, BackgroundWorkRunsAlongsideAndStopsWithTheGraph) {
+  // Background work (an agent using a core) shares the host with the graph's work, and is stopped when
+  // the graph ends: 2 core-seconds of work on a single core next to an endless agent take 4 s.
+  simgrid::Simulator sim(two_hosts(1, 1e9, 0));
+  engine::TaskGraph g;
+  Task agent;
+  agent.kind = TaskKind::background;
+  agent.loads = {{0, 1e9}};
+  const auto a = g.add(agent);
+  const auto w = g.add(work({{0, 2.0}}));
+  const auto t = sim.execute(g);
+  EXPECT_NEAR(t[static_cast<std::size_t>(w)].end, 4.0, 1e-9);
+  EXPECT_NEAR(t[static_cast<std::size_t>(a)].end, 4.0, 1e-9);
+  EXPECT_NEAR(t[static_cast<std::size_t>(a)].done, 2.0 / 1e9, 1e-12);
+}
+
+TEST(Simulator, ALimiterHostCapsTheLoadCoupledToIt) {
+  // An agent coupled to a limiter of speed 0.25 takes a quarter of a core, leaving three quarters to the
+  // graph's 2 core-seconds.
+  engine::PlatformDecl p = two_hosts(1, 1e9, 0);
+  p.hosts.push_back({"limiter", 0.25, 1});
+  simgrid::Simulator sim(p);
+  engine::TaskGraph g;
+  Task agent;
+  agent.kind = TaskKind::background;
+  agent.loads = {{0, 1e9}, {2, 1e9}};
+  const auto a = g.add(agent);
+  const auto w = g.add(work({{0, 2.0}}));
+  const auto t = sim.execute(g);
+  EXPECT_NEAR(t[static_cast<std::size_t>(w)].end, 2.0 / 0.75, 1e-9);
+  EXPECT_NEAR(t[static_cast<std::size_t>(a)].done * 1e9, 0.25 * 2.0 / 0.75, 1e-6);
+}

@@ -1,0 +1,84 @@
+// What moving bytes between nodes costs the processors on each end, given where a variant runs the
+// transport, encryption and virtual switch: CPU core-seconds per byte on the host CPU or on the DPU's Arm
+// cores (from the cited per-core rates of the CPU profiles), the inline crypto engine a NIC puts on the
+// path, whether TCP traffic detours through the Arm cores, and the software latency each network hop
+// adds. Storage reads get the same treatment. Pure arithmetic: the simulator turns the costs into loads
+// on multicore hosts, where they contend with everything else those cores run. See
+// docs/models/host-functions.md.
+#pragma once
+
+#include "sim/offload/variant.hpp"
+#include "sim/scenario/hardware.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <array>
+#include <optional>
+#include <vector>
+
+namespace dpusim::offload {
+
+enum class Processor { host_cpu, dpu_arm };
+enum class End { sender, receiver };
+
+/// CPU work one transfer costs on one end: `core_s` core-seconds of `function` on `processor`, spread
+/// over `threads` cores (each thread one core).
+struct CpuWork {
+  Function function = Function::transport;
+  Processor processor = Processor::host_cpu;
+  End end = End::sender;
+  double core_s = 0;
+  int threads = 1;
+};
+
+/// Core-seconds by function, for accounting and attribution.
+using CoreSeconds = std::array<double, kFunctions.size()>;
+
+class DataPath {
+public:
+  DataPath(const Variant& variant, const scenario::Services& services, const scenario::Hardware& hw);
+
+  /// Per-end CPU work of moving `payload` bytes from one node to another over the network.
+  [[nodiscard]] std::vector<CpuWork> network_transfer(double payload) const;
+  /// Per-end CPU work of reading `bytes` from a storage server into host memory with `readers`
+  /// concurrent requests (the node's end is the receiver; storage servers' CPUs are not modelled).
+  [[nodiscard]] std::vector<CpuWork> storage_read(double bytes, int readers) const;
+
+  /// TCP traffic crosses the DPU's Arm cores (encryption or virtual switch in Arm software).
+  [[nodiscard]] bool through_arm() const { return through_arm_; }
+  /// Storage reads land on the DPU's Arm cores first (NVMe emulation, SNAP) and reach the host over
+  /// the DPU's internal PCIe.
+  [[nodiscard]] bool storage_through_arm() const { return placement_[Function::storage] == Site::dpu_arm; }
+  /// The rate of each NIC's inline encryption engine, per direction, when encryption is inline.
+  [[nodiscard]] std::optional<units::DataRate> crypto_engine() const { return crypto_engine_; }
+  /// Median one-way software latency a network hop adds (kernel TCP, Arm forwarding), and the
+  /// lognormal shape of its tail.
+  [[nodiscard]] double software_latency_s() const { return latency_s_; }
+  [[nodiscard]] double latency_sigma() const { return sigma_; }
+  /// The software latency of a step that waits for `concurrent` hops: the expected largest of that
+  /// many lognormal draws, median x exp(sigma x z), z the standard normal quantile at n / (n + 1).
+  [[nodiscard]] double step_latency_s(int concurrent) const;
+  /// Threads (one core each) that carry one connection's bytes on each end.
+  [[nodiscard]] int threads() const { return threads_; }
+  [[nodiscard]] Transport transport() const { return transport_; }
+
+private:
+  void add(std::vector<CpuWork>& out, Function f, Processor p, End e, double bytes, units::DataRate rate,
+           int threads) const;
+
+  Placement placement_;
+  scenario::Services services_;
+  catalog::CpuSpec host_;
+  std::optional<catalog::CpuSpec> arm_;
+  Transport transport_;
+  bool through_arm_ = false;
+  std::optional<units::DataRate> crypto_engine_;
+  double latency_s_ = 0;
+  double sigma_ = 0;
+  int threads_ = 1;
+  int arm_threads_ = 1;
+};
+
+/// Sums core-seconds by function (for one processor kind).
+CoreSeconds core_seconds(const std::vector<CpuWork>& work, Processor processor);
+
+} // namespace dpusim::offload

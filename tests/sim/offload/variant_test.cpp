@@ -1,0 +1,67 @@
+#include "models/catalog/catalog.hpp"
+#include "sim/offload/variant.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim;
+using offload::Function;
+using offload::Site;
+
+namespace {
+const catalog::Catalog& the_catalog() {
+  static const auto c = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  return c;
+}
+} // namespace
+
+TEST(Variant, PresetsPlaceEveryFunction) {
+  const auto host = offload::parse_variant("host-tcp");
+  for (auto f : offload::kFunctions)
+    EXPECT_EQ(host.placement[f], Site::host);
+  EXPECT_EQ(host.transport(), offload::Transport::host_tcp);
+  const auto dpu = offload::parse_variant("dpu");
+  EXPECT_TRUE(dpu.on_dpu);
+  EXPECT_EQ(dpu.placement[Function::agents], Site::dpu_arm);
+  EXPECT_EQ(dpu.transport(), offload::Transport::rdma);
+}
+
+TEST(Variant, ParsesPlacementChangesOnAPreset) {
+  const auto v = offload::parse_variant("rdma-nic+storage=dpu_arm+agents=dpu_arm");
+  EXPECT_EQ(v.placement[Function::storage], Site::dpu_arm);
+  EXPECT_EQ(v.placement[Function::transport], Site::nic);
+  EXPECT_TRUE(v.on_dpu); // something runs on Arm cores
+  EXPECT_THROW((void)offload::parse_variant("rdma"), std::invalid_argument);
+  EXPECT_THROW((void)offload::parse_variant("host-tcp+storage"), std::invalid_argument);
+  EXPECT_THROW((void)offload::parse_variant("host-tcp+disk=nic"), std::invalid_argument);
+  try {
+    (void)offload::parse_variant("rdma-nc");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean \"rdma-nic\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(Variant, RejectsWhatTheDeviceOrTheTransportCannotDo) {
+  offload::Requirements req;
+  req.encryption = offload::Encryption::ipsec;
+  req.overlay = true;
+  req.agents = true;
+  const auto& cx6 = *the_catalog().nic("connectx-6");
+  const auto& bf3 = *the_catalog().nic("bluefield-3");
+  // ConnectX-6 (HDR VPI) has no inline crypto.
+  EXPECT_NE(offload::unsupported(offload::parse_variant("rdma-nic"), cx6, req).find("cannot run encryption"),
+            std::string::npos);
+  // A NIC has no Arm cores.
+  EXPECT_NE(offload::unsupported(offload::parse_variant("rdma-nic+agents=dpu_arm"), *the_catalog().nic("connectx-7"), req)
+                .find("no Arm cores"),
+            std::string::npos);
+  // RDMA bypasses host software: encryption must be inline.
+  EXPECT_NE(offload::unsupported(offload::parse_variant("dpu+encryption=host"), bf3, req).find("inline"),
+            std::string::npos);
+  // TLS needs TCP.
+  req.encryption = offload::Encryption::tls;
+  EXPECT_NE(offload::unsupported(offload::parse_variant("dpu"), bf3, req).find("TLS"), std::string::npos);
+  // All on the host is always possible; all offloaded is possible on a BlueField-3 with IPsec.
+  req.encryption = offload::Encryption::ipsec;
+  EXPECT_EQ(offload::unsupported(offload::parse_variant("host-tcp"), cx6, req), "");
+  EXPECT_EQ(offload::unsupported(offload::parse_variant("dpu"), bf3, req), "");
+}
