@@ -251,18 +251,23 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
   if (r.kind != platform::HopKind::network)
     return;
   // What the hop's bytes cost the processors on each end (kernel TCP, software encryption and
-  // switching); each thread's share is one load, i.e. one core of its host, coupled to the bytes.
+  // switching). A connection's functions on one processor run in the same threads (the kernel encrypts
+  // and switches a packet on the core that sends or receives it); each thread's share is one load, i.e.
+  // one core of its host, coupled to the bytes.
   const int per_node = platform_.topology().layout().node.gpus;
+  std::map<std::pair<engine::HostIndex, int>, double> per_host; // (host, threads) -> core-seconds
   for (const auto& work : path_.network_transfer(payload)) {
     const int gpu = work.end == offload::End::sender ? src : dst;
     const int node = platform_.node_of(platform_.gpu(gpu));
     const bool arm = work.processor == offload::Processor::dpu_arm;
     const auto host =
         arm ? platform_.arm(node, platform_.topology().nic_of_gpu(gpu % per_node)) : platform_.cpu(node);
-    for (int t = 0; t < work.threads; ++t)
-      part.loads.push_back({host, work.core_s / work.threads});
+    per_host[{host, work.threads}] += work.core_s;
     (arm ? out.arm_core_s : out.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
   }
+  for (const auto& [key, core_s] : per_host)
+    for (int t = 0; t < key.second; ++t)
+      part.loads.push_back({key.first, core_s / key.second});
 }
 
 void CollectiveLowering::add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes) {

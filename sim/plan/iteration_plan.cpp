@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 
 namespace dpusim::plan {
 
@@ -104,7 +105,8 @@ public:
           const HostSide& host)
       : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), p_(w.parallelism),
         v_(w.virtual_stages), m_(w.micro_batches()), replicas_(representative ? 1 : w.parallelism.dp),
-        zero3_(w.zero_stage >= 3 && w.parallelism.dp > 1) {}
+        zero3_(w.zero_stage >= 3 && w.parallelism.dp > 1),
+        algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
 
   IterationPlan build() {
     build_probe();
@@ -178,8 +180,9 @@ private:
     t.loads.push_back({platform_.gpu(info.gpus.front()), info.compute_s});
     if (host_.launch_s_per_kernel > 0 && kernels > 0) {
       const double launch = kernels * host_.launch_s_per_kernel;
-      for (int g : info.gpus)
-        t.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(g))), launch});
+      if (host_.couple_launch)
+        for (int g : info.gpus)
+          t.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(g))), launch});
       info.host_core_s[static_cast<std::size_t>(CpuUse::framework)] =
           launch * static_cast<double>(info.gpus.size());
     }
@@ -252,15 +255,26 @@ private:
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
       const auto ranks = workload::dp_group(p_, j, s);
-      all.merge(lowering_.ring(kind, ranks, bytes), true);
+      all.merge(lowering_.collective(kind, algorithm_, ranks, bytes), true);
       gpus.insert(gpus.end(), ranks.begin(), ranks.end());
     }
-    TaskInfo i = make_info(TaskCategory::dp_collective, label);
-    i.stage = s;
-    i.tp = 0;
-    i.gpus = std::move(gpus);
-    i.bytes = bytes;
-    const auto [first, last] = communication(all, std::move(i));
+    // Phases (a hierarchical collective's) run one after the other.
+    engine::TaskId first = -1;
+    engine::TaskId last = -1;
+    for (std::size_t p = 0; p < all.phase_count(); ++p) {
+      TaskInfo i = make_info(TaskCategory::dp_collective,
+                             all.phase_count() > 1 ? fmt::format("{} phase {}", label, p + 1) : label);
+      i.stage = s;
+      i.tp = 0;
+      i.gpus = gpus;
+      i.bytes = bytes;
+      const auto [f, l] = communication(all.phase(p), std::move(i));
+      if (p == 0)
+        first = f;
+      else
+        plan_.graph.depend(last, f);
+      last = l;
+    }
     for (auto t : after)
       plan_.graph.depend(t, first);
     if (chain >= 0)
@@ -272,16 +286,9 @@ private:
   void build_probe() {
     if (p_.tp < 2)
       return;
-    const auto low = lowering_.ring(CollectiveKind::all_reduce, gpus_of(0, 0), costs_[0].tp_bytes);
-    engine::Task delay = task_of(engine::TaskKind::delay);
-    delay.delay_s = low.latency_s;
-    const auto a = plan_.probe.add(std::move(delay));
-    for (const auto& part : low.parts) {
-      engine::Task transfer = task_of(engine::TaskKind::transfer);
-      transfer.flows = part.flows;
-      transfer.loads = part.loads;
-      plan_.probe.depend(a, plan_.probe.add(std::move(transfer)));
-    }
+    const auto low =
+        lowering_.collective(CollectiveKind::all_reduce, algorithm_, gpus_of(0, 0), costs_[0].tp_bytes);
+    (void)append_to_graph(plan_.probe, low, {});
   }
 
   /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:
@@ -531,18 +538,29 @@ private:
           t.flows.push_back({server, cpu, bytes});
         }
         t.loads.push_back({server, bytes / host_.storage_read_rate});
-        for (const auto& work : path.storage_read(bytes, dc.workers)) {
-          const bool arm = work.processor == offload::Processor::dpu_arm;
-          const auto where = arm ? platform_.arm(node, nic) : cpu;
-          for (int th = 0; th < work.threads; ++th)
-            t.loads.push_back({where, work.core_s / work.threads});
-          (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
-        }
       }
-      if (decode > 0) {
+      // Workers decode their share, one core each. A host storage client receives over the node's few
+      // TCP connections, each driven by one core and shared by every loader of the node (a limiter
+      // with one core per connection caps them together); an offloaded client's work runs on the Arm
+      // cores (SNAP) or not at all (NVMe-oF over RDMA).
+      i.host_core_s[static_cast<std::size_t>(CpuUse::data_loading)] += decode;
+      if (decode > 0)
         for (int wk = 0; wk < dc.workers; ++wk)
           t.loads.push_back({cpu, decode / dc.workers});
-        i.host_core_s[static_cast<std::size_t>(CpuUse::data_loading)] += decode;
+      const int connections = host_.storage_connections;
+      for (const auto& work :
+           bytes > 0 ? path.storage_read(bytes, connections) : std::vector<offload::CpuWork>{}) {
+        const bool arm = work.processor == offload::Processor::dpu_arm;
+        for (int th = 0; th < work.threads; ++th) {
+          const double share = work.core_s / work.threads;
+          if (arm) {
+            t.loads.push_back({platform_.arm(node, nic), share});
+          } else {
+            t.loads.push_back({cpu, share});
+            t.loads.push_back({storage_client(node), share});
+          }
+        }
+        (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
       }
       const auto id = add(std::move(t), std::move(i));
       if (previous >= 0)
@@ -557,6 +575,14 @@ private:
       previous = id;
     }
     finals.push_back(previous);
+  }
+
+  /// The limiter standing for node n's host storage client connections (created on first use).
+  engine::HostIndex storage_client(int node) {
+    const auto it = storage_client_.find(node);
+    if (it != storage_client_.end())
+      return it->second;
+    return storage_client_[node] = platform_.add_limiter(1.0, host_.storage_connections);
   }
 
   /// Infrastructure agents on every node: background work of `agent_cores` host cores, on the host or
@@ -598,6 +624,7 @@ private:
   int m_;
   int replicas_;
   bool zero3_;
+  CollectiveAlgorithm algorithm_;
   IterationPlan plan_;
   std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
   std::vector<std::vector<engine::TaskId>> grad_ready_; // by group * v + chunk: task completing each bucket
@@ -607,6 +634,7 @@ private:
   std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
   std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete
   std::vector<engine::TaskId> data_slot_;     // by replica * m + micro-batch: the task before its forward
+  std::map<int, engine::HostIndex> storage_client_; // by node: its storage client's connection limiter
 };
 
 } // namespace

@@ -81,10 +81,12 @@ struct IterationPlan {
 /// Host-side work of the iteration besides communication: the framework's kernel-launch threads, the
 /// input pipeline, and infrastructure agents.
 struct HostSide {
-  double launch_s_per_kernel = 0; // >0: compute tasks carry their launch threads' CPU time on the host
+  double launch_s_per_kernel = 0;          // host CPU time to launch one kernel (booked as framework time)
+  bool couple_launch = false;              // compute tasks carry their launch threads as loads on the host
   const offload::DataPath* path = nullptr; // where storage reads and agents run
   std::optional<scenario::DataConfig> data;
   double storage_read_rate = 0; // bytes/s of each storage server's media
+  int storage_connections = 1;  // TCP connections of a node's host storage client, one core each
   double agent_cores = 0;       // per node, in host cores
   offload::Site agent_site = offload::Site::host;
   double arm_cores_per_host_core = 1; // Arm cores that do the work of one host core

@@ -97,10 +97,10 @@ RouteInfo PlatformBuilder::describe(const std::vector<topology::EdgeId>& edges, 
   return info;
 }
 
-engine::HostIndex PlatformBuilder::add_limiter(double rate) {
-  if (!(rate > 0))
-    throw std::logic_error("a limiter needs a positive rate");
-  limiters_.push_back(rate);
+engine::HostIndex PlatformBuilder::add_limiter(double rate, int cores) {
+  if (!(rate > 0) || cores < 1)
+    throw std::logic_error("a limiter needs a positive rate and at least one core");
+  limiters_.emplace_back(rate, cores);
   return storage_base_ + storage_servers() + static_cast<engine::HostIndex>(limiters_.size()) - 1;
 }
 
@@ -180,7 +180,7 @@ engine::PlatformDecl PlatformBuilder::build() const {
   for (int s = 0; s < storage_servers(); ++s)
     p.hosts.push_back({g[topo_.storage(s)].name, 1.0, 1});
   for (std::size_t i = 0; i < limiters_.size(); ++i)
-    p.hosts.push_back({fmt::format("limiter{}", i), limiters_[i], 1});
+    p.hosts.push_back({fmt::format("limiter{}", i), limiters_[i].first, limiters_[i].second});
   // Only links some route uses become simulated links.
   std::set<std::int32_t> used;
   for (const auto& [k, r] : routes_)

@@ -51,10 +51,11 @@ public:
   [[nodiscard]] int gpus() const { return gpus_; }
   [[nodiscard]] int nodes() const { return nodes_; }
   [[nodiscard]] int storage_servers() const { return topo_.num_storage(); }
-  /// A private host of speed `rate` (work units per second) that nothing else uses: a load on it next
-  /// to a load of the same amount on another host caps that load at `rate` (SimGrid's parallel-task
-  /// model has no per-activity bound).
-  engine::HostIndex add_limiter(double rate);
+  /// A private host of `cores` cores of speed `rate` (work units per second) that nothing else uses: a
+  /// load on it next to a load of the same amount on another host caps that load at `rate`, and the
+  /// loads placed on it together at `cores x rate` (SimGrid's parallel-task model has no per-activity
+  /// bound).
+  engine::HostIndex add_limiter(double rate, int cores = 1);
   [[nodiscard]] bool has_arm() const { return topo_.layout().node.dpu; }
   [[nodiscard]] HostKind kind_of(engine::HostIndex h) const;
   [[nodiscard]] int node_of(engine::HostIndex h) const;
@@ -85,7 +86,8 @@ private:
   int arm_base_ = 0;
   int storage_base_ = 0;
   std::map<std::pair<engine::HostIndex, engine::HostIndex>, RouteInfo> routes_;
-  std::vector<double> limiters_; // speeds of the limiter hosts, after the storage servers
+  std::vector<std::pair<double, int>>
+      limiters_; // (speed, cores) of the limiter hosts, after the storage servers
 };
 
 } // namespace dpusim::platform

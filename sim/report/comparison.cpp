@@ -135,15 +135,21 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
     s = fmt::format(" {:.0f}% of the difference is exposed communication", 100 * comm / total);
     const double tcp = host(slow, plan::CpuUse::transport);
     const double host_crypto = host(slow, plan::CpuUse::encryption) + host(slow, plan::CpuUse::vswitch);
-    if (slow.arm_utilisation > 0.8 && slow.arm_core_s > fast.arm_core_s)
+    const double arm_path = arm(slow, plan::CpuUse::encryption) + arm(slow, plan::CpuUse::vswitch) -
+                            arm(fast, plan::CpuUse::encryption) - arm(fast, plan::CpuUse::vswitch);
+    if (arm_path > 0.05)
       s += fmt::format(
-          ": {}'s DPU Arm cores are {:.0f}% busy with the functions placed on them "
-          "(encryption {:.1f}, virtual switch {:.1f}, storage {:.1f}, agents {:.1f} cores per node) and "
-          "they are slower per byte than host cores, so every connection through them is held "
-          "back.",
-          slow_r.variant, 100 * slow.arm_utilisation, arm(slow, plan::CpuUse::encryption),
-          arm(slow, plan::CpuUse::vswitch), arm(slow, plan::CpuUse::storage),
-          arm(slow, plan::CpuUse::agents));
+          ": {}'s connections pass through the DPU's Arm cores (encryption {:.1f}, virtual switch "
+          "{:.1f} Arm cores per node, {:.0f}% of all Arm cores busy on average); each connection runs "
+          "no faster than the Arm cores driving it, which process fewer bytes per second than a host "
+          "core, so its data-parallel reduction takes {:.1f}x as long.",
+          slow_r.variant, arm(slow, plan::CpuUse::encryption), arm(slow, plan::CpuUse::vswitch),
+          100 * slow.arm_utilisation, slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
+    else if (slow.arm_utilisation > 0.8 && slow.arm_core_s > fast.arm_core_s)
+      s += fmt::format(": {}'s DPU Arm cores are {:.0f}% busy with the functions placed on them "
+                       "(storage {:.1f}, agents {:.1f} cores per node), which slows everything they serve.",
+                       slow_r.variant, 100 * slow.arm_utilisation, arm(slow, plan::CpuUse::storage),
+                       arm(slow, plan::CpuUse::agents));
     else if (tcp > host(fast, plan::CpuUse::transport) + 0.05)
       s += fmt::format(
           ": {} moves inter-node bytes through the host kernel TCP stack ({:.1f} cores per node{}), "
@@ -179,6 +185,9 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
   if (r.arm_cores > 0 && b.arm_core_s > 0)
     s += fmt::format(" DPU Arm cores: {:.0f}% busy ({:.1f} of {} per node).", 100 * b.arm_utilisation,
                      b.arm_utilisation * r.arm_cores, r.arm_cores);
+  const bool faster = change < 0;
+  if (std::abs(change) >= 0.005)
+    s += faster ? cause(base, r) : cause(r, base);
   if (std::abs(change) < 0.03) {
     s += fmt::format(
         " The step changes by less than 3%: GPU compute is {:.0f}% of it and tensor-parallel collectives "
@@ -187,12 +196,9 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
         100 * a.compute_s / a.step_time_s, 100 * a.tp_comm_s / a.step_time_s,
         100 * std::max(a.dp_comm_s, b.dp_comm_s) / std::min(a.step_time_s, b.step_time_s), b.dp_exposed_s,
         a.dp_exposed_s);
-  } else {
-    const bool faster = change < 0;
-    s += faster ? cause(base, r) : cause(r, base);
-    if (!faster && r.placement != base.placement)
-      s += fmt::format(" Placing the functions as {} does makes this job slower than {}.", r.variant,
-                       base.variant);
+  } else if (!faster && r.placement != base.placement) {
+    s += fmt::format(" Placing the functions as {} does makes this job slower than {}.", r.variant,
+                     base.variant);
   }
   return s;
 }
@@ -213,12 +219,17 @@ std::vector<std::string> explain(const Comparison& c) {
     if (r.variant == "dpu" && nic_rdma != nullptr && nic_rdma != &base) {
       const double vs_nic = r.metrics.step_time_s / nic_rdma->metrics.step_time_s - 1.0;
       s += fmt::format(" Against rdma-nic the DPU changes the step by {:+.2f}%", 100 * vs_nic);
-      if (std::abs(vs_nic) < 0.01 &&
-          std::abs(r.metrics.host_cpu_core_s - nic_rdma->metrics.host_cpu_core_s) < 1e-9)
+      const double freed = nic_rdma->metrics.host_cpu_busy_cores - r.metrics.host_cpu_busy_cores;
+      if (std::abs(vs_nic) < 0.01 && std::abs(freed) < 0.05)
         s +=
             fmt::format(": {} carries RDMA on the same kind of NIC core as {}, and no other host function of "
                         "this scenario moves to it, so the DPU buys nothing here.",
                         r.device, nic_rdma->device);
+      else if (freed >= 0.05)
+        s += fmt::format(
+            " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
+            "Arm cores what rdma-nic leaves on the host.",
+            freed, freed * r.nodes);
       else
         s += ".";
     }

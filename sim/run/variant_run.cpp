@@ -27,6 +27,7 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   h.path = &path;
   h.data = s.workload.data;
   h.storage_read_rate = s.cluster.storage.read_rate.si();
+  h.storage_connections = s.cluster.storage.client_connections;
   const auto& services = s.cluster.services;
   h.agent_cores = services.agent_cores;
   h.agent_site = v.placement[Function::agents];
@@ -42,8 +43,9 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
       (req.overlay && v.placement[Function::vswitch] == Site::host) ||
       (req.storage && v.placement[Function::storage] == Site::host) ||
       (req.agents && v.placement[Function::agents] == Site::host) || (h.data && h.data->decode.si() > 0);
-  if (host_shared && hw.cpu.kernel_launch_cpu)
+  if (hw.cpu.kernel_launch_cpu)
     h.launch_s_per_kernel = hw.cpu.kernel_launch_cpu->value.si();
+  h.couple_launch = host_shared && h.launch_s_per_kernel > 0;
   return h;
 }
 } // namespace
@@ -54,7 +56,12 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())
     profile = calibration::load_profile(profile_path);
-  const auto hw = scenario::resolve_hardware(s, cat, variant, profile ? &*profile : nullptr, profile_path);
+  auto hw = scenario::resolve_hardware(s, cat, variant, profile ? &*profile : nullptr, profile_path);
+  if (s.workload.socket_threads) {
+    hw.collective.socket_threads.value = *s.workload.socket_threads;
+    hw.collective.socket_threads.cite = {catalog::Citation::Kind::assumption,
+                                         "set by the scenario (workload.communication.socket_threads)"};
+  }
 
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
   const auto topo = topology::Topology::build(layout);

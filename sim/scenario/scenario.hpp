@@ -36,8 +36,9 @@ struct Services {
 /// Storage servers on the training fabric that the data loaders read from.
 struct StorageConfig {
   int servers = 0;
-  units::DataRate link;      // each server's network port
-  units::DataRate read_rate; // each server's media read throughput
+  units::DataRate link;       // each server's network port
+  units::DataRate read_rate;  // each server's media read throughput
+  int client_connections = 1; // TCP connections of a node's host storage client (NFS nconnect)
 };
 
 struct ClusterConfig {
@@ -78,8 +79,10 @@ struct WorkloadConfig {
   double grad_bytes_per_param = 4;  // fp32 main gradients are reduced (Megatron default under bf16)
   int zero_stage =
       0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
-  int virtual_stages = 1;         // interleaved 1F1B: model chunks per GPU
-  std::optional<DataConfig> data; // absent: input loading is not simulated (negligible for text)
+  int virtual_stages = 1;                    // interleaved 1F1B: model chunks per GPU
+  std::optional<DataConfig> data;            // absent: input loading is not simulated (negligible for text)
+  std::string collective_algorithm = "ring"; // ring | tree | hierarchical | nvls (NCCL_ALGO)
+  std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
 
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }
 };

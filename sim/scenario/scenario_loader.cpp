@@ -97,13 +97,15 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   }
   if (auto st = m.optional("storage")) {
     auto sm = st->as_map();
-    sm.declare({"servers", "link", "read_rate"});
+    sm.declare({"servers", "link", "read_rate", "client_connections"});
     c.storage.servers =
         static_cast<int>(sm.required("servers", "the number of storage servers").as_int(1, 1 << 16));
     c.storage.link =
         sm.required("link", "each server's port speed, e.g. 400Gbps").as_quantity<units::DataRate>();
     c.storage.read_rate = sm.required("read_rate", "each server's media read throughput, e.g. 25GB/s")
                               .as_quantity<units::DataRate>();
+    if (auto cc = sm.optional("client_connections"))
+      c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
     sm.finish();
   }
   m.finish();
@@ -145,7 +147,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
              "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather",
-             "grad_reduce_dtype", "grad_bucket", "zero", "data"});
+             "grad_reduce_dtype", "grad_bucket", "zero", "data", "communication"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -199,6 +201,15 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
     w.grad_bucket = b->as_quantity<units::Bytes>();
   if (auto z = m.optional("zero"))
     w.zero_stage = static_cast<int>(z->as_int(0, 3));
+  if (auto c = m.optional("communication")) {
+    auto cm = c->as_map();
+    cm.declare({"algorithm", "socket_threads"});
+    if (auto a = cm.optional("algorithm"))
+      w.collective_algorithm = a->as_choice({"ring", "tree", "hierarchical", "nvls"});
+    if (auto t = cm.optional("socket_threads"))
+      w.socket_threads = static_cast<int>(t->as_int(1, 64));
+    cm.finish();
+  }
   if (auto d = m.optional("data")) {
     auto dm = d->as_map();
     dm.declare({"sample", "decode", "workers", "prefetch"});
