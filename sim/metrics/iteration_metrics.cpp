@@ -110,6 +110,18 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
     m.dp_comm_s = dp_comm_by_stage[busiest_stage];
     m.dp_exposed_s = std::max(0.0, dp_end_by_stage[busiest_stage] - busiest->last_backward_end);
   }
+  // Loads that produce the next iteration's first micro-batches end the step when they finish last:
+  // the time the step runs past everything else is the next forward pass waiting for its data.
+  double data_end = 0;
+  double other_end = 0;
+  for (std::size_t i = 0; i < plan.graph.size(); ++i)
+    for (auto s : plan.graph.successors(static_cast<engine::TaskId>(i)))
+      if (s == plan.end) {
+        double& end = plan.info[i].category == TaskCategory::data_load ? data_end : other_end;
+        end = std::max(end, timings[i].end);
+      }
+  if (data_end > other_end)
+    m.data_stall_s += std::min(data_end, m.step_time_s) - other_end;
   m.exposed_comm_s = std::max(0.0, m.step_time_s - m.compute_s - m.data_stall_s - m.host_cpu_stall_s);
   for (std::size_t u = 0; u < plan::kCpuUses; ++u) {
     m.host_cpu_core_s += host[u];

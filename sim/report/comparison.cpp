@@ -119,13 +119,13 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
   };
   std::string s;
   if (data >= comm && data >= cpu) {
-    s = fmt::format(" {:.0f}% of the difference is GPUs waiting for input: {}'s loaders cannot keep up (per "
-                    "node: decoding "
-                    "{:.1f} host cores, storage client {:.1f} host and {:.1f} Arm cores, {:.1f} of {} host "
-                    "cores busy in all).",
-                    100 * data / total, slow_r.variant, host(slow, plan::CpuUse::data_loading),
-                    host(slow, plan::CpuUse::storage), arm(slow, plan::CpuUse::storage),
-                    slow.host_cpu_busy_cores, slow_r.host_cores);
+    s = fmt::format(
+        " {:.0f}% of the difference is GPUs waiting for input: {}'s input pipeline cannot keep "
+        "up (per node: decoding {:.1f} host cores, storage client {:.1f} host and {:.1f} Arm cores, "
+        "{:.1f} of {} host cores busy in all){}.",
+        100 * data / total, slow_r.variant, host(slow, plan::CpuUse::data_loading),
+        host(slow, plan::CpuUse::storage), arm(slow, plan::CpuUse::storage), slow.host_cpu_busy_cores,
+        slow_r.host_cores, slow_r.notes.empty() ? std::string() : "; see the notes on " + slow_r.variant);
   } else if (cpu >= comm) {
     s = fmt::format(
         " {:.0f}% of the difference is host-CPU stall: {} keeps {:.1f} of {} host cores busy per node, "
@@ -189,13 +189,20 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
   if (std::abs(change) >= 0.005)
     s += faster ? cause(base, r) : cause(r, base);
   if (std::abs(change) < 0.03) {
-    s += fmt::format(
-        " The step changes by less than 3%: GPU compute is {:.0f}% of it and tensor-parallel collectives "
-        "over NVLink, identical in every variant, {:.0f}%; the inter-node gradient reduction takes at most "
-        "{:.1f}% of the step, of which {:.4f} s vs {:.4f} s are left after the last backward pass.",
-        100 * a.compute_s / a.step_time_s, 100 * a.tp_comm_s / a.step_time_s,
-        100 * std::max(a.dp_comm_s, b.dp_comm_s) / std::min(a.step_time_s, b.step_time_s), b.dp_exposed_s,
-        a.dp_exposed_s);
+    s += " The step changes by less than 3%:";
+    const double stall = std::min(a.data_stall_s, b.data_stall_s);
+    if (stall > 0.05 * a.step_time_s)
+      s += fmt::format(" the GPUs of both wait for input ({:.4f} s vs {:.4f} s), so the input pipeline, not "
+                       "what this variant moves, sets the pace;",
+                       b.data_stall_s, a.data_stall_s);
+    s += fmt::format(" GPU compute is {:.0f}% of it", 100 * a.compute_s / a.step_time_s);
+    if (a.tp_comm_s > 0.005 * a.step_time_s)
+      s += fmt::format(" and tensor-parallel collectives over NVLink, identical in every variant, {:.0f}%",
+                       100 * a.tp_comm_s / a.step_time_s);
+    s += fmt::format("; the inter-node gradient reduction takes at most {:.1f}% of the step, of which "
+                     "{:.4f} s vs {:.4f} s are left after the last backward pass.",
+                     100 * std::max(a.dp_comm_s, b.dp_comm_s) / std::min(a.step_time_s, b.step_time_s),
+                     b.dp_exposed_s, a.dp_exposed_s);
   } else if (!faster && r.placement != base.placement) {
     s += fmt::format(" Placing the functions as {} does makes this job slower than {}.", r.variant,
                      base.variant);

@@ -150,6 +150,18 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
                     "encrypted traffic cannot go faster",
                     offload::encryption_name(s.cluster.services.encryption), hw.nic.name,
                     units::format(*engine), units::format(hw.nic.line_rate.value)));
+  if (s.workload.data && s.workload.data->sample.si() > 0 &&
+      variant.placement[offload::Function::storage] == offload::Site::host) {
+    const int n = s.cluster.storage.client_connections;
+    const auto cap = static_cast<double>(n) * hw.cpu.storage_client_rate_per_core.value;
+    const double busy = r.metrics.host_busy_cores_by_use[static_cast<std::size_t>(plan::CpuUse::storage)];
+    if (busy > 0.9 * n)
+      r.notes.push_back(fmt::format(
+          "the host storage client is at its limit: {} TCP connection{} per node "
+          "(cluster.storage.client_connections, NFS nconnect), each driven by one core, read at most {} "
+          "per node; {:.2f} cores were busy on it",
+          n, n == 1 ? "" : "s", units::format(cap), busy));
+  }
   if (path.through_arm())
     r.notes.push_back(
         "kernel TCP traffic detours through the DPU's Arm cores, crossing its internal PCIe twice "
