@@ -3,7 +3,9 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/offload/attribution.hpp"
 #include "sim/offload/variant.hpp"
+#include "sim/report/attribution.hpp"
 #include "sim/report/comparison.hpp"
 #include "sim/run/variant_run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -35,13 +38,16 @@ int command_compare(const std::vector<std::string>& args) {
       "variants", po::value<std::string>(),
       "comma-separated variants: names from the scenario or placements such as host-tcp+encryption=nic "
       "(default: the scenario's baseline and variants; the first is the baseline)")(
+      "attribute", "also simulate, for each variant, the baseline with one of its functions moved at a time, "
+                   "and report each function's share of the difference (<out>/attribution.csv)")(
       "jobs,j", po::value<int>(), "simulation processes at once (default: one per core)");
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
           "compare", "SCENARIO.yaml [options]",
           "Simulates every offload variant of a scenario (one process each), prints a comparison table\n"
-          "with the reasons for each difference and writes <out>/comparison.csv.",
+          "with the reasons for each difference and writes <out>/comparison.csv.\n"
+          "Exit status: 0 done, 1 a simulation failed, 2 bad input (nothing written).",
           options, args, vm, true))
     return kOk;
   const auto cat = load_catalog(vm);
@@ -59,6 +65,43 @@ int command_compare(const std::vector<std::string>& args) {
     if (variants.empty())
       throw po::error("--variants needs at least one variant");
   }
+  // With --attribute: each function moved alone from the baseline and moved back out of the target,
+  // run after the variants themselves; a placement the device cannot run is reported, not simulated.
+  const std::size_t compared = variants.size();
+  auto schedule = [&](const offload::Variant& v, std::string& why) -> std::optional<std::size_t> {
+    const auto* device = cat.nic(v.on_dpu ? s.cluster.dpu : s.cluster.nic);
+    why = offload::unsupported(v, *device, s.requirements());
+    if (!why.empty())
+      return std::nullopt;
+    const auto same = std::find_if(variants.begin(), variants.end(), [&](const offload::Variant& o) {
+      return o.placement == v.placement && o.on_dpu == v.on_dpu;
+    });
+    if (same != variants.end())
+      return static_cast<std::size_t>(same - variants.begin());
+    variants.push_back(v);
+    return variants.size() - 1;
+  };
+  struct Pending {
+    std::size_t target;
+    offload::FunctionMove move;
+    std::optional<std::size_t> alone, last; // indices into variants
+    std::string note;
+  };
+  std::vector<Pending> moves;
+  if (vm.count("attribute") != 0)
+    for (std::size_t t = 1; t < compared; ++t)
+      for (auto& m : offload::function_moves(variants.front(), variants[t], s.requirements())) {
+        Pending p{t, std::move(m), std::nullopt, std::nullopt, {}};
+        std::string why_alone;
+        std::string why_last;
+        p.alone = schedule(p.move.alone, why_alone);
+        p.last = schedule(p.move.last, why_last);
+        if (!why_alone.empty())
+          p.note = "alone: " + why_alone;
+        if (!why_last.empty())
+          p.note += (p.note.empty() ? "" : "; ") + std::string("last: ") + why_last;
+        moves.push_back(std::move(p));
+      }
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
     ro.calibration = vm["calibration"].as<std::string>();
@@ -77,16 +120,46 @@ int command_compare(const std::vector<std::string>& args) {
           std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size(), variants[i].name,
                                    o.exit_code == 0 ? "done" : "failed");
       });
-  report::Comparison c{variants.front().name, {}};
+  std::vector<report::VariantResult> results;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (outcomes[i].exit_code != 0) {
       std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i].name, outcomes[i].describe());
       return outcomes[i].exit_code == kBadInput ? kBadInput : kFailure;
     }
-    c.results.push_back(report::deserialize(outcomes[i].output));
+    results.push_back(report::deserialize(outcomes[i].output));
+  }
+  report::Comparison c{variants.front().name,
+                       {results.begin(), results.begin() + static_cast<std::ptrdiff_t>(compared)}};
+  std::vector<report::Attribution> attributions;
+  for (std::size_t t = 1; t < compared && !moves.empty(); ++t) {
+    report::Attribution a{s.name,
+                          variants[t].name,
+                          variants.front().name,
+                          results.front().metrics.step_time_s,
+                          results[t].metrics.step_time_s,
+                          {}};
+    for (const auto& p : moves) {
+      if (p.target != t)
+        continue;
+      report::Attribution::Row row{std::string(offload::function_name(p.move.function)),
+                                   std::string(offload::site_name(p.move.from)),
+                                   std::string(offload::site_name(p.move.to)),
+                                   std::nullopt,
+                                   std::nullopt,
+                                   p.note};
+      if (p.alone)
+        row.alone_step_s = results[*p.alone].metrics.step_time_s;
+      if (p.last)
+        row.last_step_s = results[*p.last].metrics.step_time_s;
+      a.rows.push_back(std::move(row));
+    }
+    attributions.push_back(std::move(a));
   }
   const auto out = output_directory(vm, s.name) / "comparison.csv";
   write_file_atomically(out, report::render_csv(c));
+  const auto attribution_out = out.parent_path() / "attribution.csv";
+  if (vm.count("attribute") != 0)
+    write_file_atomically(attribution_out, report::render_attribution_csv(attributions));
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,
@@ -99,10 +172,14 @@ int command_compare(const std::vector<std::string>& args) {
     for (const auto& r : c.results)
       for (const auto& n : r.notes)
         std::cout << fmt::format("note ({}): {}\n", r.variant, n);
+    for (const auto& a : attributions)
+      std::cout << "\n" << report::render_attribution(a);
     if (const auto cal = report::render_calibration(r0); !cal.empty())
       std::cout << "\n" << cal;
     std::cout << "\n" << report::render_simulation_summary(r0);
     std::cout << fmt::format("wrote {}\n", out.string());
+    if (vm.count("attribute") != 0)
+      std::cout << fmt::format("wrote {}\n", attribution_out.string());
   }
   return kOk;
 }

@@ -27,6 +27,15 @@ struct IterationMetrics {
   double tflops_per_gpu = 0;                    // executed FLOPs (recomputation included) per GPU per second
   double mfu = 0;                               // model FLOPs per GPU per second over the GPU's dense peak
   double tokens_per_s = 0;
+  // With periodic checkpoints (workload.checkpoint): the step of an iteration that writes one, the
+  // extra time that costs spread over the interval, and the step including it (0 when none).
+  double checkpoint_step_s = 0;
+  double checkpoint_overhead_s = 0;
+  double step_with_checkpoints_s = 0;
+  /// The step time a job sees on average: with its checkpoints when it writes any.
+  [[nodiscard]] double effective_step_s() const {
+    return step_with_checkpoints_s > 0 ? step_with_checkpoints_s : step_time_s;
+  }
   std::size_t tasks = 0;
 };
 

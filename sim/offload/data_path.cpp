@@ -106,6 +106,23 @@ std::vector<CpuWork> DataPath::storage_read(double bytes, int readers) const {
   return out;
 }
 
+std::vector<CpuWork> DataPath::storage_write(double bytes, int writers) const {
+  std::vector<CpuWork> out;
+  switch (placement_[Function::storage]) {
+  case Site::host: // NFS / NVMe-oF over kernel TCP from a host bounce buffer
+    add(out, Function::storage, Processor::host_cpu, End::sender, bytes,
+        host_.storage_client_rate_per_core.value, writers);
+    break;
+  case Site::dpu_arm: // NVMe emulation (SNAP): SPDK on the Arm cores, the host sees a local drive
+    add(out, Function::storage, Processor::dpu_arm, End::sender, bytes,
+        arm_->storage_client_rate_per_core.value, std::min(writers, arm_->cores.value));
+    break;
+  case Site::nic: // NVMe-oF over RDMA / GPUDirect Storage: the NIC moves the bytes
+    break;
+  }
+  return out;
+}
+
 namespace {
 /// Standard normal quantile by bisection on erfc (exact to double precision, called once per collective).
 double normal_quantile(double p) {

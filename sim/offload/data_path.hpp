@@ -42,6 +42,9 @@ public:
   /// Per-end CPU work of reading `bytes` from a storage server into host memory with `readers`
   /// concurrent requests (the node's end is the receiver; storage servers' CPUs are not modelled).
   [[nodiscard]] std::vector<CpuWork> storage_read(double bytes, int readers) const;
+  /// Writing `bytes` (a checkpoint) through the storage client: the same per-byte cost as a read, on the
+  /// sending side (NFS / NVMe-oF writes copy each byte once into the socket, as TCP's send does).
+  [[nodiscard]] std::vector<CpuWork> storage_write(double bytes, int writers) const;
 
   /// TCP traffic crosses the DPU's Arm cores (encryption or virtual switch in Arm software).
   [[nodiscard]] bool through_arm() const { return through_arm_; }

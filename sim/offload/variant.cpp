@@ -2,6 +2,7 @@
 
 #include "models/core/text_distance.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -82,19 +83,23 @@ const std::vector<Variant>& presets() {
         "everything on the host: NCCL over kernel TCP (every byte costs send- and receive-side host CPU "
         "time), storage client, encryption, virtual switch and agents on host cores",
         {},
-        false};
+        false,
+        {}};
     Variant nic{
         "rdma-nic",
         "ConnectX in hardware: RoCE with GPUDirect RDMA, GPUDirect Storage, inline encryption, eSwitch "
         "(ASAP2) virtual switching; agents stay on the host",
         {},
-        false};
+        false,
+        {}};
     for (auto f : {Function::transport, Function::storage, Function::encryption, Function::vswitch})
       nic.placement.set(f, Site::nic);
     Variant dpu{
         "dpu",
         "BlueField: what rdma-nic does on its ConnectX core, plus infrastructure agents on its Arm cores",
-        nic.placement, true};
+        nic.placement,
+        true,
+        {}};
     dpu.placement.set(Function::agents, Site::dpu_arm);
     return std::vector<Variant>{host, nic, dpu};
   }();
@@ -140,7 +145,11 @@ Variant parse_variant(std::string_view spec) {
           fmt::format("\"{}\" in \"{}\" is not function=site; functions: transport, "
                       "storage, encryption, vswitch, agents; sites: host, nic, dpu_arm",
                       item, text));
+    if (std::find(v.moved.begin(), v.moved.end(), *f) != v.moved.end())
+      throw std::invalid_argument(
+          fmt::format("\"{}\" places {} twice; give each function one site", text, function_name(*f)));
     v.placement.set(*f, *s);
+    v.moved.push_back(*f);
     moved.push_back(item);
     pos = next;
   }
@@ -151,6 +160,33 @@ Variant parse_variant(std::string_view spec) {
         v.on_dpu = true;
   }
   return v;
+}
+
+std::string moves_unused(const Variant& v, const Requirements& req) {
+  for (auto f : v.moved) {
+    switch (f) {
+    case Function::transport:
+      break;
+    case Function::storage:
+      if (!req.storage)
+        return "it moves storage, but the scenario reads no data and writes no checkpoints (workload.data, "
+               "workload.checkpoint)";
+      break;
+    case Function::encryption:
+      if (req.encryption == Encryption::none)
+        return "it moves encryption, but the scenario encrypts nothing (cluster.services.encryption: none)";
+      break;
+    case Function::vswitch:
+      if (!req.overlay)
+        return "it moves vswitch, but the scenario has no overlay (cluster.services.overlay: none)";
+      break;
+    case Function::agents:
+      if (!req.agents)
+        return "it moves agents, but the scenario runs none (cluster.services.agents: 0)";
+      break;
+    }
+  }
+  return {};
 }
 
 std::string unsupported(const Variant& v, const catalog::NicSpec& device, const Requirements& req) {

@@ -43,6 +43,7 @@ struct Variant {
   std::string summary;
   Placement placement;
   bool on_dpu = false; // the node's network device is the scenario's DPU (BlueField) rather than its NIC
+  std::vector<Function> moved; // functions the spec moved from its preset ("+function=site")
   [[nodiscard]] Transport transport() const {
     return placement[Function::transport] == Site::host ? Transport::host_tcp : Transport::rdma;
   }
@@ -68,6 +69,10 @@ struct Requirements {
   bool storage = false;
   bool agents = false;
 };
+
+/// Why the variant moves a function the scenario does not use (its site would change nothing), or an
+/// empty string.
+std::string moves_unused(const Variant& v, const Requirements& req);
 
 /// Why the variant cannot run on `device` with these requirements, or an empty string.
 std::string unsupported(const Variant& v, const catalog::NicSpec& device, const Requirements& req);

@@ -33,6 +33,8 @@ std::string_view category_name(TaskCategory c) {
     return "data_load";
   case TaskCategory::agent:
     return "agent";
+  case TaskCategory::checkpoint:
+    return "checkpoint";
   }
   return "?";
 }
@@ -138,6 +140,8 @@ public:
       for (int d = 0; d < replicas_; ++d)
         data_loader(d, finals);
     agents();
+    if (host_.checkpoint_bytes_per_gpu > 0)
+      checkpoint(finals);
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);
@@ -583,6 +587,61 @@ private:
     if (it != storage_client_.end())
       return it->second;
     return storage_client_[node] = platform_.add_limiter(1.0, host_.storage_connections);
+  }
+
+  /// Every node writes its GPUs' checkpoint shards to the storage servers (GPU i of the cluster to server
+  /// i mod servers), through the storage client's placement: from host memory over the node's NICs with
+  /// the host client's per-byte CPU (split over its connections), via the Arm cores (SNAP), or by the NIC
+  /// (GPUDirect Storage / NVMe-oF over RDMA). The servers' media write at `storage_write_rate` each.
+  /// A synchronous checkpoint starts after everything else of the iteration; an asynchronous one at once.
+  void checkpoint(std::vector<engine::TaskId>& finals) {
+    const auto& path = *host_.path;
+    const int per_node = platform_.topology().layout().node.gpus;
+    const int servers = platform_.storage_servers();
+    const double bytes = host_.checkpoint_bytes_per_gpu;
+    const std::vector<engine::TaskId> before =
+        host_.checkpoint_async ? std::vector<engine::TaskId>{} : finals;
+    for (int n = 0; n < platform_.nodes(); ++n) {
+      const auto cpu = platform_.cpu(n);
+      engine::Task t = task_of(engine::TaskKind::transfer);
+      TaskInfo i = make_info(TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
+      for (int g = 0; g < per_node; ++g) {
+        const int gpu = n * per_node + g;
+        const auto server = platform_.storage(gpu % servers);
+        const int nic = platform_.topology().nic_of_gpu(g);
+        if (path.storage_through_arm()) {
+          const auto arm = platform_.arm(n, nic);
+          (void)platform_.route_hosts(cpu, arm, nic);
+          (void)platform_.route_hosts(arm, server, nic);
+          t.flows.push_back({cpu, arm, bytes});
+          t.flows.push_back({arm, server, bytes});
+        } else {
+          (void)platform_.route_hosts(cpu, server, nic);
+          t.flows.push_back({cpu, server, bytes});
+        }
+        t.loads.push_back({server, bytes / host_.storage_write_rate});
+        i.gpus.push_back(gpu);
+      }
+      const double node_bytes = bytes * per_node;
+      i.bytes = node_bytes;
+      for (const auto& work : path.storage_write(node_bytes, host_.storage_connections)) {
+        const bool arm = work.processor == offload::Processor::dpu_arm;
+        for (int th = 0; th < work.threads; ++th) {
+          const double share = work.core_s / work.threads;
+          if (arm) {
+            t.loads.push_back({platform_.arm(n, th % platform_.topology().layout().node.nics), share});
+          } else {
+            t.loads.push_back({cpu, share});
+            t.loads.push_back({storage_client(n), share});
+          }
+        }
+        (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
+      }
+      const auto id = add(std::move(t), std::move(i));
+      for (auto b : before)
+        plan_.graph.depend(b, id);
+      finals.push_back(id);
+    }
   }
 
   /// Infrastructure agents on every node: background work of `agent_cores` host cores, on the host or

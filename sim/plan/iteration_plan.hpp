@@ -32,7 +32,8 @@ enum class TaskCategory : std::int32_t {
   latency,
   join,
   data_load, // one micro-batch read from storage and decoded by a replica's loader
-  agent      // infrastructure agents, in the background
+  agent,     // infrastructure agents, in the background
+  checkpoint // one node's checkpoint write to the storage servers
 };
 std::string_view category_name(TaskCategory c);
 
@@ -90,6 +91,11 @@ struct HostSide {
   double agent_cores = 0;       // per node, in host cores
   offload::Site agent_site = offload::Site::host;
   double arm_cores_per_host_core = 1; // Arm cores that do the work of one host core
+  // >0: this iteration also writes a checkpoint of this many bytes per GPU, after the optimizer step
+  // (GPUs wait) or, `checkpoint_async`, from the iteration's start (overlapping it).
+  double checkpoint_bytes_per_gpu = 0;
+  bool checkpoint_async = false;
+  double storage_write_rate = 0; // bytes/s of each storage server's media
 };
 
 /// `costs` has one entry per virtual stage (pp x virtual_stages). With `representative` set, only

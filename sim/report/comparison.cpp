@@ -9,7 +9,8 @@ namespace dpusim::report {
 
 double Comparison::speedup(const VariantResult& r) const {
   const auto& base = results.front();
-  return r.metrics.step_time_s > 0 ? base.metrics.step_time_s / r.metrics.step_time_s : 0.0;
+  return r.metrics.effective_step_s() > 0 ? base.metrics.effective_step_s() / r.metrics.effective_step_s()
+                                          : 0.0;
 }
 
 namespace {
@@ -67,6 +68,14 @@ std::string render_table(const Comparison& c) {
     cols[9].cells.push_back(fmt::format("{:.1f}", m.tflops_per_gpu));
     cols[10].cells.push_back(fmt::format("{:.1f}%", 100 * m.mfu));
     cols[11].cells.push_back(fmt::format("{:.3f}x", c.speedup(r)));
+  }
+  // With checkpoints, the step including them (what the speed-up compares) goes after the plain step.
+  if (std::any_of(c.results.begin(), c.results.end(),
+                  [](const VariantResult& r) { return r.metrics.step_with_checkpoints_s > 0; })) {
+    Col ck{"step+ckpt s", {}};
+    for (const auto& r : c.results)
+      ck.cells.push_back(fmt::format("{:.4f}", r.metrics.effective_step_s()));
+    cols.insert(cols.begin() + 3, std::move(ck));
   }
   return layout_columns(cols, 2);
 }
@@ -160,8 +169,8 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
                              : std::string(),
           slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
     else
-      s += fmt::format(": its data-parallel reduction takes {:.1f}x as long{}.",
-                       slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s),
+      s += fmt::format(": {}'s data-parallel reduction takes {:.1f}x as long as {}'s{}.", slow_r.variant,
+                       slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s), fast_r.variant,
                        slow_r.notes.empty() ? std::string() : " (see the notes on " + slow_r.variant + ")");
   }
   return s;
@@ -175,6 +184,12 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
       "{} vs {}: step {:.4f} s vs {:.4f} s ({:+.1f}%); compute / exposed communication / "
       "data stall / host-CPU stall {} s vs {} s.",
       r.variant, base.variant, b.step_time_s, a.step_time_s, 100 * change, breakdown(b), breakdown(a));
+  if (a.checkpoint_step_s > 0 && b.checkpoint_step_s > 0)
+    s += fmt::format(" Including checkpoints: {:.4f} s vs {:.4f} s per step ({:+.1f}%); the iteration that "
+                     "writes one takes {:.4f} s vs {:.4f} s.",
+                     b.effective_step_s(), a.effective_step_s(),
+                     100 * (b.effective_step_s() / a.effective_step_s() - 1.0), b.checkpoint_step_s,
+                     a.checkpoint_step_s);
   const double freed = a.host_cpu_busy_cores - b.host_cpu_busy_cores;
   if (std::abs(freed) >= 0.05)
     s += fmt::format(

@@ -32,6 +32,9 @@ constexpr Field kMetricFields[] = {
     {"tflops_per_gpu", &metrics::IterationMetrics::tflops_per_gpu},
     {"mfu", &metrics::IterationMetrics::mfu},
     {"tokens_per_s", &metrics::IterationMetrics::tokens_per_s},
+    {"checkpoint_step_s", &metrics::IterationMetrics::checkpoint_step_s},
+    {"checkpoint_overhead_s", &metrics::IterationMetrics::checkpoint_overhead_s},
+    {"step_with_checkpoints_s", &metrics::IterationMetrics::step_with_checkpoints_s},
 };
 
 } // namespace

@@ -7,14 +7,26 @@
 #include "sim/platform/platform_builder.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/scenario/cluster_layout.hpp"
+#include "sim/scenario/scenario_loader.hpp"
 #include "sim/simgrid/simulator.hpp"
 #include "sim/topology/router.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <optional>
 
 namespace dpusim::run {
 
 namespace {
+/// Default checkpoint shard of one GPU under a fully parallel save: the weights and optimizer state of
+/// the largest pipeline stage, sharded over the data-parallel ranks (each rank writes a distinct part).
+double checkpoint_bytes_per_gpu(const scenario::WorkloadConfig& w) {
+  auto sharded = w;
+  sharded.zero_stage = 3;
+  const auto m = scenario::peak_rank_memory(sharded);
+  return m.weights + m.optimizer;
+}
+
 // Above this many tasks for all replicas, symmetric data-parallel replicas are represented by one.
 constexpr double kFullReplicaTaskBudget = 60000;
 
@@ -92,6 +104,17 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const bool representative = par.dp > 1 && ops_per_replica * tasks_per_op * par.dp > kFullReplicaTaskBudget;
   const auto host = host_side(s, hw, variant, path);
   auto iteration = plan::build_iteration(s.workload, costs, platform, lowering, representative, host);
+  // An iteration that also writes a checkpoint, simulated after the plain one on the same platform.
+  std::optional<plan::IterationPlan> with_checkpoint;
+  double checkpoint_bytes = 0;
+  if (const auto& ck = s.workload.checkpoint) {
+    checkpoint_bytes = ck->size ? ck->size->si() : checkpoint_bytes_per_gpu(s.workload);
+    auto h = host;
+    h.checkpoint_bytes_per_gpu = checkpoint_bytes;
+    h.checkpoint_async = ck->async;
+    h.storage_write_rate = s.cluster.storage.write_rate.si();
+    with_checkpoint = plan::build_iteration(s.workload, costs, platform, lowering, representative, h);
+  }
 
   simgrid::Simulator simulator(platform.build());
   double tp_s = 0;
@@ -133,6 +156,23 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.nodes = in.nodes;
   r.gpus = in.gpus;
   r.metrics = metrics::compute_metrics(iteration, timings, in);
+  if (with_checkpoint) {
+    with_checkpoint->apply_probe(tp_s);
+    const auto ck_timings = simulator.execute(with_checkpoint->graph, options.progress);
+    const auto ck = metrics::compute_metrics(*with_checkpoint, ck_timings, in);
+    const int every = s.workload.checkpoint->every;
+    r.metrics.checkpoint_step_s = ck.step_time_s;
+    r.metrics.checkpoint_overhead_s = std::max(0.0, ck.step_time_s - r.metrics.step_time_s) / every;
+    r.metrics.step_with_checkpoints_s = r.metrics.step_time_s + r.metrics.checkpoint_overhead_s;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    r.notes.push_back(fmt::format(
+        "{} checkpoint every {} iterations: {:.2f} GiB per GPU ({:.1f} GiB per node) to {} storage servers; "
+        "the iteration that writes it takes {:.4f} s instead of {:.4f} s, {:.4f} s per step over the "
+        "interval",
+        s.workload.checkpoint->async ? "asynchronous" : "synchronous", every, checkpoint_bytes / gib,
+        checkpoint_bytes * layout.node.gpus / gib, s.cluster.storage.servers, ck.step_time_s,
+        r.metrics.step_time_s, r.metrics.checkpoint_overhead_s));
+  }
   r.tp_collective_s = tp_s;
   r.tp_collectives_reused = iteration.tp_collectives;
   r.activities = simulator.stats().activities;

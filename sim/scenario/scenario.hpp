@@ -38,6 +38,7 @@ struct StorageConfig {
   int servers = 0;
   units::DataRate link;       // each server's network port
   units::DataRate read_rate;  // each server's media read throughput
+  units::DataRate write_rate; // each server's media write throughput (default: read_rate)
   int client_connections = 1; // TCP connections of a node's host storage client (NFS nconnect)
 };
 
@@ -62,6 +63,14 @@ struct DataConfig {
   int prefetch = 2;
 };
 
+/// Periodic checkpoints: every `every` iterations each GPU writes its share of the model and optimizer
+/// state to the storage servers (fully parallel save), through the storage client's placement.
+struct CheckpointConfig {
+  int every = 0;                    // iterations between checkpoints
+  bool async = false;               // false: GPUs wait for the write; true: it overlaps the next iteration
+  std::optional<units::Bytes> size; // per GPU; default: weights + optimizer state of the largest stage
+};
+
 struct WorkloadConfig {
   workload::TransformerShape model;
   std::string model_origin; // "catalog" or "inline"
@@ -79,9 +88,10 @@ struct WorkloadConfig {
   double grad_bytes_per_param = 4;  // fp32 main gradients are reduced (Megatron default under bf16)
   int zero_stage =
       0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
-  int virtual_stages = 1;                    // interleaved 1F1B: model chunks per GPU
-  std::optional<DataConfig> data;            // absent: input loading is not simulated (negligible for text)
-  std::string collective_algorithm = "ring"; // ring | tree | hierarchical | nvls (NCCL_ALGO)
+  int virtual_stages = 1;                     // interleaved 1F1B: model chunks per GPU
+  std::optional<DataConfig> data;             // absent: input loading is not simulated (negligible for text)
+  std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated
+  std::string collective_algorithm = "ring";  // ring | tree | hierarchical | nvls (NCCL_ALGO)
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
 
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }

@@ -97,13 +97,16 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   }
   if (auto st = m.optional("storage")) {
     auto sm = st->as_map();
-    sm.declare({"servers", "link", "read_rate", "client_connections"});
+    sm.declare({"servers", "link", "read_rate", "write_rate", "client_connections"});
     c.storage.servers =
         static_cast<int>(sm.required("servers", "the number of storage servers").as_int(1, 1 << 16));
     c.storage.link =
         sm.required("link", "each server's port speed, e.g. 400Gbps").as_quantity<units::DataRate>();
     c.storage.read_rate = sm.required("read_rate", "each server's media read throughput, e.g. 25GB/s")
                               .as_quantity<units::DataRate>();
+    c.storage.write_rate = c.storage.read_rate;
+    if (auto wr = sm.optional("write_rate"))
+      c.storage.write_rate = wr->as_quantity<units::DataRate>();
     if (auto cc = sm.optional("client_connections"))
       c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
     sm.finish();
@@ -119,6 +122,13 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
     fabric_node.fail(fmt::format("links of {} are slower than the {} NIC's {} port",
                                  units::format(c.fabric.link), nic->name,
                                  units::format(nic->line_rate.value)));
+  if (!c.dpu.empty()) {
+    const auto* dpu = cat.nic(c.dpu);
+    if (dpu->line_rate.value > c.fabric.link)
+      fabric_node.fail(fmt::format("links of {} are slower than the {} DPU's {} port",
+                                   units::format(c.fabric.link), dpu->name,
+                                   units::format(dpu->line_rate.value)));
+  }
   try {
     (void)topology::Topology::build(cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw));
   } catch (const std::invalid_argument& e) {
@@ -147,7 +157,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
              "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather",
-             "grad_reduce_dtype", "grad_bucket", "zero", "data", "communication"});
+             "grad_reduce_dtype", "grad_bucket", "zero", "data", "communication", "checkpoint"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -229,6 +239,23 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                           units::format(dc.sample), cluster_node.location().line,
                           cluster_node.location().column));
     w.data = dc;
+  }
+  if (auto ck = m.optional("checkpoint")) {
+    auto cm = ck->as_map();
+    cm.declare({"every", "mode", "size"});
+    CheckpointConfig c;
+    c.every =
+        static_cast<int>(cm.required("every", "iterations between checkpoints, e.g. 500").as_int(1, 1 << 30));
+    if (auto mode = cm.optional("mode"))
+      c.async = mode->as_choice({"sync", "async"}) == "async";
+    if (auto size = cm.optional("size"))
+      c.size = size->as_quantity<units::Bytes>();
+    cm.finish();
+    if (cluster.storage.servers == 0)
+      ck->fail(fmt::format("checkpoints are written to storage servers: add cluster.storage {{servers, link, "
+                           "read_rate}} (cluster at {}:{})",
+                           cluster_node.location().line, cluster_node.location().column));
+    w.checkpoint = c;
   }
   m.finish();
 
@@ -366,6 +393,14 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     }
     if (!given_name.empty())
       v.name = given_name;
+    if (const auto why = offload::moves_unused(v, req); !why.empty())
+      n.fail(fmt::format("variant \"{}\": {}", v.name, why));
+    if (const auto* same = s.find_variant(v.name);
+        same != nullptr && (same->placement != v.placement || same->on_dpu != v.on_dpu))
+      n.fail(fmt::format("variant \"{}\" is listed twice with different placements (the baseline and "
+                         "variants share one list of names); give this one another name: {{name: ..., "
+                         "placement: {}}}",
+                         v.name, spec));
     if (v.on_dpu && s.cluster.dpu.empty())
       n.fail(
           fmt::format("variant \"{}\" needs a DPU but the catalog has none built around {}; add cluster.dpu "
@@ -381,7 +416,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   if (auto vs = om.optional("variants")) {
     for (const auto& item : vs->as_sequence().items()) {
       auto v = read_variant(item);
-      if (s.find_variant(v.name) == nullptr)
+      if (s.find_variant(v.name) == nullptr) // the same variant listed again runs once
         s.variants.push_back(std::move(v));
     }
   }
@@ -418,6 +453,8 @@ offload::Variant variant_for(const Scenario& s, const catalog::Catalog& cat, con
   if (const auto* named = s.find_variant(spec))
     return *named;
   auto v = offload::parse_variant(spec);
+  if (const auto why = offload::moves_unused(v, s.requirements()); !why.empty())
+    throw std::invalid_argument(fmt::format("variant \"{}\": {}", v.name, why));
   if (v.on_dpu && s.cluster.dpu.empty())
     throw std::invalid_argument(
         fmt::format("variant \"{}\" needs a DPU but the scenario has none (add cluster.dpu)", v.name));
@@ -433,7 +470,7 @@ offload::Requirements Scenario::requirements() const {
   r.encryption = cluster.services.encryption;
   r.overlay = cluster.services.overlay;
   r.agents = cluster.services.agent_cores > 0;
-  r.storage = workload.data && workload.data->sample.si() > 0;
+  r.storage = (workload.data && workload.data->sample.si() > 0) || workload.checkpoint.has_value();
   return r;
 }
 

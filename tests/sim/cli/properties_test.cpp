@@ -60,3 +60,53 @@ TEST(IterationProperties, InterleavingShrinksThePipelineBubble) {
   EXPECT_LT(interleaved, plain * 0.92);
   EXPECT_GT(interleaved, compute);
 }
+
+namespace {
+std::string checkpointing(const std::string& mode, const std::string& variant) {
+  return R"(name: ckpt
+cluster:
+  nodes: 2
+  node: dgx-h100
+  nic: connectx-7
+  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+  storage: {servers: 2, link: 400Gbps, read_rate: 25GB/s, write_rate: 10GB/s}
+workload:
+  model: {layers: 8, hidden: 4096, heads: 32, vocab: 32000}
+  seq_len: 2048
+  global_batch: 16
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 2}
+  checkpoint: {every: 10, mode: )" +
+         mode + R"(, size: 4GiB}
+offload: {baseline: )" +
+         variant + R"(}
+)";
+}
+} // namespace
+
+TEST(CheckpointProperties, SynchronousWriteAddsAtLeastTheMediaTimeAndIsSpreadOverTheInterval) {
+  TempDir tmp;
+  const auto text = checkpointing("sync", "rdma-nic");
+  const double step = simulate(tmp, "s", text, "step_time_s");
+  const double with = simulate(tmp, "s", text, "checkpoint_step_s");
+  const double per_step = simulate(tmp, "s", text, "step_with_checkpoints_s");
+  // 16 GPUs x 4 GiB onto 2 servers writing 10 GB/s each: at least 3.4 s of media time.
+  const double media = 16 * 4.0 * 1024 * 1024 * 1024 / (2 * 10e9);
+  EXPECT_GE(with - step, media * (1 - 1e-6));
+  EXPECT_NEAR(per_step, step + (with - step) / 10, 1e-6 * per_step);
+}
+
+TEST(CheckpointProperties, AsynchronousWriteNeverCostsMoreThanASynchronousOne) {
+  TempDir tmp;
+  const double sync = simulate(tmp, "s", checkpointing("sync", "host-tcp"), "checkpoint_step_s");
+  const double async = simulate(tmp, "a", checkpointing("async", "host-tcp"), "checkpoint_step_s");
+  EXPECT_LE(async, sync * (1 + 1e-9));
+}
+
+TEST(CheckpointProperties, HostClientOnOneConnectionIsSlowerThanGpuDirectStorage) {
+  TempDir tmp;
+  // One host core's TCP (42 Gb/s) per node for 8 x 4 GiB, against the media's 10 GB/s per server.
+  const double host = simulate(tmp, "h", checkpointing("sync", "rdma-nic+storage=host"), "checkpoint_step_s");
+  const double gds = simulate(tmp, "g", checkpointing("sync", "rdma-nic"), "checkpoint_step_s");
+  EXPECT_GT(host, gds * 1.2);
+}

@@ -1,0 +1,56 @@
+// `dpusim compare --attribute`: the single-function variants are simulated and each function's share is
+// written to attribution.csv.
+#include "tests/support/subprocess.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using dpusim::testing::run_command;
+using dpusim::testing::TempDir;
+
+TEST(CompareAttribute, WritesEachFunctionsShareAndWhyAMoveCannotRunAlone) {
+  TempDir tmp;
+  const std::string file = tmp.path() + "/ipsec.yaml";
+  std::ofstream(file) << R"(name: ipsec
+cluster:
+  nodes: 2
+  node: dgx-h100
+  nic: connectx-7
+  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+  services: {encryption: ipsec}
+workload:
+  model: {layers: 4, hidden: 4096, heads: 32, vocab: 32000}
+  seq_len: 2048
+  global_batch: 16
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 2}
+offload: {baseline: host-tcp, variants: [rdma-nic]}
+)";
+  const auto r =
+      run_command({DPUSIM_BINARY, "compare", file, "--attribute", "--out", tmp.path() + "/out", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("attribution of rdma-nic vs host-tcp"), std::string::npos) << r.out;
+  std::ifstream in(tmp.path() + "/out/attribution.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string csv = ss.str();
+  // RDMA without inline encryption cannot run: transport has no "alone" figure, and says why.
+  EXPECT_NE(csv.find("ipsec,rdma-nic,host-tcp,transport,host,nic,,,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("encryption must be inline"), std::string::npos) << csv;
+  // Inline IPsec alone (host TCP, no software AES) makes the step shorter.
+  const auto enc = csv.find("ipsec,rdma-nic,host-tcp,encryption,host,nic,");
+  ASSERT_NE(enc, std::string::npos) << csv;
+  std::stringstream row(csv.substr(enc, csv.find('\n', enc) - enc));
+  std::string cell;
+  for (int i = 0; i < 8; ++i)
+    std::getline(row, cell, ',');
+  EXPECT_LT(std::stod(cell), 0.0) << csv; // alone_change_s
+  // The comparison itself is unchanged: two variants.
+  std::ifstream cmp(tmp.path() + "/out/comparison.csv");
+  int lines = 0;
+  for (std::string l; std::getline(cmp, l);)
+    ++lines;
+  EXPECT_EQ(lines, 3);
+}
