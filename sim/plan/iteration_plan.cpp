@@ -35,6 +35,8 @@ std::string_view category_name(TaskCategory c) {
     return "agent";
   case TaskCategory::checkpoint:
     return "checkpoint";
+  case TaskCategory::cross_traffic:
+    return "cross_traffic";
   }
   return "?";
 }
@@ -140,6 +142,7 @@ public:
       for (int d = 0; d < replicas_; ++d)
         data_loader(d, finals);
     agents();
+    cross_traffic();
     if (host_.checkpoint_bytes_per_gpu > 0)
       checkpoint(finals);
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
@@ -642,6 +645,26 @@ private:
         plan_.graph.depend(b, id);
       finals.push_back(id);
     }
+  }
+
+  /// Other tenants' bulk flows: endpoint i of each leaf sends to endpoint i of the next leaf until the
+  /// iteration ends, routed by ECMP like any flow, limited by their endpoints' ports (Topology::build).
+  void cross_traffic() {
+    const int n = platform_.tenants();
+    const int leaves = platform_.topology().num_leaves();
+    if (n == 0 || leaves < 2)
+      return;
+    const int per_leaf = n / leaves;
+    constexpr double kForever = 1e18; // bytes: stopped when the iteration ends
+    for (int l = 0; l < leaves; ++l)
+      for (int i = 0; i < per_leaf; ++i) {
+        const auto src = platform_.tenant(l * per_leaf + i);
+        const auto dst = platform_.tenant(((l + 1) % leaves) * per_leaf + i);
+        (void)platform_.route_hosts(src, dst);
+        engine::Task t = task_of(engine::TaskKind::background);
+        t.flows.push_back({src, dst, kForever});
+        add(std::move(t), make_info(TaskCategory::cross_traffic, fmt::format("tenant flow {}.{}", l, i)));
+      }
   }
 
   /// Infrastructure agents on every node: background work of `agent_cores` host cores, on the host or

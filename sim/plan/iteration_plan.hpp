@@ -31,9 +31,10 @@ enum class TaskCategory : std::int32_t {
   pp_transfer,
   latency,
   join,
-  data_load, // one micro-batch read from storage and decoded by a replica's loader
-  agent,     // infrastructure agents, in the background
-  checkpoint // one node's checkpoint write to the storage servers
+  data_load,    // one micro-batch read from storage and decoded by a replica's loader
+  agent,        // infrastructure agents, in the background
+  checkpoint,   // one node's checkpoint write to the storage servers
+  cross_traffic // other tenants' flows, in the background
 };
 std::string_view category_name(TaskCategory c);
 

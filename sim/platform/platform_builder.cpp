@@ -37,6 +37,8 @@ PlatformBuilder::HostKind PlatformBuilder::kind_of(engine::HostIndex h) const {
     return HostKind::arm;
   if (h < storage_base_ + storage_servers())
     return HostKind::storage;
+  if (h < storage_base_ + storage_servers() + tenants())
+    return HostKind::tenant;
   return HostKind::limiter;
 }
 
@@ -49,6 +51,7 @@ int PlatformBuilder::node_of(engine::HostIndex h) const {
   case HostKind::arm:
     return (h - arm_base_) / topo_.layout().node.nics;
   case HostKind::storage:
+  case HostKind::tenant:
   case HostKind::limiter:
     return -1;
   }
@@ -67,6 +70,8 @@ topology::VertexId PlatformBuilder::vertex_of(engine::HostIndex h) const {
   }
   case HostKind::storage:
     return topo_.storage(h - storage_base_);
+  case HostKind::tenant:
+    return topo_.tenant(h - storage_base_ - storage_servers());
   case HostKind::limiter:
     break;
   }
@@ -101,7 +106,7 @@ engine::HostIndex PlatformBuilder::add_limiter(double rate, int cores) {
   if (!(rate > 0) || cores < 1)
     throw std::logic_error("a limiter needs a positive rate and at least one core");
   limiters_.emplace_back(rate, cores);
-  return storage_base_ + storage_servers() + static_cast<engine::HostIndex>(limiters_.size()) - 1;
+  return storage_base_ + storage_servers() + tenants() + static_cast<engine::HostIndex>(limiters_.size()) - 1;
 }
 
 const RouteInfo& PlatformBuilder::route(int src_gpu, int dst_gpu) {
@@ -179,6 +184,8 @@ engine::PlatformDecl PlatformBuilder::build() const {
   }
   for (int s = 0; s < storage_servers(); ++s)
     p.hosts.push_back({g[topo_.storage(s)].name, 1.0, 1});
+  for (int i = 0; i < tenants(); ++i)
+    p.hosts.push_back({g[topo_.tenant(i)].name, 1.0, 1});
   for (std::size_t i = 0; i < limiters_.size(); ++i)
     p.hosts.push_back({fmt::format("limiter{}", i), limiters_[i].first, limiters_[i].second});
   // Only links some route uses become simulated links.

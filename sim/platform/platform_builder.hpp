@@ -36,7 +36,7 @@ struct PathOptions {
 
 class PlatformBuilder {
 public:
-  enum class HostKind { gpu, cpu, arm, storage, limiter };
+  enum class HostKind { gpu, cpu, arm, storage, tenant, limiter };
 
   PlatformBuilder(const topology::Topology& topo, const topology::Router& router,
                   const scenario::Hardware& hw, offload::Transport transport);
@@ -51,6 +51,11 @@ public:
   [[nodiscard]] int gpus() const { return gpus_; }
   [[nodiscard]] int nodes() const { return nodes_; }
   [[nodiscard]] int storage_servers() const { return topo_.num_storage(); }
+  /// Other tenants' cross-traffic endpoints (Topology::tenant), after the storage servers.
+  [[nodiscard]] engine::HostIndex tenant(int index) const {
+    return storage_base_ + storage_servers() + index;
+  }
+  [[nodiscard]] int tenants() const { return topo_.num_tenants(); }
   /// A private host of `cores` cores of speed `rate` (work units per second) that nothing else uses: a
   /// load on it next to a load of the same amount on another host caps that load at `rate`, and the
   /// loads placed on it together at `cores x rate` (SimGrid's parallel-task model has no per-activity

@@ -127,6 +127,15 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
     return m.arm_busy_cores_by_use[static_cast<std::size_t>(u)];
   };
   std::string s;
+  if (comm > data && comm > cpu && slow_r.isolation == "shared" && fast_r.isolation == "dpu_qos") {
+    return fmt::format(
+        " {:.0f}% of the difference is exposed communication: {}'s flows share the leaf-spine "
+        "links plainly with other tenants' bulk flows, each flow getting an equal share, while "
+        "the DPUs of {} hold the other tenants to {:.0f}% of the up-links, so its "
+        "data-parallel reduction takes {:.1f}x as long.",
+        100 * comm / total, slow_r.variant, fast_r.variant, 100 * (1 - fast_r.guarantee),
+        slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
+  }
   if (data >= comm && data >= cpu) {
     s = fmt::format(
         " {:.0f}% of the difference is GPUs waiting for input: {}'s input pipeline cannot keep "
@@ -210,6 +219,10 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
       s += fmt::format(" the GPUs of both wait for input ({:.4f} s vs {:.4f} s), so the input pipeline, not "
                        "what this variant moves, sets the pace;",
                        b.data_stall_s, a.data_stall_s);
+    if (base.isolation == "shared" && r.isolation == "shared")
+      s +=
+          " the inter-leaf flows of both share the links plainly with other tenants' bulk flows, which bound "
+          "the gradient reduction whatever carries it;";
     s += fmt::format(" GPU compute is {:.0f}% of it", 100 * a.compute_s / a.step_time_s);
     if (a.tp_comm_s > 0.005 * a.step_time_s)
       s += fmt::format(" and tensor-parallel collectives over NVLink, identical in every variant, {:.0f}%",
@@ -252,6 +265,10 @@ std::vector<std::string> explain(const Comparison& c) {
             " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
             "Arm cores what rdma-nic leaves on the host.",
             freed, freed * r.nodes);
+      else if (r.isolation == "dpu_qos" && nic_rdma->isolation == "shared")
+        s += fmt::format(": its DPUs enforce the other tenants' rate limits, which a plain NIC cannot, "
+                         "guaranteeing this job {:.0f}% of the leaf up-links.",
+                         100 * r.guarantee);
       else
         s += ".";
     }

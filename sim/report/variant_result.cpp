@@ -74,6 +74,8 @@ std::string serialize(const VariantResult& r) {
     out << YAML::Flow << YAML::BeginSeq << c.key << c.value << c.provenance << (c.used ? "used" : "unused")
         << YAML::EndSeq;
   out << YAML::EndSeq;
+  out << YAML::Key << "isolation" << YAML::Value << r.isolation;
+  out << YAML::Key << "guarantee" << YAML::Value << num(r.guarantee);
   out << YAML::Key << "notes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : r.notes)
     out << n;
@@ -110,6 +112,8 @@ VariantResult deserialize(const std::string& text) {
   for (const auto& c : n["calibrated"])
     r.calibrated.push_back({c[0].as<std::string>(), c[1].as<std::string>(), c[2].as<std::string>(),
                             c[3].as<std::string>() == "used"});
+  r.isolation = n["isolation"].as<std::string>();
+  r.guarantee = n["guarantee"].as<double>();
   for (const auto& note : n["notes"])
     r.notes.push_back(note.as<std::string>());
   return r;

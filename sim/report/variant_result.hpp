@@ -29,6 +29,9 @@ struct VariantResult {
   double simulation_wall_s = 0;
   std::vector<scenario::CalibratedValue> calibrated;
   std::vector<std::string> notes;
+  // Other tenants on the fabric: "" (none met the job), "shared" or "dpu_qos" (guaranteed share).
+  std::string isolation;
+  double guarantee = 0;
 };
 
 /// YAML text (used between processes).

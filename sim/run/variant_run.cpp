@@ -75,7 +75,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
                                          "set by the scenario (workload.communication.socket_threads)"};
   }
 
-  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  // Other tenants' DPUs hold them to their share of the up-links only where the job runs on DPUs.
+  const bool qos = s.cluster.tenants.dpu_qos && variant.on_dpu;
+  layout.tenants.uplink_share = qos ? 1.0 - s.cluster.tenants.guarantee : 1.0;
   const auto topo = topology::Topology::build(layout);
   const topology::Router router(topo, s.seed);
   const offload::DataPath path(variant, s.cluster.services, hw);
@@ -201,6 +204,25 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
           "(cluster.storage.client_connections, NFS nconnect), each driven by one core, read at most {} "
           "per node; {:.2f} cores were busy on it",
           n, n == 1 ? "" : "s", units::format(cap), busy));
+  }
+  if (s.cluster.tenants.flows > 0) {
+    if (topo.num_tenants() > 0) {
+      r.isolation = qos ? "dpu_qos" : "shared";
+      r.guarantee = qos ? s.cluster.tenants.guarantee : 0.0;
+    }
+    if (topo.num_tenants() == 0)
+      r.notes.push_back(fmt::format("the job's nodes hang off one leaf: other tenants' {} flows per leaf "
+                                    "never share a link with it",
+                                    s.cluster.tenants.flows));
+    else
+      r.notes.push_back(fmt::format(
+          "other tenants: {} bulk flows per leaf across the spines, {}", s.cluster.tenants.flows,
+          qos ? fmt::format("held by their DPUs to {:.0f}% of each leaf's up-links (this job is guaranteed "
+                            "{:.0f}%)",
+                            100 * (1 - s.cluster.tenants.guarantee), 100 * s.cluster.tenants.guarantee)
+              : std::string(s.cluster.tenants.dpu_qos ? "sharing the links plainly (max-min per flow): "
+                                                        "their rate limits need this job's nodes on DPUs too"
+                                                      : "sharing the links plainly (max-min per flow)")));
   }
   if (path.through_arm())
     r.notes.push_back(

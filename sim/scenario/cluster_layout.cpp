@@ -23,6 +23,7 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   n.dpu_internal_pcie = nic.pcie_bandwidth.value;
   l.storage.servers = cluster.storage.servers;
   l.storage.link = cluster.storage.link;
+  l.tenants.flows = cluster.tenants.flows;
   auto& f = l.fabric;
   f.kind = cluster.fabric.kind;
   f.tiers = cluster.fabric.tiers;

@@ -42,6 +42,15 @@ struct StorageConfig {
   int client_connections = 1; // TCP connections of a node's host storage client (NFS nconnect)
 };
 
+/// Other tenants' jobs sharing the fabric: `flows` bulk flows per leaf that cross the leaf-spine links
+/// without end. `dpu_qos`: variants running on the DPU have the DPUs of every tenant enforce rate
+/// limits that leave this job `guarantee` of each leaf's up-links; other variants share plainly.
+struct TenantsConfig {
+  int flows = 0;
+  bool dpu_qos = false;
+  double guarantee = 0.5;
+};
+
 struct ClusterConfig {
   int nodes = 1;
   int gpus_per_node = 0; // GPUs used in each node (0: all of the node's)
@@ -51,6 +60,7 @@ struct ClusterConfig {
   FabricConfig fabric;
   Services services;
   StorageConfig storage;
+  TenantsConfig tenants;
 };
 
 /// The input pipeline of each data-parallel replica: `workers` loader processes (one core each) read

@@ -54,7 +54,7 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
 }
 
 ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
-  m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric", "services", "storage"});
+  m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric", "services", "storage", "tenants"});
   ClusterConfig c;
   c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
   c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
@@ -94,6 +94,25 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
     if (auto a = sm.optional("agents"))
       c.services.agent_cores = a->as_number(0, 4096);
     sm.finish();
+  }
+  if (auto tn = m.optional("tenants")) {
+    auto tm = tn->as_map();
+    tm.declare({"flows", "isolation", "guarantee"});
+    c.tenants.flows = static_cast<int>(
+        tm.required("flows", "other tenants' bulk flows per leaf crossing the spines, e.g. 8")
+            .as_int(1, 4096));
+    if (auto iso = tm.optional("isolation"))
+      c.tenants.dpu_qos = iso->as_choice({"shared", "dpu_qos"}) == "dpu_qos";
+    if (auto g = tm.optional("guarantee")) {
+      c.tenants.guarantee = g->as_number(0.0, 1.0);
+      if (!(c.tenants.guarantee > 0 && c.tenants.guarantee < 1))
+        g->fail("the guaranteed share of the up-links is a fraction strictly between 0 and 1, e.g. 0.6");
+      if (!c.tenants.dpu_qos)
+        g->fail("a guarantee needs isolation: dpu_qos (with plain sharing nothing is guaranteed)");
+    }
+    tm.finish();
+    if (c.tenants.dpu_qos && c.dpu.empty())
+      tn->fail("isolation: dpu_qos is enforced by DPUs: add cluster.dpu (e.g. bluefield-3)");
   }
   if (auto st = m.optional("storage")) {
     auto sm = st->as_map();

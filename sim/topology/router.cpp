@@ -25,7 +25,21 @@ std::uint64_t mix(std::uint64_t x) {
 
 } // namespace
 
-Router::Router(const Topology& topology, std::uint64_t seed) : topo_(topology), seed_(seed) {}
+Router::Router(const Topology& topology, std::uint64_t seed) : topo_(topology), seed_(seed) {
+  // ECMP hashes a vertex by its index among the vertices every variant's topology has: a BlueField's
+  // internal PCIe switch and Arm complex are skipped, so that a flow between the same two NICs takes
+  // the same spine whether the NICs are ConnectX or BlueField (ECMP luck must not pass for a
+  // difference between them).
+  const auto& g = topology.graph();
+  hash_key_.resize(boost::num_vertices(g));
+  std::uint64_t next = 0;
+  for (VertexId v = 0; v < hash_key_.size(); ++v) {
+    const auto kind = g[v].kind;
+    hash_key_[v] = next;
+    if (kind != VertexKind::dpu_switch && kind != VertexKind::dpu_arm)
+      ++next;
+  }
+}
 
 std::int64_t Router::cost_of(const EdgeProps& p) {
   // Integer costs keep equal-cost paths exactly equal whatever order they are summed in.
@@ -143,8 +157,8 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
       throw std::runtime_error(fmt::format("routing table inconsistent at {}", g[v].name));
     std::size_t pick = 0;
     if (candidates.size() > 1) {
-      const std::uint64_t h = mix(seed_ ^ mix(static_cast<std::uint64_t>(src) * 0x100000001b3ULL ^
-                                              mix(static_cast<std::uint64_t>(dst) ^ mix(v))));
+      const std::uint64_t h =
+          mix(seed_ ^ mix(hash_key_[src] * 0x100000001b3ULL ^ mix(hash_key_[dst] ^ mix(hash_key_[v]))));
       pick = static_cast<std::size_t>(h % candidates.size());
     }
     path.push_back(candidates[pick]);

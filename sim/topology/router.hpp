@@ -37,6 +37,7 @@ private:
 
   const Topology& topo_;
   std::uint64_t seed_;
+  std::vector<std::uint64_t> hash_key_; // by vertex: its identity for ECMP hashing (see the constructor)
   // Memo of least-cost distance fields per destination (routing is a pure function of the graph).
   mutable std::map<std::pair<int, VertexId>, std::vector<std::int64_t>> dist_cache_;
 };

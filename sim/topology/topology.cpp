@@ -27,6 +27,8 @@ std::string_view vertex_kind_name(VertexKind k) {
     return "dpu_arm";
   case VertexKind::storage:
     return "storage";
+  case VertexKind::tenant:
+    return "tenant";
   }
   return "?";
 }
@@ -81,6 +83,7 @@ bool Topology::is_transit(VertexId v) const {
   case VertexKind::host_cpu:
   case VertexKind::dpu_arm:
   case VertexKind::storage:
+  case VertexKind::tenant:
     return false;
   }
   return false;
@@ -195,6 +198,15 @@ Topology Topology::build(const ClusterLayout& layout) {
         t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
                    f.link * links_per_spine, f.latency);
     }
+    // Other tenants: their endpoints together may send up to `uplink_share` of a leaf's up-links.
+    const auto& tn = layout.tenants;
+    for (int l = 0; l < leaves && tn.flows > 0; ++l)
+      for (int i = 0; i < tn.flows; ++i) {
+        t.tenants_.push_back(
+            t.add_vertex(VertexKind::tenant, fmt::format("tenant{}.{}", l, i), -1, l * tn.flows + i));
+        t.add_link(t.tenants_.back(), t.leaves_[static_cast<std::size_t>(l)], LinkKind::nic_port,
+                   f.link * (uplinks * tn.uplink_share / tn.flows), n.nic_latency + f.latency);
+      }
   }
   return t;
 }

@@ -22,7 +22,8 @@ enum class VertexKind {
   spine,
   dpu_switch,
   dpu_arm,
-  storage
+  storage,
+  tenant // an endpoint of other tenants' traffic, attached to a leaf
 };
 enum class LinkKind { nvlink, pcie, nic_port, fabric };
 std::string_view vertex_kind_name(VertexKind k);
@@ -71,6 +72,15 @@ struct StorageLayout {
   units::DataRate link; // each server's network port
 };
 
+/// Other tenants' jobs sharing the fabric: `flows` endpoints on every leaf, each sending to its peer on
+/// the next leaf without end, so that their flows cross the leaf-spine links the job uses. Each
+/// endpoint's port runs at `uplink_share` of its leaf's up-link bandwidth divided by `flows`: 1 lets them
+/// take what max-min sharing gives them, less models a rate limit enforced on them.
+struct TenantLayout {
+  int flows = 0;
+  double uplink_share = 1.0;
+};
+
 enum class FabricKind { fat_tree, rail_optimized };
 std::string_view fabric_kind_name(FabricKind k);
 
@@ -88,6 +98,7 @@ struct ClusterLayout {
   NodeLayout node;
   FabricLayout fabric;
   StorageLayout storage;
+  TenantLayout tenants;
 };
 
 class Topology {
@@ -111,6 +122,9 @@ public:
   }
   [[nodiscard]] VertexId storage(int server) const { return storage_.at(server); }
   [[nodiscard]] int num_storage() const { return static_cast<int>(storage_.size()); }
+  /// Cross-traffic endpoint `i` of every leaf, leaf-major (empty without tenants or with one leaf).
+  [[nodiscard]] VertexId tenant(int index) const { return tenants_.at(index); }
+  [[nodiscard]] int num_tenants() const { return static_cast<int>(tenants_.size()); }
   /// The NIC that a GPU uses for inter-node traffic (the one behind its PCIe switch).
   [[nodiscard]] int nic_of_gpu(int local_gpu) const;
   [[nodiscard]] int node_of_gpu(int global_gpu) const { return global_gpu / layout_.node.gpus; }
@@ -134,7 +148,7 @@ private:
   int num_edges_ = 0;
   std::vector<std::pair<VertexId, VertexId>> edge_ends_; // by EdgeProps::id
   std::vector<EdgeProps> edge_props_;
-  std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, storage_;
+  std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, storage_, tenants_;
 };
 
 } // namespace dpusim::topology

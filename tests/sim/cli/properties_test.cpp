@@ -110,3 +110,64 @@ TEST(CheckpointProperties, HostClientOnOneConnectionIsSlowerThanGpuDirectStorage
   const double gds = simulate(tmp, "g", checkpointing("sync", "rdma-nic"), "checkpoint_step_s");
   EXPECT_GT(host, gds * 1.2);
 }
+
+namespace {
+/// GPT-3-like job on 32 nodes over four leaves with 8:1 up-links, with or without other tenants.
+std::string tenants(const std::string& tenants_line, const std::string& variant) {
+  return R"(name: tenants
+cluster:
+  nodes: 32
+  node: dgx-h100
+  nic: connectx-7
+  dpu: bluefield-3
+  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us, oversubscription: "8:1"}
+)" + tenants_line +
+         R"(
+workload:
+  model: {layers: 4, hidden: 5120, heads: 40, vocab: 32000}
+  seq_len: 2048
+  global_batch: 32
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 32}
+offload: {baseline: )" +
+         variant + R"(}
+)";
+}
+} // namespace
+
+TEST(TenantProperties, PlainlySharedCrossTrafficNeverSpeedsTheJobUp) {
+  TempDir tmp;
+  const double alone = simulate(tmp, "a", tenants("", "rdma-nic"), "step_time_s");
+  const double shared =
+      simulate(tmp, "s", tenants("  tenants: {flows: 64, isolation: shared}", "rdma-nic"), "step_time_s");
+  EXPECT_GT(shared, alone * 1.2); // 64 greedy flows per leaf against a few of the job's
+}
+
+TEST(TenantProperties, ALargerDpuGuaranteeNeverSlowsTheJob) {
+  TempDir tmp;
+  double previous = 1e300;
+  for (const char* g : {"0.25", "0.5", "0.9"}) {
+    const double step = simulate(
+        tmp, std::string("g") + g,
+        tenants(std::string("  tenants: {flows: 64, isolation: dpu_qos, guarantee: ") + g + "}", "dpu"),
+        "step_time_s");
+    EXPECT_LE(step, previous * (1 + 1e-9)) << "guarantee " << g;
+    previous = step;
+  }
+  // A plain NIC cannot enforce the limits: it shares plainly whatever the isolation asked for.
+  const double nic =
+      simulate(tmp, "n", tenants("  tenants: {flows: 64, isolation: dpu_qos, guarantee: 0.9}", "rdma-nic"),
+               "step_time_s");
+  const double plain =
+      simulate(tmp, "p", tenants("  tenants: {flows: 64, isolation: shared}", "rdma-nic"), "step_time_s");
+  EXPECT_DOUBLE_EQ(nic, plain);
+  EXPECT_LT(previous, nic);
+}
+
+TEST(TenantProperties, ADpuAndANicTakeTheSamePathsWithoutTenants) {
+  TempDir tmp;
+  // Without isolation to enforce, a BlueField carries RDMA like a ConnectX: same ECMP paths, same step.
+  const double nic = simulate(tmp, "n", tenants("", "rdma-nic"), "step_time_s");
+  const double dpu = simulate(tmp, "d", tenants("", "dpu"), "step_time_s");
+  EXPECT_NEAR(dpu / nic, 1.0, 1e-3);
+}

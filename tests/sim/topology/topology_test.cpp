@@ -113,6 +113,50 @@ TEST(Router, EcmpSpreadsFlowsOverSpinesAndDependsOnTheSeed) {
   EXPECT_NE(a, spines_used(2));
 }
 
+TEST(Router, EcmpPathsDoNotDependOnTheNodesInternals) {
+  // The same NIC-to-NIC flows hash onto the same spines whether or not each NIC is a DPU with extra
+  // internal vertices (renumbering the graph must not change ECMP's choices).
+  auto dpu = dgx_like(8);
+  dpu.node.dpu = true;
+  dpu.node.dpu_internal_pcie = units::gbyte_per_s(63);
+  const auto plain = Topology::build(dgx_like(8));
+  const auto with_dpu = Topology::build(dpu);
+  auto spines = [](const Topology& t) {
+    const Router r(t, 7);
+    std::vector<std::string> out;
+    for (int k = 0; k < 8; ++k)
+      for (int src = 0; src < 4; ++src)
+        for (const auto e : r.route(t.nic(src, k), t.nic(4 + src, k)))
+          if (t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+            out.push_back(t.vertex(t.edge_target(e)).name);
+    return out;
+  };
+  EXPECT_EQ(spines(plain), spines(with_dpu));
+}
+
+TEST(Topology, TenantEndpointsTakeTheirShareOfEachLeafsUplinks) {
+  auto l = dgx_like(16, FabricKind::fat_tree, 4.0);
+  l.tenants.flows = 8;
+  l.tenants.uplink_share = 0.25;
+  const auto t = Topology::build(l);
+  ASSERT_GE(t.num_leaves(), 2);
+  ASSERT_EQ(t.num_tenants(), 8 * t.num_leaves());
+  // A leaf's up-links: its spine links' bandwidth; each endpoint's port a quarter of it over 8.
+  double uplink = 0;
+  for (int e = 0; e < t.num_edges(); ++e)
+    if (t.vertex(t.edge_source(e)).name == "leaf0" && t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+      uplink += t.edge(e).bandwidth.si();
+  ASSERT_GT(uplink, 0);
+  for (int e = 0; e < t.num_edges(); ++e)
+    if (t.edge_source(e) == t.tenant(0)) {
+      EXPECT_NEAR(t.edge(e).bandwidth.si(), 0.25 * uplink / 8, 1e-6 * uplink);
+    }
+  // One leaf: nothing to cross, no endpoints.
+  auto small = dgx_like(2);
+  small.tenants.flows = 8;
+  EXPECT_EQ(Topology::build(small).num_tenants(), 0);
+}
+
 TEST(Router, TcpStagingRouteVisitsHostMemory) {
   const auto t = Topology::build(dgx_like(2));
   const Router r(t, 1);
