@@ -202,10 +202,11 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
   const double freed = a.host_cpu_busy_cores - b.host_cpu_busy_cores;
   if (std::abs(freed) >= 0.05)
     s += fmt::format(
-        " Host CPU: {:.1f} vs {:.1f} busy cores per node; {} {:.1f} per node, {:.0f} across the {} "
-        "nodes (the cores of {:.1f} nodes).",
+        " Host CPU: {:.1f} vs {:.1f} busy cores per node; {} {:.1f} per node ({:.1f}% of its {} host "
+        "cores), {:.0f} across the {} nodes (the cores of {:.1f} nodes).",
         b.host_cpu_busy_cores, a.host_cpu_busy_cores, freed > 0 ? "frees" : "costs", std::abs(freed),
-        std::abs(freed) * r.nodes, r.nodes, std::abs(freed) * r.nodes / std::max(1, r.host_cores));
+        100 * std::abs(freed) / std::max(1, r.host_cores), r.host_cores, std::abs(freed) * r.nodes, r.nodes,
+        std::abs(freed) * r.nodes / std::max(1, r.host_cores));
   if (r.arm_cores > 0 && b.arm_core_s > 0)
     s += fmt::format(" DPU Arm cores: {:.0f}% busy ({:.1f} of {} per node).", 100 * b.arm_utilisation,
                      b.arm_utilisation * r.arm_cores, r.arm_cores);
