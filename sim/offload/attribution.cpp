@@ -4,22 +4,6 @@
 
 namespace dpusim::offload {
 
-bool matters(Function f, const Requirements& req) {
-  switch (f) {
-  case Function::transport:
-    return true;
-  case Function::storage:
-    return req.storage;
-  case Function::encryption:
-    return req.encryption != Encryption::none;
-  case Function::vswitch:
-    return req.overlay;
-  case Function::agents:
-    return req.agents;
-  }
-  return false;
-}
-
 std::vector<FunctionMove> function_moves(const Variant& base, const Variant& target,
                                          const Requirements& req) {
   std::vector<FunctionMove> out;

@@ -26,7 +26,4 @@ struct FunctionMove {
 /// the hardware the target would buy.
 std::vector<FunctionMove> function_moves(const Variant& base, const Variant& target, const Requirements& req);
 
-/// Whether the scenario's requirements make `f`'s site matter.
-bool matters(Function f, const Requirements& req);
-
 } // namespace dpusim::offload

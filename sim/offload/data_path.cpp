@@ -90,32 +90,23 @@ std::vector<CpuWork> DataPath::network_transfer(double payload) const {
 }
 
 std::vector<CpuWork> DataPath::storage_read(double bytes, int readers) const {
-  std::vector<CpuWork> out;
-  switch (placement_[Function::storage]) {
-  case Site::host: // NFS / NVMe-oF over kernel TCP into a host bounce buffer
-    add(out, Function::storage, Processor::host_cpu, End::receiver, bytes,
-        host_.storage_client_rate_per_core.value, readers);
-    break;
-  case Site::dpu_arm: // NVMe emulation (SNAP): SPDK on the Arm cores, the host sees a local drive
-    add(out, Function::storage, Processor::dpu_arm, End::receiver, bytes,
-        arm_->storage_client_rate_per_core.value, std::min(readers, arm_->cores.value));
-    break;
-  case Site::nic: // NVMe-oF over RDMA / GPUDirect Storage: the NIC moves the bytes
-    break;
-  }
-  return out;
+  return storage_client(bytes, readers, End::receiver);
 }
 
 std::vector<CpuWork> DataPath::storage_write(double bytes, int writers) const {
+  return storage_client(bytes, writers, End::sender);
+}
+
+std::vector<CpuWork> DataPath::storage_client(double bytes, int threads, End end) const {
   std::vector<CpuWork> out;
   switch (placement_[Function::storage]) {
-  case Site::host: // NFS / NVMe-oF over kernel TCP from a host bounce buffer
-    add(out, Function::storage, Processor::host_cpu, End::sender, bytes,
-        host_.storage_client_rate_per_core.value, writers);
+  case Site::host: // NFS / NVMe-oF over kernel TCP through a host bounce buffer
+    add(out, Function::storage, Processor::host_cpu, end, bytes, host_.storage_client_rate_per_core.value,
+        threads);
     break;
   case Site::dpu_arm: // NVMe emulation (SNAP): SPDK on the Arm cores, the host sees a local drive
-    add(out, Function::storage, Processor::dpu_arm, End::sender, bytes,
-        arm_->storage_client_rate_per_core.value, std::min(writers, arm_->cores.value));
+    add(out, Function::storage, Processor::dpu_arm, end, bytes, arm_->storage_client_rate_per_core.value,
+        std::min(threads, arm_->cores.value));
     break;
   case Site::nic: // NVMe-oF over RDMA / GPUDirect Storage: the NIC moves the bytes
     break;

@@ -65,6 +65,7 @@ public:
   [[nodiscard]] Transport transport() const { return transport_; }
 
 private:
+  [[nodiscard]] std::vector<CpuWork> storage_client(double bytes, int threads, End end) const;
   void add(std::vector<CpuWork>& out, Function f, Processor p, End e, double bytes, units::DataRate rate,
            int threads) const;
 

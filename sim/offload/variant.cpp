@@ -162,6 +162,22 @@ Variant parse_variant(std::string_view spec) {
   return v;
 }
 
+bool matters(Function f, const Requirements& req) {
+  switch (f) {
+  case Function::transport:
+    return true;
+  case Function::storage:
+    return req.storage;
+  case Function::encryption:
+    return req.encryption != Encryption::none;
+  case Function::vswitch:
+    return req.overlay;
+  case Function::agents:
+    return req.agents;
+  }
+  return false;
+}
+
 std::string moves_unused(const Variant& v, const Requirements& req) {
   for (auto f : v.moved) {
     switch (f) {
@@ -191,23 +207,8 @@ std::string moves_unused(const Variant& v, const Requirements& req) {
 
 std::string unsupported(const Variant& v, const catalog::NicSpec& device, const Requirements& req) {
   const auto& p = v.placement;
-  auto needed = [&](Function f) {
-    switch (f) {
-    case Function::transport:
-      return true;
-    case Function::storage:
-      return req.storage;
-    case Function::encryption:
-      return req.encryption != Encryption::none;
-    case Function::vswitch:
-      return req.overlay;
-    case Function::agents:
-      return req.agents;
-    }
-    return false;
-  };
   for (auto f : kFunctions) {
-    if (!needed(f))
+    if (!matters(f, req))
       continue;
     const auto site = p[f];
     const auto name = function_name(f);
@@ -223,7 +224,7 @@ std::string unsupported(const Variant& v, const catalog::NicSpec& device, const 
   }
   if (p[Function::transport] == Site::dpu_arm)
     return "transport runs on the host (kernel TCP) or in the NIC (RDMA), not on the DPU's Arm cores";
-  if (needed(Function::agents) && p[Function::agents] == Site::nic)
+  if (matters(Function::agents, req) && p[Function::agents] == Site::nic)
     return "infrastructure agents are software: they run on the host or on the DPU's Arm cores, not in the "
            "NIC";
   // RDMA bypasses the host's network stack: what would process its packets in software cannot.
@@ -232,11 +233,11 @@ std::string unsupported(const Variant& v, const catalog::NicSpec& device, const 
       return "TLS protects TCP streams: with RDMA transport use IPsec (services.encryption: ipsec) or run "
              "the "
              "transport on the host";
-    if (needed(Function::encryption) && p[Function::encryption] != Site::nic)
+    if (matters(Function::encryption, req) && p[Function::encryption] != Site::nic)
       return "with RDMA transport, encryption must be inline in the NIC (encryption=nic): host or Arm "
              "software "
              "never sees RDMA packets";
-    if (needed(Function::vswitch) && p[Function::vswitch] != Site::nic)
+    if (matters(Function::vswitch, req) && p[Function::vswitch] != Site::nic)
       return "with RDMA transport, the overlay must be switched in the NIC's eSwitch (vswitch=nic)";
   }
   return {};

@@ -70,6 +70,10 @@ struct Requirements {
   bool agents = false;
 };
 
+/// Whether the scenario's requirements make `f`'s site matter (transport always; the others when the
+/// scenario reads or writes storage, encrypts, has an overlay or runs agents).
+bool matters(Function f, const Requirements& req);
+
 /// Why the variant moves a function the scenario does not use (its site would change nothing), or an
 /// empty string.
 std::string moves_unused(const Variant& v, const Requirements& req);

@@ -3,9 +3,11 @@
 #include "models/workload/parallelism.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <numeric>
 
 namespace dpusim::plan {
 
@@ -534,16 +536,7 @@ private:
       if (bytes > 0) {
         const int servers = platform_.storage_servers();
         const auto server = platform_.storage((d * m_ + k) % servers);
-        if (path.storage_through_arm()) {
-          const auto arm = platform_.arm(node, nic);
-          (void)platform_.route_hosts(server, arm, nic);
-          (void)platform_.route_hosts(arm, cpu, nic);
-          t.flows.push_back({server, arm, bytes});
-          t.flows.push_back({arm, cpu, bytes});
-        } else {
-          (void)platform_.route_hosts(server, cpu, nic);
-          t.flows.push_back({server, cpu, bytes});
-        }
+        storage_flows(t, server, cpu, node, nic, bytes, false);
         t.loads.push_back({server, bytes / host_.storage_read_rate});
       }
       // Workers decode their share, one core each. A host storage client receives over the node's few
@@ -555,20 +548,8 @@ private:
         for (int wk = 0; wk < dc.workers; ++wk)
           t.loads.push_back({cpu, decode / dc.workers});
       const int connections = host_.storage_connections;
-      for (const auto& work :
-           bytes > 0 ? path.storage_read(bytes, connections) : std::vector<offload::CpuWork>{}) {
-        const bool arm = work.processor == offload::Processor::dpu_arm;
-        for (int th = 0; th < work.threads; ++th) {
-          const double share = work.core_s / work.threads;
-          if (arm) {
-            t.loads.push_back({platform_.arm(node, nic), share});
-          } else {
-            t.loads.push_back({cpu, share});
-            t.loads.push_back({storage_client(node), share});
-          }
-        }
-        (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
-      }
+      if (bytes > 0)
+        storage_client_work(t, i, path.storage_read(bytes, connections), node, {nic});
       const auto id = add(std::move(t), std::move(i));
       if (previous >= 0)
         plan_.graph.depend(previous, id);
@@ -582,6 +563,41 @@ private:
       previous = id;
     }
     finals.push_back(previous);
+  }
+
+  /// Bytes between a storage server and host memory of `node` over NIC `nic`: directly, or under SNAP
+  /// through the DPU's Arm cores (and its internal PCIe) on the way.
+  void storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node, int nic,
+                     double bytes, bool write) {
+    std::vector<engine::HostIndex> hops{server};
+    if (host_.path->storage_through_arm())
+      hops.push_back(platform_.arm(node, nic));
+    hops.push_back(cpu);
+    if (write)
+      std::reverse(hops.begin(), hops.end());
+    for (std::size_t h = 0; h + 1 < hops.size(); ++h) {
+      (void)platform_.route_hosts(hops[h], hops[h + 1], nic);
+      t.flows.push_back({hops[h], hops[h + 1], bytes});
+    }
+  }
+
+  /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
+  /// node's connection limiter; SNAP's on the Arm cores of the DPUs in `nics`, in turn.
+  void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<offload::CpuWork>& works, int node,
+                           const std::vector<int>& nics) {
+    for (const auto& work : works) {
+      const bool arm = work.processor == offload::Processor::dpu_arm;
+      for (int th = 0; th < work.threads; ++th) {
+        const double share = work.core_s / work.threads;
+        if (arm) {
+          t.loads.push_back({platform_.arm(node, nics[static_cast<std::size_t>(th) % nics.size()]), share});
+        } else {
+          t.loads.push_back({platform_.cpu(node), share});
+          t.loads.push_back({storage_client(node), share});
+        }
+      }
+      (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
+    }
   }
 
   /// The limiter standing for node n's host storage client connections (created on first use).
@@ -612,34 +628,15 @@ private:
         const int gpu = n * per_node + g;
         const auto server = platform_.storage(gpu % servers);
         const int nic = platform_.topology().nic_of_gpu(g);
-        if (path.storage_through_arm()) {
-          const auto arm = platform_.arm(n, nic);
-          (void)platform_.route_hosts(cpu, arm, nic);
-          (void)platform_.route_hosts(arm, server, nic);
-          t.flows.push_back({cpu, arm, bytes});
-          t.flows.push_back({arm, server, bytes});
-        } else {
-          (void)platform_.route_hosts(cpu, server, nic);
-          t.flows.push_back({cpu, server, bytes});
-        }
+        storage_flows(t, server, cpu, n, nic, bytes, true);
         t.loads.push_back({server, bytes / host_.storage_write_rate});
         i.gpus.push_back(gpu);
       }
       const double node_bytes = bytes * per_node;
       i.bytes = node_bytes;
-      for (const auto& work : path.storage_write(node_bytes, host_.storage_connections)) {
-        const bool arm = work.processor == offload::Processor::dpu_arm;
-        for (int th = 0; th < work.threads; ++th) {
-          const double share = work.core_s / work.threads;
-          if (arm) {
-            t.loads.push_back({platform_.arm(n, th % platform_.topology().layout().node.nics), share});
-          } else {
-            t.loads.push_back({cpu, share});
-            t.loads.push_back({storage_client(n), share});
-          }
-        }
-        (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
-      }
+      std::vector<int> nics(static_cast<std::size_t>(platform_.topology().layout().node.nics));
+      std::iota(nics.begin(), nics.end(), 0);
+      storage_client_work(t, i, path.storage_write(node_bytes, host_.storage_connections), n, nics);
       const auto id = add(std::move(t), std::move(i));
       for (auto b : before)
         plan_.graph.depend(b, id);

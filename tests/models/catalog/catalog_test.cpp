@@ -1,4 +1,5 @@
 #include "models/catalog/catalog.hpp"
+#include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +7,7 @@ using namespace dpusim;
 
 namespace {
 const catalog::Catalog& the_catalog() {
-  static const catalog::Catalog c =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 } // namespace
 

@@ -1,6 +1,7 @@
 // Per-byte processor costs of each placement, from the catalog's per-core rates.
 #include "models/catalog/catalog.hpp"
 #include "sim/offload/data_path.hpp"
+#include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +13,7 @@ using offload::Processor;
 namespace {
 
 const catalog::Catalog& the_catalog() {
-  static const auto c = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 
 scenario::Hardware hardware(const std::string& device) {
@@ -76,7 +76,8 @@ TEST(DataPath, InlineEncryptionIsARateLimitNotProcessorTime) {
   services.encryption = offload::Encryption::ipsec;
   const offload::DataPath path(offload::parse_variant("host-tcp+encryption=nic"), services, hw);
   const auto work = path.network_transfer(kGB);
-  EXPECT_EQ(offload::core_seconds(work, Processor::host_cpu)[static_cast<std::size_t>(Function::encryption)], 0.0);
+  EXPECT_EQ(offload::core_seconds(work, Processor::host_cpu)[static_cast<std::size_t>(Function::encryption)],
+            0.0);
   ASSERT_TRUE(path.crypto_engine());
   EXPECT_DOUBLE_EQ(path.crypto_engine()->si(), hw.nic.offloads.ipsec_rate->value.si());
   services.encryption = offload::Encryption::tls;

@@ -1,5 +1,6 @@
 #include "models/catalog/catalog.hpp"
 #include "sim/offload/variant.hpp"
+#include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +10,7 @@ using offload::Site;
 
 namespace {
 const catalog::Catalog& the_catalog() {
-  static const auto c = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 } // namespace
 
@@ -51,7 +51,8 @@ TEST(Variant, RejectsWhatTheDeviceOrTheTransportCannotDo) {
   EXPECT_NE(offload::unsupported(offload::parse_variant("rdma-nic"), cx6, req).find("cannot run encryption"),
             std::string::npos);
   // A NIC has no Arm cores.
-  EXPECT_NE(offload::unsupported(offload::parse_variant("rdma-nic+agents=dpu_arm"), *the_catalog().nic("connectx-7"), req)
+  EXPECT_NE(offload::unsupported(offload::parse_variant("rdma-nic+agents=dpu_arm"),
+                                 *the_catalog().nic("connectx-7"), req)
                 .find("no Arm cores"),
             std::string::npos);
   // RDMA bypasses host software: encryption must be inline.

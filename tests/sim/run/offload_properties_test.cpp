@@ -10,6 +10,7 @@
 #include "sim/run/variant_run.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "tests/support/bundled_catalog.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <algorithm>
@@ -24,9 +25,7 @@ using namespace dpusim;
 namespace {
 
 const catalog::Catalog& the_catalog() {
-  static const auto c =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 
 scenario::Scenario parse(const std::string& text) {

@@ -2,6 +2,7 @@
 #include "models/core/yaml_reader.hpp"
 #include "sim/run/variant_run.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +11,7 @@ using namespace dpusim;
 namespace {
 
 const catalog::Catalog& the_catalog() {
-  static const auto c =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 
 report::VariantResult simulate(const std::string& text) {

@@ -1,5 +1,6 @@
 #include "models/core/input_error.hpp"
 #include "sim/scenario/scenario_loader.hpp"
+#include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +9,7 @@ using namespace dpusim;
 namespace {
 
 const catalog::Catalog& the_catalog() {
-  static const auto c =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  return c;
+  return dpusim::testing::bundled_catalog();
 }
 
 scenario::Scenario parse(const std::string& text) {
