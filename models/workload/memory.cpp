@@ -38,19 +38,25 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   MemoryBreakdown out;
-  double params = c.layers_on_rank * layer_parameter_count(m) / c.tp;
+  // Experts are sharded over the expert-parallel ranks and replicated over dp / ep of them; the rest over
+  // all dp ranks.
+  const double experts = c.layers_on_rank * expert_parameter_count(m, c.ep) / c.tp;
+  double dense = c.layers_on_rank * layer_parameter_count(m, c.ep) / c.tp - experts;
   if (c.holds_embedding)
-    params += embedding_parameter_count(m, c.seq_len) / c.tp;
+    dense += embedding_parameter_count(m, c.seq_len) / c.tp;
   // Mixed-precision Adam (ZeRO paper accounting): 16-bit weights, fp32 gradients accumulated across
   // micro-batches (Megatron's main_grad), fp32 master weights + two fp32 moments.
-  const double dp = c.dp;
-  out.weights = 2.0 * params / (c.zero_stage >= 3 ? dp : 1.0);
-  out.gradients = 4.0 * params / (c.zero_stage >= 2 ? dp : 1.0);
-  out.optimizer = 12.0 * params / (c.zero_stage >= 1 ? dp : 1.0);
+  auto sharded = [&](double bytes_per_param, int stage) {
+    return stage <= c.zero_stage ? bytes_per_param * (dense / c.dp + experts * c.ep / c.dp)
+                                 : bytes_per_param * (dense + experts);
+  };
+  out.weights = sharded(2.0, 3);
+  out.gradients = sharded(4.0, 2);
+  out.optimizer = sharded(12.0, 1);
   if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
     // Gathered parameters in flight: about one layer's worth (the submodule being computed and the one
     // being prefetched).
-    out.weights += 2.0 * layer_parameter_count(m) / c.tp;
+    out.weights += 2.0 * layer_parameter_count(m, c.ep) / c.tp;
   }
   double act = layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, c.recompute) *
                c.layers_on_rank * c.in_flight_micro_batches;

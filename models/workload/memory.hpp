@@ -15,6 +15,7 @@ struct MemoryConfig {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  int ep = 1; // expert-parallel ranks (within dp): experts sharded over them, their ZeRO shards over dp/ep
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   int zero_stage =

@@ -28,4 +28,12 @@ std::vector<int> dp_group(const Parallelism& p, int tp, int pp) {
   return out;
 }
 
+std::vector<int> ep_group(const Parallelism& p, int tp, int dp, int pp) {
+  std::vector<int> out;
+  const int first = dp / p.ep * p.ep;
+  for (int d = first; d < first + p.ep; ++d)
+    out.push_back(rank_of(p, {tp, d, pp}));
+  return out;
+}
+
 } // namespace dpusim::workload

@@ -10,6 +10,7 @@ struct Parallelism {
   int tp = 1;
   int pp = 1;
   int dp = 1;
+  int ep = 1; // expert parallelism: groups of ep consecutive data-parallel ranks share out the experts
   [[nodiscard]] int world() const { return tp * pp * dp; }
 };
 
@@ -27,5 +28,7 @@ RankCoord coord_of(const Parallelism& p, int rank);
 std::vector<int> tp_group(const Parallelism& p, int dp, int pp);
 /// Ranks of the data-parallel group of (tp, pp), in dp order.
 std::vector<int> dp_group(const Parallelism& p, int tp, int pp);
+/// Ranks of the expert-parallel group of (tp, dp, pp): the ep data-parallel ranks of dp's block.
+std::vector<int> ep_group(const Parallelism& p, int tp, int dp, int pp);
 
 } // namespace dpusim::workload

@@ -20,15 +20,28 @@ std::string_view precision_name(Precision p) {
   return "bf16";
 }
 
-double layer_parameter_count(const TransformerShape& m) {
+namespace {
+/// Parameters of one feed-forward block of inner size f.
+double mlp_parameters(const TransformerShape& m, double f) {
+  const double h = m.hidden;
+  const double b = m.biases ? 1.0 : 0.0;
+  return m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
+}
+} // namespace
+
+double expert_parameter_count(const TransformerShape& m, int ep) {
+  return m.moe() ? static_cast<double>(m.experts) / ep * mlp_parameters(m, m.expert_ffn) : 0.0;
+}
+
+double layer_parameter_count(const TransformerShape& m, int ep) {
   const double h = m.hidden;
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
   const double f = m.ffn;
   const double b = m.biases ? 1.0 : 0.0;
   const double qkv = h * (h + 2 * kv) + b * (h + 2 * kv);
   const double proj = h * h + b * h;
-  const double mlp =
-      m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
+  const double mlp = m.moe() ? expert_parameter_count(m, ep) + h * m.experts // experts + router
+                             : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
   return qkv + proj + mlp + norms;
 }
@@ -82,6 +95,11 @@ struct Dims {
   double f;     // ffn columns on this rank
   double s;
   double b;
+  // Mixture of experts, on this rank: its local experts, the tokens each receives (balanced routing:
+  // every rank's tokens x top_k spread over all experts), and each expert's FFN columns.
+  double local_experts = 0;
+  double expert_tokens = 0;
+  double ef = 0;
 };
 
 Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
@@ -95,6 +113,11 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   d.heads = static_cast<double>(m.heads) / c.tp;
   d.kv = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
   d.f = static_cast<double>(m.ffn) / c.tp;
+  if (m.moe()) {
+    d.local_experts = static_cast<double>(m.experts) / c.ep;
+    d.expert_tokens = d.tokens * m.top_k * c.ep / m.experts;
+    d.ef = static_cast<double>(m.expert_ffn) / c.tp;
+  }
   return d;
 }
 
@@ -125,6 +148,36 @@ void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, boo
   }
 }
 
+/// Router, permutation of the routed tokens into expert order and back, and the experts' FFNs as
+/// grouped GEMMs (one per local expert, batched).
+void add_moe_forward(LayerWork& w, const TransformerShape& m, const Dims& d) {
+  const double routed = d.expert_tokens * d.local_experts; // token copies this rank's experts process
+  const bool gelu = m.activation == Activation::gelu;
+  w.gemms.push_back({"router", 1, d.tokens, static_cast<double>(m.experts), d.h});
+  w.memory_ops.push_back({"permute", 2 * routed * d.h * kActBytes});
+  w.gemms.push_back({"expert_fc1", d.local_experts, d.expert_tokens, gelu ? d.ef : 2 * d.ef, d.h});
+  w.memory_ops.push_back(
+      {gelu ? "expert_gelu" : "expert_swiglu", (gelu ? 2 : 3) * routed * d.ef * kActBytes});
+  w.gemms.push_back({"expert_fc2", d.local_experts, d.expert_tokens, d.h, d.ef});
+  w.memory_ops.push_back({"unpermute", 2 * routed * d.h * kActBytes});
+}
+
+void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d) {
+  const double routed = d.expert_tokens * d.local_experts;
+  const bool gelu = m.activation == Activation::gelu;
+  const double fc1_cols = gelu ? d.ef : 2 * d.ef;
+  w.memory_ops.push_back({"unpermute_bwd", 2 * routed * d.h * kActBytes});
+  w.gemms.push_back({"expert_fc2_dgrad", d.local_experts, d.expert_tokens, d.ef, d.h});
+  w.gemms.push_back({"expert_fc2_wgrad", d.local_experts, d.ef, d.h, d.expert_tokens});
+  w.memory_ops.push_back(
+      {gelu ? "expert_gelu_bwd" : "expert_swiglu_bwd", (gelu ? 3 : 5) * routed * d.ef * kActBytes});
+  w.gemms.push_back({"expert_fc1_dgrad", d.local_experts, d.expert_tokens, d.h, fc1_cols});
+  w.gemms.push_back({"expert_fc1_wgrad", d.local_experts, d.h, fc1_cols, d.expert_tokens});
+  w.memory_ops.push_back({"permute_bwd", 2 * routed * d.h * kActBytes});
+  w.gemms.push_back({"router_dgrad", 1, d.tokens, d.h, static_cast<double>(m.experts)});
+  w.gemms.push_back({"router_wgrad", 1, d.h, static_cast<double>(m.experts), d.tokens});
+}
+
 } // namespace
 
 LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
@@ -137,14 +190,17 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   w.gemms.push_back({"attn_proj", 1, d.tokens, d.h, d.heads * d.hd});
   w.memory_ops.push_back({"dropout_residual1", 4 * d.ln_tokens * d.h * kActBytes});
   w.memory_ops.push_back({"norm2", 2 * d.ln_tokens * d.h * kActBytes});
-  if (m.activation == Activation::gelu) {
+  if (m.moe()) {
+    add_moe_forward(w, m, d);
+  } else if (m.activation == Activation::gelu) {
     w.gemms.push_back({"fc1", 1, d.tokens, d.f, d.h});
     w.memory_ops.push_back({"gelu", 2 * d.tokens * d.f * kActBytes});
   } else {
     w.gemms.push_back({"fc1_gate_up", 1, d.tokens, 2 * d.f, d.h});
     w.memory_ops.push_back({"swiglu", 3 * d.tokens * d.f * kActBytes});
   }
-  w.gemms.push_back({"fc2", 1, d.tokens, d.h, d.f});
+  if (!m.moe())
+    w.gemms.push_back({"fc2", 1, d.tokens, d.h, d.f});
   w.memory_ops.push_back({"dropout_residual2", 4 * d.ln_tokens * d.h * kActBytes});
   return w;
 }
@@ -166,10 +222,14 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
     w.gemms.push_back({name, 1, in_cols, out_cols, d.tokens}); // wgrad
   };
   w.memory_ops.push_back({"dropout_residual2_bwd", 3 * d.ln_tokens * d.h * kActBytes});
-  linear_bwd("fc2_bwd", d.f, d.h);
-  w.memory_ops.push_back({m.activation == Activation::gelu ? "gelu_bwd" : "swiglu_bwd",
-                          (m.activation == Activation::gelu ? 3 : 5) * d.tokens * d.f * kActBytes});
-  linear_bwd("fc1_bwd", d.h, fc1_cols);
+  if (m.moe()) {
+    add_moe_backward(w, m, d);
+  } else {
+    linear_bwd("fc2_bwd", d.f, d.h);
+    w.memory_ops.push_back({m.activation == Activation::gelu ? "gelu_bwd" : "swiglu_bwd",
+                            (m.activation == Activation::gelu ? 3 : 5) * d.tokens * d.f * kActBytes});
+    linear_bwd("fc1_bwd", d.h, fc1_cols);
+  }
   w.memory_ops.push_back({"norm2_bwd", 4 * d.ln_tokens * d.h * kActBytes});
   w.memory_ops.push_back({"dropout_residual1_bwd", 3 * d.ln_tokens * d.h * kActBytes});
   linear_bwd("attn_proj_bwd", d.heads * d.hd, d.h);
@@ -199,6 +259,11 @@ LayerWork head_backward(const TransformerShape& m, const LayerConfig& c) {
   w.gemms.push_back({"logits_wgrad", 1, vocab_cols, d.h, d.tokens});
   w.memory_ops.push_back({"final_norm_bwd", 4 * d.ln_tokens * d.h * kActBytes});
   return w;
+}
+
+double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c) {
+  return m.moe() ? static_cast<double>(c.micro_batch) * c.seq_len / c.tp * m.top_k * m.hidden * kActBytes
+                 : 0.0;
 }
 
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes) {

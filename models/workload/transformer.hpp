@@ -27,14 +27,23 @@ struct TransformerShape {
   bool tied_embeddings = true;
   bool learned_positions = true; // GPT-style learned position embeddings (vs rotary)
   bool biases = true;            // linear layers carry biases (GPT); Llama has none
+  // Mixture of experts (every layer's feed-forward block): `experts` expert FFNs of size `expert_ffn`,
+  // each token routed to `top_k` of them by a learned router. 0 experts: a dense model.
+  int experts = 0;
+  int top_k = 1;
+  int expert_ffn = 0;
 
   [[nodiscard]] int head_dim() const { return hidden / heads; }
+  [[nodiscard]] bool moe() const { return experts > 0; }
 };
 
 /// Total trainable parameters (embeddings included once when tied).
 double parameter_count(const TransformerShape& m, int seq_len);
-/// Parameters of one transformer layer.
-double layer_parameter_count(const TransformerShape& m);
+/// Parameters of one transformer layer; with experts sharded over `ep` expert-parallel ranks, the share
+/// one rank holds (the dense part whole, 1/ep of the experts).
+double layer_parameter_count(const TransformerShape& m, int ep = 1);
+/// Of which the experts' (0 for a dense model).
+double expert_parameter_count(const TransformerShape& m, int ep = 1);
 /// Parameters outside the layers: token (+ position) embeddings, output head when untied, final norm.
 double embedding_parameter_count(const TransformerShape& m, int seq_len);
 
@@ -73,6 +82,7 @@ struct LayerConfig {
   int micro_batch = 1;
   int seq_len = 0;
   int tp = 1;
+  int ep = 1; // expert-parallel ranks (MoE): each holds experts / ep experts
   bool sequence_parallel = false;
   AttentionKernel attention = AttentionKernel::unfused;
 };
@@ -86,6 +96,10 @@ LayerWork head_forward(const TransformerShape& m, const LayerConfig& c);
 LayerWork head_backward(const TransformerShape& m, const LayerConfig& c);
 
 /// Bytes of one tensor-parallel activation collective (all-reduce of a micro-batch's hidden states).
+/// Bytes one rank sends in one expert-parallel all-to-all (dispatch or combine) of a micro-batch: its
+/// share of the tokens (1/tp of them), each sent to top_k experts, in 16-bit activations.
+double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c);
+
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes);
 
 } // namespace dpusim::workload

@@ -35,6 +35,17 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
     m.learned_positions = p->as_choice({"learned", "rotary"}) == "learned";
   if (auto b = map.optional("biases"))
     m.biases = b->as_bool();
+  if (auto e = map.optional("experts")) {
+    m.experts = static_cast<int>(e->as_int(1, 1 << 16));
+    m.top_k = static_cast<int>(
+        map.required("top_k", "experts each token is routed to, e.g. 2").as_int(1, m.experts));
+    m.expert_ffn =
+        static_cast<int>(map.required("expert_ffn", "each expert's feed-forward size").as_int(1, 1 << 26));
+  } else {
+    for (const char* key : {"top_k", "expert_ffn"})
+      if (auto k = map.optional(key))
+        k->fail("only a mixture-of-experts model has it: give experts too");
+  }
   return m;
 }
 

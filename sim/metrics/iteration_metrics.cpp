@@ -10,6 +10,7 @@ namespace {
 struct Group {
   double kernel_s = 0;
   double tp_s = 0;
+  double ep_s = 0;
   double cpu_stall_s = 0;
   double data_stall_s = 0;
   double last_backward_end = 0;
@@ -68,10 +69,12 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
     case TaskCategory::optimizer: {
       auto& g = groups[{ti.dp, ti.stage}];
       const double tp = ti.tp_collectives * in.tp_collective_s;
+      const double ep = ti.ep_collectives * in.ep_collective_s;
+      g.ep_s += ep;
       g.kernel_s += ti.compute_s;
       g.tp_s += tp;
       // A compute task takes longer than its GPU work only when its launch threads were starved.
-      g.cpu_stall_s += std::max(0.0, (t.end - t.start) - (ti.compute_s + tp));
+      g.cpu_stall_s += std::max(0.0, (t.end - t.start) - (ti.compute_s + tp + ep));
       if (ti.data_from >= 0)
         g.data_stall_s += std::max(0.0, timings[static_cast<std::size_t>(ti.data_from)].end -
                                             ready.at(static_cast<engine::TaskId>(i)));
@@ -106,6 +109,7 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
   if (busiest != nullptr) {
     m.compute_s = busiest->kernel_s;
     m.tp_comm_s = busiest->tp_s;
+    m.ep_comm_s = busiest->ep_s;
     m.host_cpu_stall_s = busiest->cpu_stall_s;
     m.dp_comm_s = dp_comm_by_stage[busiest_stage];
     m.dp_exposed_s = std::max(0.0, dp_end_by_stage[busiest_stage] - busiest->last_backward_end);

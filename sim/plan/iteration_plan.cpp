@@ -77,7 +77,7 @@ double TaskInfo::arm_cpu_core_s() const {
   return s;
 }
 
-void IterationPlan::apply_probe(double tp_collective_s) {
+void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s) {
   for (std::size_t i = 0; i < info.size(); ++i) {
     const auto& ti = info[i];
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
@@ -85,7 +85,8 @@ void IterationPlan::apply_probe(double tp_collective_s) {
       continue;
     // The first load is the GPU's; any others are its launch threads on the host.
     auto& task = graph.mutable_task(static_cast<engine::TaskId>(i));
-    task.loads.front().amount = ti.compute_s + ti.tp_collectives * tp_collective_s;
+    task.loads.front().amount =
+        ti.compute_s + ti.tp_collectives * tp_collective_s + ti.ep_collectives * ep_collective_s;
   }
 }
 
@@ -116,6 +117,7 @@ public:
 
   IterationPlan build() {
     build_probe();
+    build_ep_probe();
     plan_.simulated_replicas = replicas_;
     const auto groups = static_cast<std::size_t>(replicas_ * p_.pp);
     op_first_.assign(groups * static_cast<std::size_t>(v_ * m_ * 2), -1);
@@ -195,6 +197,7 @@ private:
       info.host_core_s[static_cast<std::size_t>(CpuUse::framework)] =
           launch * static_cast<double>(info.gpus.size());
     }
+    plan_.ep_collectives += info.ep_collectives;
     if (info.gpus.size() > 1)
       plan_.tp_collectives += info.tp_collectives;
     const auto id = add(std::move(t), std::move(info));
@@ -300,6 +303,16 @@ private:
     (void)append_to_graph(plan_.probe, low, {});
   }
 
+  /// One expert-parallel all-to-all of the first replica block's expert group (its tokens to every
+  /// rank of the group and back is two of these), simulated alone; compute tasks reuse its duration.
+  void build_ep_probe() {
+    if (p_.ep < 2 || costs_[0].ep_bytes <= 0)
+      return;
+    const auto low = lowering_.collective(CollectiveKind::all_to_all, algorithm_,
+                                          workload::ep_group(p_, 0, 0, 0), costs_[0].ep_bytes);
+    (void)append_to_graph(plan_.ep_probe, low, {});
+  }
+
   /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:
   /// the gather for the next layer starts after the previous gather, once the layer before the one now
   /// computing has finished (so that at most two layers' parameters are gathered at a time).
@@ -325,6 +338,7 @@ private:
       i.micro = mb;
       i.compute_s = c.fwd_compute_s;
       i.tp_collectives = c.fwd_tp_collectives;
+      i.ep_collectives = c.fwd_ep_collectives;
       first = last = compute(d, s, std::move(i), c.layers * c.layer_fwd_kernels + c.head_fwd_kernels);
     } else {
       for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
@@ -336,6 +350,7 @@ private:
         i.micro = mb;
         i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
         i.tp_collectives = head ? 0 : c.layer_fwd_tp;
+        i.ep_collectives = head ? 0 : c.layer_fwd_ep;
         const auto id = compute(d, s, std::move(i), head ? c.head_fwd_kernels : c.layer_fwd_kernels);
         plan_.graph.depend(gathered, id);
         if (first < 0)
@@ -356,11 +371,12 @@ private:
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
     const double per_s_kernels =
         c.bwd_compute_s > 0 ? (c.layers * c.layer_bwd_kernels + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
-    auto task = [&](std::string label, double seconds, int tp) {
+    auto task = [&](std::string label, double seconds, int tp, int ep) {
       TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
       i.compute_s = seconds;
       i.tp_collectives = tp;
+      i.ep_collectives = ep;
       i.hw_flops = per_s_hw * seconds;
       i.model_flops = per_s_model * seconds;
       return compute(d, s, std::move(i), per_s_kernels * seconds);
@@ -376,7 +392,7 @@ private:
             head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
         const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
         const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
-                             head ? 0 : c.layer_bwd_tp);
+                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep);
         plan_.graph.depend(gathered, id);
         dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
                       fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g]);
@@ -391,7 +407,8 @@ private:
       auto& ready = grad_ready_[g * static_cast<std::size_t>(v_) + static_cast<std::size_t>(chunk)];
       for (int k = 0; k < nb; ++k) {
         const auto& b = c.buckets[static_cast<std::size_t>(k)];
-        const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives);
+        const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives,
+                             b.ep_collectives);
         ready.push_back(id);
         if (first < 0)
           first = id;
@@ -400,7 +417,7 @@ private:
       if (d == 0)
         chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
     } else {
-      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives);
+      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_ep_collectives);
     }
     op_first_[op_index(d, s, chunk, mb, false)] = first;
     op_last_[op_index(d, s, chunk, mb, false)] = last;

@@ -21,6 +21,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.micro_batch = w.micro_batch;
   lc.seq_len = w.seq_len;
   lc.tp = p.tp;
+  lc.ep = p.ep;
   lc.sequence_parallel = w.sequence_parallel;
   lc.attention = w.attention;
 
@@ -30,6 +31,10 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   double layer_bwd_s = gpu.time(bwd, w.precision).si();
   double layer_recompute_flops = 0;
   int layer_bwd_ar = p.tp > 1 ? 2 : 0;
+  // Expert parallelism: each MoE layer dispatches its tokens to the experts' ranks and combines the
+  // results (two all-to-alls), in the backward pass likewise, and again when recomputing the forward.
+  const int layer_a2a = m.moe() && p.ep > 1 ? 2 : 0;
+  int layer_bwd_a2a = layer_a2a;
   c.layer_fwd_kernels = fwd.kernels();
   c.layer_bwd_kernels = bwd.kernels();
   if (w.recompute == Recompute::full) {
@@ -37,6 +42,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     layer_bwd_s += layer_fwd_s;
     layer_recompute_flops = fwd.flops();
     layer_bwd_ar += p.tp > 1 ? 2 : 0;
+    layer_bwd_a2a += layer_a2a;
   } else if (w.recompute == Recompute::selective) {
     const auto core = workload::attention_core_forward(m, lc);
     layer_bwd_s += gpu.time(core, w.precision).si();
@@ -70,12 +76,17 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.fwd_tp_collectives = p.tp > 1 ? 2 * c.layers + (first ? 1 : 0) : 0; // + vocab-parallel embedding
   c.bwd_tp_collectives = c.layers * layer_bwd_ar;
   c.tp_bytes = workload::tp_activation_bytes(m, lc, 2.0);
+  c.layer_fwd_ep = layer_a2a;
+  c.layer_bwd_ep = layer_bwd_a2a;
+  c.fwd_ep_collectives = c.layers * layer_a2a;
+  c.bwd_ep_collectives = c.layers * layer_bwd_a2a;
+  c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
   c.model_flops = c.layers * (fwd.flops() + bwd.flops()) + head_flops_fwd + head_flops_bwd;
   c.hw_flops = c.model_flops + c.layers * layer_recompute_flops;
   // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
   c.p2p_bytes = last ? 0.0 : workload::tp_activation_bytes(m, lc, 2.0) / p.tp;
 
-  const double layer_params = workload::layer_parameter_count(m) / p.tp;
+  const double layer_params = workload::layer_parameter_count(m, p.ep) / p.tp;
   const double embed_params =
       (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
   c.layer_params = layer_params;
@@ -88,13 +99,14 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     double compute_s;
     int ars;
     double bytes;
+    int a2as = 0;
   };
   std::vector<Item> items;
   if (last)
     items.push_back(
         {head_bwd_s, 0, (m.tied_embeddings && chunks == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
   for (int l = 0; l < c.layers; ++l)
-    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param});
+    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param, layer_bwd_a2a});
   if (first)
     items.push_back(
         {0.0, 0,
@@ -103,6 +115,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   for (const auto& it : items) {
     open.compute_s += it.compute_s;
     open.tp_collectives += it.ars;
+    open.ep_collectives += it.a2as;
     open.bytes += it.bytes;
     if (open.bytes >= w.grad_bucket.si()) {
       c.buckets.push_back(open);

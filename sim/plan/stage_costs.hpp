@@ -14,6 +14,7 @@ namespace dpusim::plan {
 struct GradBucket {
   double compute_s = 0;   // backward GPU time of the slice
   int tp_collectives = 0; // tensor-parallel all-reduces inside the slice
+  int ep_collectives = 0; // expert-parallel all-to-alls inside the slice
   double bytes = 0;       // gradient bytes (per rank) the bucket reduces
 };
 
@@ -38,7 +39,12 @@ struct StageCosts {
   int head_bwd_kernels = 0;
   int fwd_tp_collectives = 0;
   int bwd_tp_collectives = 0;
-  double tp_bytes = 0;             // bytes of one tensor-parallel all-reduce
+  double tp_bytes = 0;  // bytes of one tensor-parallel all-reduce
+  int layer_fwd_ep = 0; // expert-parallel all-to-alls of one layer's forward / backward
+  int layer_bwd_ep = 0;
+  int fwd_ep_collectives = 0;
+  int bwd_ep_collectives = 0;
+  double ep_bytes = 0;             // bytes one rank sends in one expert-parallel all-to-all
   double hw_flops = 0;             // FLOPs executed per micro-batch (forward + backward + recomputation)
   double model_flops = 0;          // FLOPs of forward + backward only (the MFU numerator)
   double p2p_bytes = 0;            // activation bytes sent to the next stage per micro-batch, per TP rank

@@ -182,6 +182,11 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
                        slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s), fast_r.variant,
                        slow_r.notes.empty() ? std::string() : " (see the notes on " + slow_r.variant + ")");
   }
+  const double ep = slow.ep_comm_s - fast.ep_comm_s;
+  if (ep > 0.05 * total)
+    s += fmt::format(" The experts' all-to-alls account for {:.0f}% of it ({:.4f} s vs {:.4f} s per step): "
+                     "every MoE layer waits for its dispatch and combine.",
+                     100 * ep / total, slow.ep_comm_s, fast.ep_comm_s);
   return s;
 }
 
@@ -284,6 +289,10 @@ std::string render_simulation_summary(const VariantResult& r) {
     s +=
         fmt::format("one tensor-parallel all-reduce flow by flow ({:.1f} us), its duration reused {} times; ",
                     r.tp_collective_s * 1e6, r.tp_collectives_reused);
+  if (r.ep_collectives_reused > 0)
+    s +=
+        fmt::format("one expert-parallel all-to-all flow by flow ({:.1f} us), its duration reused {} times; ",
+                    r.ep_collective_s * 1e6, r.ep_collectives_reused);
   s += fmt::format(
       "data- and pipeline-parallel traffic flow by flow; {} SimGrid activities, {} routes, {:.2f} s",
       r.activities, r.routes, r.simulation_wall_s);

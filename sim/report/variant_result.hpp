@@ -24,6 +24,8 @@ struct VariantResult {
   metrics::IterationMetrics metrics;
   double tp_collective_s = 0; // one tensor-parallel all-reduce, simulated once and reused
   int tp_collectives_reused = 0;
+  double ep_collective_s = 0; // one expert-parallel all-to-all, simulated once and reused
+  int ep_collectives_reused = 0;
   std::size_t activities = 0; // SimGrid activities simulated
   std::size_t routes = 0;
   double simulation_wall_s = 0;

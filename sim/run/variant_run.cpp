@@ -126,7 +126,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     for (const auto& t : probe)
       tp_s = std::max(tp_s, t.end);
   }
-  iteration.apply_probe(tp_s);
+  double ep_s = 0;
+  if (iteration.ep_probe.size() > 0)
+    for (const auto& t : simulator.execute(iteration.ep_probe))
+      ep_s = std::max(ep_s, t.end);
+  iteration.apply_probe(tp_s, ep_s);
   const auto timings = simulator.execute(iteration.graph, options.progress);
 
   metrics::MetricsInputs in;
@@ -147,6 +151,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   }
   in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
   in.tp_collective_s = tp_s;
+  in.ep_collective_s = ep_s;
 
   report::VariantResult r;
   r.scenario = s.name;
@@ -160,7 +165,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.gpus = in.gpus;
   r.metrics = metrics::compute_metrics(iteration, timings, in);
   if (with_checkpoint) {
-    with_checkpoint->apply_probe(tp_s);
+    with_checkpoint->apply_probe(tp_s, ep_s);
     const auto ck_timings = simulator.execute(with_checkpoint->graph, options.progress);
     const auto ck = metrics::compute_metrics(*with_checkpoint, ck_timings, in);
     const int every = s.workload.checkpoint->every;
@@ -177,6 +182,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         r.metrics.step_time_s, r.metrics.checkpoint_overhead_s));
   }
   r.tp_collective_s = tp_s;
+  r.ep_collective_s = ep_s;
+  r.ep_collectives_reused = iteration.ep_collectives;
   r.tp_collectives_reused = iteration.tp_collectives;
   r.activities = simulator.stats().activities;
   r.routes = platform.route_count();

@@ -188,11 +188,23 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
   {
     auto p = par_node.as_map();
-    p.declare({"tp", "pp", "dp", "virtual_stages"});
+    p.declare({"tp", "pp", "dp", "ep", "virtual_stages"});
     w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
     if (auto pp = p.optional("pp"))
       w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
     w.parallelism.dp = static_cast<int>(p.required("dp", "the data-parallel degree").as_int(1, 1 << 20));
+    if (auto ep = p.optional("ep")) {
+      w.parallelism.ep = static_cast<int>(ep->as_int(1, 1 << 16));
+      if (w.parallelism.ep > 1 && !w.model.moe())
+        ep->fail("expert parallelism (ep > 1) needs a mixture-of-experts model (experts, top_k, expert_ffn)");
+      if (w.parallelism.dp % w.parallelism.ep != 0)
+        ep->fail(fmt::format("ep = {} must divide dp = {} (expert-parallel groups are made of data-parallel "
+                             "ranks)",
+                             w.parallelism.ep, w.parallelism.dp));
+      if (w.model.moe() && w.model.experts % w.parallelism.ep != 0)
+        ep->fail(
+            fmt::format("ep = {} must divide the model's {} experts", w.parallelism.ep, w.model.experts));
+    }
     if (auto v = p.optional("virtual_stages")) {
       w.virtual_stages = static_cast<int>(v->as_int(1, 1 << 10));
       if (w.virtual_stages > 1 && w.parallelism.pp < 2)
@@ -295,6 +307,9 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
         fmt::format("tp = {} and the model's {} kv heads must divide one another", p.tp, w.model.kv_heads));
   if (w.model.ffn % p.tp != 0)
     par_node.fail(fmt::format("tp = {} must divide the feed-forward size {}", p.tp, w.model.ffn));
+  if (w.model.moe() && w.model.expert_ffn % p.tp != 0)
+    par_node.fail(
+        fmt::format("tp = {} must divide the experts' feed-forward size {}", p.tp, w.model.expert_ffn));
   if (w.model.layers % (p.pp * w.virtual_stages) != 0)
     par_node.fail(w.virtual_stages > 1
                       ? fmt::format("pp x virtual_stages = {} x {} must divide the model's {} layers", p.pp,
@@ -344,6 +359,7 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.tp = p.tp;
     c.pp = p.pp;
     c.dp = p.dp;
+    c.ep = p.ep;
     c.sequence_parallel = w.sequence_parallel;
     c.recompute = w.recompute;
     c.zero_stage = w.zero_stage;

@@ -45,3 +45,31 @@ TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {
   // 18 bytes per parameter without sharding: 2 (weights) + 4 (fp32 grads) + 12 (Adam).
   EXPECT_NEAR((plain.weights + plain.gradients + plain.optimizer) / parameter_count(m, 1024), 18.0, 1e-9);
 }
+
+TEST(Memory, ExpertsShardOverExpertParallelRanksAndTheirOptimizerOverTheRest) {
+  TransformerShape m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 16;
+  m.kv_heads = 16;
+  m.ffn = 4096;
+  m.vocab = 1000;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn = 4096;
+  MemoryConfig c;
+  c.seq_len = 1024;
+  c.dp = 8;
+  c.layers_on_rank = 4;
+  c.holds_embedding = false;
+  const double experts = 4 * expert_parameter_count(m, 1);
+  const double dense = 4 * layer_parameter_count(m, 1) - experts;
+  const auto one = rank_memory(m, c);
+  EXPECT_DOUBLE_EQ(one.weights, 2.0 * (dense + experts));
+  c.ep = 8;
+  const auto eight = rank_memory(m, c);
+  EXPECT_DOUBLE_EQ(eight.weights, 2.0 * (dense + experts / 8));
+  // ZeRO-1: dense optimizer state over all 8 ranks, experts' over dp / ep = 1 rank (no sharding).
+  c.zero_stage = 1;
+  EXPECT_DOUBLE_EQ(rank_memory(m, c).optimizer, 12.0 * (dense / 8 + experts / 8));
+}

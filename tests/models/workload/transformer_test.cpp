@@ -70,3 +70,70 @@ TEST(Parallelism, RanksAreTensorInnermostThenDataThenPipeline) {
   EXPECT_EQ(tp_group(p, 1, 1), (std::vector<int>{40, 41, 42, 43, 44, 45, 46, 47}));
   EXPECT_EQ(dp_group(p, 2, 0), (std::vector<int>{2, 10, 18, 26}));
 }
+
+namespace {
+TransformerShape mixtral() {
+  TransformerShape m;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.ffn = 14336;
+  m.vocab = 32000;
+  m.activation = Activation::swiglu;
+  m.tied_embeddings = false;
+  m.learned_positions = false;
+  m.biases = false;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn = 14336;
+  return m;
+}
+} // namespace
+
+TEST(MixtureOfExperts, ParameterCountMatchesMixtral) {
+  // Mixtral 8x7B: 46.7B parameters (Jiang et al. 2024).
+  EXPECT_NEAR(parameter_count(mixtral(), 4096) / 1e9, 46.7, 0.1);
+  // One rank of 8 expert-parallel ranks holds one expert and all the rest.
+  const auto m = mixtral();
+  EXPECT_NEAR(layer_parameter_count(m, 1) - layer_parameter_count(m, 8), 7 * expert_parameter_count(m, 8),
+              1.0);
+}
+
+TEST(MixtureOfExperts, LayerFlopsAreTheDenseLayerWithTopKExpertsPlusTheRouter) {
+  auto moe = mixtral();
+  auto dense = moe;
+  dense.experts = 0;
+  dense.ffn = moe.top_k * moe.expert_ffn; // k experts' FFNs side by side
+  LayerConfig c;
+  c.seq_len = 4096;
+  const double router_fwd = 2.0 * 4096 * 4096 * 8;
+  EXPECT_NEAR(layer_forward(moe, c).flops(), layer_forward(dense, c).flops() + router_fwd, 1.0);
+  EXPECT_NEAR(layer_backward(moe, c).flops(), layer_backward(dense, c).flops() + 2 * router_fwd, 1.0);
+  // Balanced routing: a rank's share of the expert work does not depend on how experts are spread.
+  for (int ep : {2, 4, 8}) {
+    c.ep = ep;
+    EXPECT_NEAR(layer_forward(moe, c).flops(),
+                layer_forward(dense, LayerConfig{c.micro_batch, c.seq_len}).flops() + router_fwd, 1.0);
+  }
+}
+
+TEST(MixtureOfExperts, DispatchSendsEachTokensTopKCopiesOfTheHiddenState) {
+  LayerConfig c;
+  c.micro_batch = 2;
+  c.seq_len = 4096;
+  c.tp = 2;
+  EXPECT_DOUBLE_EQ(ep_dispatch_bytes(mixtral(), c), 2.0 * 4096 / 2 * 2 * 4096 * 2);
+  auto dense = mixtral();
+  dense.experts = 0;
+  EXPECT_EQ(ep_dispatch_bytes(dense, c), 0.0);
+}
+
+TEST(Parallelism, ExpertGroupsAreBlocksOfDataParallelRanks) {
+  Parallelism p;
+  p.tp = 2;
+  p.dp = 8;
+  p.ep = 4;
+  EXPECT_EQ(ep_group(p, 1, 5, 0), (std::vector<int>{9, 11, 13, 15})); // dp 4..7 of tp rank 1
+  EXPECT_EQ(ep_group(p, 0, 0, 0), (std::vector<int>{0, 2, 4, 6}));
+}

@@ -60,3 +60,27 @@ offload: {baseline: host-tcp}
   // No inter-node traffic, no TCP: the host only runs the launch threads.
   EXPECT_EQ(r.metrics.host_busy_cores_by_use[static_cast<std::size_t>(plan::CpuUse::transport)], 0.0);
 }
+
+TEST(Iteration, ExpertParallelAllToAllsAreSimulatedOnceAndExposedInEveryLayer) {
+  // 4 MoE layers, 2 micro-batches, the expert-parallel group spanning both nodes: every layer
+  // dispatches and combines in the forward and backward passes, 16 all-to-alls per micro-batch.
+  const std::string text = R"(name: moe
+cluster: {nodes: 2, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload:
+  model: {layers: 4, hidden: 2048, heads: 16, vocab: 32000, activation: swiglu, ffn: 8192, experts: 8, top_k: 2, expert_ffn: 4096}
+  seq_len: 2048
+  global_batch: 4
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 2, ep: 2}
+offload: {baseline: rdma-nic}
+)";
+  const auto r = simulate(text);
+  ASSERT_GT(r.ep_collective_s, 0.0);
+  EXPECT_EQ(r.ep_collectives_reused, 2 * 16 * 2); // both replicas' tasks
+  EXPECT_NEAR(r.metrics.ep_comm_s, 2 * 16 * r.ep_collective_s, 1e-9);
+  // Synchronous inside each layer: never hidden behind compute.
+  EXPECT_GE(r.metrics.step_time_s, r.metrics.compute_s + r.metrics.tp_comm_s + r.metrics.ep_comm_s - 1e-9);
+  // 2048 tokens / 8 TP ranks x 2 copies x 2048 x 2 B = 2 MiB per rank; half leaves the node over a 400G
+  // NIC (50 GB/s): at least 21 us.
+  EXPECT_GT(r.ep_collective_s, 1048576.0 / 50e9);
+}
