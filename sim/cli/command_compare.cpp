@@ -38,9 +38,11 @@ int command_compare(const std::vector<std::string>& args) {
       "variants", po::value<std::string>(),
       "comma-separated variants: names from the scenario or placements such as host-tcp+encryption=nic "
       "(default: the scenario's baseline and variants; the first is the baseline)")(
-      "attribute", "also simulate, for each variant, the baseline with one of its functions moved at a time, "
-                   "and report each function's share of the difference (<out>/attribution.csv)")(
-      "jobs,j", po::value<int>(), "simulation processes at once (default: one per core)");
+      "attribute",
+      "also simulate, for each variant, the baseline with each of its functions moved alone and the "
+      "variant with each moved back, and report each function's share of the difference "
+      "(<out>/attribution.csv)")("jobs,j", po::value<int>(),
+                                 "simulation processes at once (default: one per core)");
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
@@ -135,8 +137,8 @@ int command_compare(const std::vector<std::string>& args) {
     report::Attribution a{s.name,
                           variants[t].name,
                           variants.front().name,
-                          results.front().metrics.step_time_s,
-                          results[t].metrics.step_time_s,
+                          results.front().metrics.effective_step_s(),
+                          results[t].metrics.effective_step_s(),
                           {}};
     for (const auto& p : moves) {
       if (p.target != t)
@@ -148,9 +150,9 @@ int command_compare(const std::vector<std::string>& args) {
                                    std::nullopt,
                                    p.note};
       if (p.alone)
-        row.alone_step_s = results[*p.alone].metrics.step_time_s;
+        row.alone_step_s = results[*p.alone].metrics.effective_step_s();
       if (p.last)
-        row.last_step_s = results[*p.last].metrics.step_time_s;
+        row.last_step_s = results[*p.last].metrics.effective_step_s();
       a.rows.push_back(std::move(row));
     }
     attributions.push_back(std::move(a));
