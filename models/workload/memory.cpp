@@ -46,8 +46,10 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     dense += embedding_parameter_count(m, c.seq_len) / c.tp;
   // Mixed-precision Adam (ZeRO paper accounting): 16-bit weights, fp32 gradients accumulated across
   // micro-batches (Megatron's main_grad), fp32 master weights + two fp32 moments.
+  const double shards =
+      static_cast<double>(c.dp) * c.cp; // Megatron shards over the data- and context-parallel ranks
   auto sharded = [&](double bytes_per_param, int stage) {
-    return stage <= c.zero_stage ? bytes_per_param * (dense / c.dp + experts * c.ep / c.dp)
+    return stage <= c.zero_stage ? bytes_per_param * (dense / shards + experts * c.ep / shards)
                                  : bytes_per_param * (dense + experts);
   };
   out.weights = sharded(2.0, 3);
@@ -58,11 +60,13 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     // being prefetched).
     out.weights += 2.0 * layer_parameter_count(m, c.ep) / c.tp;
   }
-  double act = layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, c.recompute) *
-               c.layers_on_rank * c.in_flight_micro_batches;
+  double act =
+      layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel, c.recompute) *
+      c.layers_on_rank * c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {
     // While one layer is recomputed for its backward pass, its full activations are alive too.
-    act += layer_activation_bytes(m, c.micro_batch, c.seq_len, c.tp, c.sequence_parallel, Recompute::none);
+    act += layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
+                                  Recompute::none);
   }
   out.activations = act;
   return out;

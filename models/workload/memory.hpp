@@ -16,6 +16,7 @@ struct MemoryConfig {
   int pp = 1;
   int dp = 1;
   int ep = 1; // expert-parallel ranks (within dp): experts sharded over them, their ZeRO shards over dp/ep
+  int cp = 1; // context-parallel ranks: activations of seq_len / cp tokens; ZeRO shards over dp x cp
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   int zero_stage =

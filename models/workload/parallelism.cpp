@@ -3,21 +3,45 @@
 namespace dpusim::workload {
 
 int rank_of(const Parallelism& p, RankCoord c) {
-  return c.tp + p.tp * (c.dp + p.dp * c.pp);
+  return c.tp + p.tp * (c.cp + p.cp * (c.dp + p.dp * c.pp));
 }
 
 RankCoord coord_of(const Parallelism& p, int rank) {
   RankCoord c;
   c.tp = rank % p.tp;
-  c.dp = (rank / p.tp) % p.dp;
-  c.pp = rank / (p.tp * p.dp);
+  c.cp = (rank / p.tp) % p.cp;
+  c.dp = (rank / (p.tp * p.cp)) % p.dp;
+  c.pp = rank / (p.tp * p.cp * p.dp);
   return c;
 }
 
-std::vector<int> tp_group(const Parallelism& p, int dp, int pp) {
+std::vector<int> tp_group(const Parallelism& p, int dp, int pp, int cp) {
   std::vector<int> out;
   for (int t = 0; t < p.tp; ++t)
-    out.push_back(rank_of(p, {t, dp, pp}));
+    out.push_back(rank_of(p, {t, dp, pp, cp}));
+  return out;
+}
+
+std::vector<int> replica_group(const Parallelism& p, int dp, int pp) {
+  std::vector<int> out;
+  for (int c = 0; c < p.cp; ++c)
+    for (int t = 0; t < p.tp; ++t)
+      out.push_back(rank_of(p, {t, dp, pp, c}));
+  return out;
+}
+
+std::vector<int> cp_group(const Parallelism& p, int tp, int dp, int pp) {
+  std::vector<int> out;
+  for (int c = 0; c < p.cp; ++c)
+    out.push_back(rank_of(p, {tp, dp, pp, c}));
+  return out;
+}
+
+std::vector<int> gradient_group(const Parallelism& p, int tp, int pp) {
+  std::vector<int> out;
+  for (int d = 0; d < p.dp; ++d)
+    for (int c = 0; c < p.cp; ++c)
+      out.push_back(rank_of(p, {tp, d, pp, c}));
   return out;
 }
 

@@ -93,7 +93,8 @@ struct Dims {
   double heads; // query heads on this rank
   double kv;    // kv heads on this rank
   double f;     // ffn columns on this rank
-  double s;
+  double s;     // keys and values each query attends to: the whole sequence
+  double sq;    // queries on this rank: seq_len / cp
   double b;
   // Mixture of experts, on this rank: its local experts, the tokens each receives (balanced routing:
   // every rank's tokens x top_k spread over all experts), and each expert's FFN columns.
@@ -106,7 +107,8 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   Dims d{};
   d.b = c.micro_batch;
   d.s = c.seq_len;
-  d.tokens = d.b * d.s;
+  d.sq = d.s / c.cp;
+  d.tokens = d.b * d.sq;
   d.ln_tokens = c.sequence_parallel ? d.tokens / c.tp : d.tokens;
   d.h = m.hidden;
   d.hd = m.head_dim();
@@ -122,29 +124,31 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
 }
 
 void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, bool backward) {
+  // This rank's sq queries attend to all s keys and values (under context parallelism the others'
+  // arrive from the other ranks).
   const double batches = d.b * d.heads;
   if (kernel == AttentionKernel::unfused) {
     // Scores are materialised: Q K^T, then a fused scale/mask/softmax, dropout, then P V.
     if (!backward) {
-      w.gemms.push_back({"attn_scores", batches, d.s, d.s, d.hd});
-      w.memory_ops.push_back({"softmax", 2 * batches * d.s * d.s * kActBytes});
-      w.memory_ops.push_back({"attn_dropout", batches * d.s * d.s * (2 * kActBytes + 1)});
-      w.gemms.push_back({"attn_values", batches, d.s, d.hd, d.s});
+      w.gemms.push_back({"attn_scores", batches, d.sq, d.s, d.hd});
+      w.memory_ops.push_back({"softmax", 2 * batches * d.sq * d.s * kActBytes});
+      w.memory_ops.push_back({"attn_dropout", batches * d.sq * d.s * (2 * kActBytes + 1)});
+      w.gemms.push_back({"attn_values", batches, d.sq, d.hd, d.s});
     } else {
-      w.gemms.push_back({"attn_values_dgrad_p", batches, d.s, d.s, d.hd});
-      w.gemms.push_back({"attn_values_dgrad_v", batches, d.s, d.hd, d.s});
-      w.memory_ops.push_back({"attn_dropout_bwd", batches * d.s * d.s * (2 * kActBytes + 1)});
-      w.memory_ops.push_back({"softmax_bwd", 3 * batches * d.s * d.s * kActBytes});
-      w.gemms.push_back({"attn_scores_dgrad_q", batches, d.s, d.hd, d.s});
-      w.gemms.push_back({"attn_scores_dgrad_k", batches, d.s, d.hd, d.s});
+      w.gemms.push_back({"attn_values_dgrad_p", batches, d.sq, d.s, d.hd});
+      w.gemms.push_back({"attn_values_dgrad_v", batches, d.s, d.hd, d.sq});
+      w.memory_ops.push_back({"attn_dropout_bwd", batches * d.sq * d.s * (2 * kActBytes + 1)});
+      w.memory_ops.push_back({"softmax_bwd", 3 * batches * d.sq * d.s * kActBytes});
+      w.gemms.push_back({"attn_scores_dgrad_q", batches, d.sq, d.hd, d.s});
+      w.gemms.push_back({"attn_scores_dgrad_k", batches, d.s, d.hd, d.sq});
     }
   } else {
     // Flash attention: the same matrix products, scores never leave on-chip memory.
     const int products = backward ? 4 : 2;
     for (int i = 0; i < products; ++i)
-      w.gemms.push_back({backward ? "flash_attn_bwd" : "flash_attn_fwd", batches, d.s, d.hd, d.s});
+      w.gemms.push_back({backward ? "flash_attn_bwd" : "flash_attn_fwd", batches, d.sq, d.hd, d.s});
     if (backward) // the backward pass recomputes the scores
-      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.s, d.s, d.hd});
+      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.sq, d.s, d.hd});
   }
 }
 
@@ -262,12 +266,18 @@ LayerWork head_backward(const TransformerShape& m, const LayerConfig& c) {
 }
 
 double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c) {
-  return m.moe() ? static_cast<double>(c.micro_batch) * c.seq_len / c.tp * m.top_k * m.hidden * kActBytes
-                 : 0.0;
+  return m.moe()
+             ? static_cast<double>(c.micro_batch) * c.seq_len / c.cp / c.tp * m.top_k * m.hidden * kActBytes
+             : 0.0;
+}
+
+double cp_kv_bytes(const TransformerShape& m, const LayerConfig& c) {
+  const double kv = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
+  return 2.0 * c.micro_batch * c.seq_len * kv * m.head_dim() * kActBytes;
 }
 
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes) {
-  return static_cast<double>(c.micro_batch) * c.seq_len * m.hidden * element_bytes;
+  return static_cast<double>(c.micro_batch) * c.seq_len / c.cp * m.hidden * element_bytes;
 }
 
 } // namespace dpusim::workload

@@ -83,6 +83,7 @@ struct LayerConfig {
   int seq_len = 0;
   int tp = 1;
   int ep = 1; // expert-parallel ranks (MoE): each holds experts / ep experts
+  int cp = 1; // context-parallel ranks: each holds seq_len / cp of every sequence's tokens
   bool sequence_parallel = false;
   AttentionKernel attention = AttentionKernel::unfused;
 };
@@ -99,6 +100,10 @@ LayerWork head_backward(const TransformerShape& m, const LayerConfig& c);
 /// Bytes one rank sends in one expert-parallel all-to-all (dispatch or combine) of a micro-batch: its
 /// share of the tokens (1/tp of them), each sent to top_k experts, in 16-bit activations.
 double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c);
+
+/// Bytes of keys and values one context-parallel rank gathers from the others for one layer and
+/// micro-batch: the whole sequence's K and V for its tensor-parallel share of the kv heads, 16-bit.
+double cp_kv_bytes(const TransformerShape& m, const LayerConfig& c);
 
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes);
 

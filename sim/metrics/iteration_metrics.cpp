@@ -11,6 +11,7 @@ struct Group {
   double kernel_s = 0;
   double tp_s = 0;
   double ep_s = 0;
+  double cp_s = 0;
   double cpu_stall_s = 0;
   double data_stall_s = 0;
   double last_backward_end = 0;
@@ -70,11 +71,13 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
       auto& g = groups[{ti.dp, ti.stage}];
       const double tp = ti.tp_collectives * in.tp_collective_s;
       const double ep = ti.ep_collectives * in.ep_collective_s;
+      const double cp = ti.cp_collectives * std::max(0.0, in.cp_collective_s - ti.cp_hide_s);
       g.ep_s += ep;
+      g.cp_s += cp;
       g.kernel_s += ti.compute_s;
       g.tp_s += tp;
       // A compute task takes longer than its GPU work only when its launch threads were starved.
-      g.cpu_stall_s += std::max(0.0, (t.end - t.start) - (ti.compute_s + tp + ep));
+      g.cpu_stall_s += std::max(0.0, (t.end - t.start) - (ti.compute_s + tp + ep + cp));
       if (ti.data_from >= 0)
         g.data_stall_s += std::max(0.0, timings[static_cast<std::size_t>(ti.data_from)].end -
                                             ready.at(static_cast<engine::TaskId>(i)));
@@ -110,6 +113,7 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
     m.compute_s = busiest->kernel_s;
     m.tp_comm_s = busiest->tp_s;
     m.ep_comm_s = busiest->ep_s;
+    m.cp_comm_s = busiest->cp_s;
     m.host_cpu_stall_s = busiest->cpu_stall_s;
     m.dp_comm_s = dp_comm_by_stage[busiest_stage];
     m.dp_exposed_s = std::max(0.0, dp_end_by_stage[busiest_stage] - busiest->last_backward_end);

@@ -77,7 +77,7 @@ double TaskInfo::arm_cpu_core_s() const {
   return s;
 }
 
-void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s) {
+void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, double cp_collective_s) {
   for (std::size_t i = 0; i < info.size(); ++i) {
     const auto& ti = info[i];
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
@@ -85,8 +85,9 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s) 
       continue;
     // The first load is the GPU's; any others are its launch threads on the host.
     auto& task = graph.mutable_task(static_cast<engine::TaskId>(i));
-    task.loads.front().amount =
-        ti.compute_s + ti.tp_collectives * tp_collective_s + ti.ep_collectives * ep_collective_s;
+    task.loads.front().amount = ti.compute_s + ti.tp_collectives * tp_collective_s +
+                                ti.ep_collectives * ep_collective_s +
+                                ti.cp_collectives * std::max(0.0, cp_collective_s - ti.cp_hide_s);
   }
 }
 
@@ -112,12 +113,13 @@ public:
           const HostSide& host)
       : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), p_(w.parallelism),
         v_(w.virtual_stages), m_(w.micro_batches()), replicas_(representative ? 1 : w.parallelism.dp),
-        zero3_(w.zero_stage >= 3 && w.parallelism.dp > 1),
+        zero3_(w.zero_stage >= 3 && w.parallelism.dp * w.parallelism.cp > 1),
         algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
 
   IterationPlan build() {
     build_probe();
     build_ep_probe();
+    build_cp_probe();
     plan_.simulated_replicas = replicas_;
     const auto groups = static_cast<std::size_t>(replicas_ * p_.pp);
     op_first_.assign(groups * static_cast<std::size_t>(v_ * m_ * 2), -1);
@@ -157,7 +159,8 @@ public:
 
 private:
   [[nodiscard]] int group(int d, int s) const { return d * p_.pp + s; }
-  [[nodiscard]] std::vector<int> gpus_of(int d, int s) const { return workload::tp_group(p_, d, s); }
+  /// The GPUs that compute replica d's micro-batches on stage s: its tensor- and context-parallel ranks.
+  [[nodiscard]] std::vector<int> gpus_of(int d, int s) const { return workload::replica_group(p_, d, s); }
   [[nodiscard]] const StageCosts& cost(int s, int chunk) const {
     return costs_[static_cast<std::size_t>(virtual_stage(s, p_.pp, chunk))];
   }
@@ -198,6 +201,7 @@ private:
           launch * static_cast<double>(info.gpus.size());
     }
     plan_.ep_collectives += info.ep_collectives;
+    plan_.cp_collectives += info.cp_collectives;
     if (info.gpus.size() > 1)
       plan_.tp_collectives += info.tp_collectives;
     const auto id = add(std::move(t), std::move(info));
@@ -266,7 +270,7 @@ private:
     Lowered all;
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
-      const auto ranks = workload::dp_group(p_, j, s);
+      const auto ranks = workload::gradient_group(p_, j, s);
       all.merge(lowering_.collective(kind, algorithm_, ranks, bytes), true);
       gpus.insert(gpus.end(), ranks.begin(), ranks.end());
     }
@@ -298,9 +302,20 @@ private:
   void build_probe() {
     if (p_.tp < 2)
       return;
-    const auto low =
-        lowering_.collective(CollectiveKind::all_reduce, algorithm_, gpus_of(0, 0), costs_[0].tp_bytes);
+    const auto low = lowering_.collective(CollectiveKind::all_reduce, algorithm_,
+                                          workload::tp_group(p_, 0, 0), costs_[0].tp_bytes);
     (void)append_to_graph(plan_.probe, low, {});
+  }
+
+  /// One context-parallel all-gather of keys and values over the first replica's context-parallel ranks
+  /// (ring attention passes the same chunks around the ring), simulated alone; compute tasks add what
+  /// of its duration their attention compute does not hide.
+  void build_cp_probe() {
+    if (p_.cp < 2 || costs_[0].cp_bytes <= 0)
+      return;
+    const auto low = lowering_.collective(CollectiveKind::all_gather, algorithm_,
+                                          workload::cp_group(p_, 0, 0, 0), costs_[0].cp_bytes);
+    (void)append_to_graph(plan_.cp_probe, low, {});
   }
 
   /// One expert-parallel all-to-all of the first replica block's expert group (its tokens to every
@@ -339,6 +354,8 @@ private:
       i.compute_s = c.fwd_compute_s;
       i.tp_collectives = c.fwd_tp_collectives;
       i.ep_collectives = c.fwd_ep_collectives;
+      i.cp_collectives = c.fwd_cp_collectives;
+      i.cp_hide_s = c.cp_hide_s;
       first = last = compute(d, s, std::move(i), c.layers * c.layer_fwd_kernels + c.head_fwd_kernels);
     } else {
       for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
@@ -351,6 +368,8 @@ private:
         i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
         i.tp_collectives = head ? 0 : c.layer_fwd_tp;
         i.ep_collectives = head ? 0 : c.layer_fwd_ep;
+        i.cp_collectives = head ? 0 : c.layer_fwd_cp;
+        i.cp_hide_s = c.cp_hide_s;
         const auto id = compute(d, s, std::move(i), head ? c.head_fwd_kernels : c.layer_fwd_kernels);
         plan_.graph.depend(gathered, id);
         if (first < 0)
@@ -371,12 +390,14 @@ private:
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
     const double per_s_kernels =
         c.bwd_compute_s > 0 ? (c.layers * c.layer_bwd_kernels + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
-    auto task = [&](std::string label, double seconds, int tp, int ep) {
+    auto task = [&](std::string label, double seconds, int tp, int ep, int cp) {
       TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
       i.compute_s = seconds;
       i.tp_collectives = tp;
       i.ep_collectives = ep;
+      i.cp_collectives = cp;
+      i.cp_hide_s = c.cp_hide_s;
       i.hw_flops = per_s_hw * seconds;
       i.model_flops = per_s_model * seconds;
       return compute(d, s, std::move(i), per_s_kernels * seconds);
@@ -392,7 +413,7 @@ private:
             head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
         const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
         const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
-                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep);
+                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
         plan_.graph.depend(gathered, id);
         dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
                       fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g]);
@@ -400,7 +421,7 @@ private:
           first = id;
         last = id;
       }
-    } else if (final_backward && p_.dp > 1) {
+    } else if (final_backward && p_.dp * p_.cp > 1) {
       // The chunk's last backward produces its gradients: one task per bucket, so that each bucket's
       // reduction can start as soon as its gradients are complete.
       const auto nb = static_cast<int>(c.buckets.size());
@@ -408,7 +429,7 @@ private:
       for (int k = 0; k < nb; ++k) {
         const auto& b = c.buckets[static_cast<std::size_t>(k)];
         const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives,
-                             b.ep_collectives);
+                             b.ep_collectives, b.cp_collectives);
         ready.push_back(id);
         if (first < 0)
           first = id;
@@ -417,7 +438,8 @@ private:
       if (d == 0)
         chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
     } else {
-      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_ep_collectives);
+      first = last =
+          task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_ep_collectives, c.bwd_cp_collectives);
     }
     op_first_[op_index(d, s, chunk, mb, false)] = first;
     op_last_[op_index(d, s, chunk, mb, false)] = last;
@@ -465,7 +487,7 @@ private:
 
   void gradient_reduction(int s, std::vector<engine::TaskId>& finals) {
     std::vector<engine::TaskId> reduced; // the last reduction task of stage s
-    if (p_.dp > 1 && !zero3_) {
+    if (p_.dp * p_.cp > 1 && !zero3_) {
       // Gradients are summed over the replicas (all-reduce), or each rank keeps its shard (reduce-scatter,
       // ZeRO-1/2). Buckets go in the order their gradients become ready; one communicator per stage.
       const auto kind = w_.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
@@ -513,7 +535,7 @@ private:
       optimizers.push_back(opt);
       finals.push_back(opt);
     }
-    if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp > 1) {
+    if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp * p_.cp > 1) {
       // Each rank updated its shard of the parameters: gather the updated 16-bit parameters.
       engine::TaskId chain = -1;
       finals.push_back(dp_collective(CollectiveKind::all_gather, s, params * 2.0, "dp param all-gather",

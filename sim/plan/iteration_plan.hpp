@@ -57,6 +57,8 @@ struct TaskInfo {
   double compute_s = 0;          // GPU kernel seconds on each GPU of the task
   int tp_collectives = 0;        // tensor-parallel all-reduces fused into the task
   int ep_collectives = 0;        // expert-parallel all-to-alls fused into the task
+  int cp_collectives = 0;        // context-parallel key/value exchanges fused into the task
+  double cp_hide_s = 0;          // of each, the attention compute it overlaps with
   double hw_flops = 0;           // per GPU
   double model_flops = 0;        // per GPU
   CpuUseSeconds host_core_s{};   // host CPU core-seconds by use
@@ -74,13 +76,15 @@ struct IterationPlan {
   std::vector<TaskInfo> info;
   engine::TaskGraph probe;    // one tensor-parallel all-reduce, simulated alone
   engine::TaskGraph ep_probe; // one expert-parallel all-to-all, simulated alone (MoE with ep > 1)
+  engine::TaskGraph cp_probe; // one context-parallel key/value all-gather, simulated alone (cp > 1)
   engine::TaskId end = -1;
   int tp_collectives = 0;     // how many tensor-parallel all-reduces reuse the probe's duration
   int ep_collectives = 0;     // how many expert-parallel all-to-alls reuse the ep probe's duration
+  int cp_collectives = 0;     // how many context-parallel exchanges reuse the cp probe's duration
   int simulated_replicas = 0; // data-parallel replicas whose compute and pipeline traffic were simulated
 
   /// Fixes the fused tasks' durations once the probe's tensor-parallel all-reduce time is known.
-  void apply_probe(double tp_collective_s, double ep_collective_s = 0);
+  void apply_probe(double tp_collective_s, double ep_collective_s = 0, double cp_collective_s = 0);
 };
 
 /// Host-side work of the iteration besides communication: the framework's kernel-launch threads, the

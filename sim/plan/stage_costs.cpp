@@ -22,6 +22,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.seq_len = w.seq_len;
   lc.tp = p.tp;
   lc.ep = p.ep;
+  lc.cp = p.cp;
   lc.sequence_parallel = w.sequence_parallel;
   lc.attention = w.attention;
 
@@ -35,6 +36,11 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   // results (two all-to-alls), in the backward pass likewise, and again when recomputing the forward.
   const int layer_a2a = m.moe() && p.ep > 1 ? 2 : 0;
   int layer_bwd_a2a = layer_a2a;
+  // Context parallelism (ring attention): each layer gathers the other ranks' keys and values while
+  // computing attention on what has arrived; the backward pass sends them and their gradients around
+  // (two exchanges), and a full recomputation gathers them once more.
+  const int layer_cp = p.cp > 1 ? 1 : 0;
+  int layer_bwd_cp = 2 * layer_cp;
   c.layer_fwd_kernels = fwd.kernels();
   c.layer_bwd_kernels = bwd.kernels();
   if (w.recompute == Recompute::full) {
@@ -43,6 +49,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     layer_recompute_flops = fwd.flops();
     layer_bwd_ar += p.tp > 1 ? 2 : 0;
     layer_bwd_a2a += layer_a2a;
+    layer_bwd_cp += layer_cp;
   } else if (w.recompute == Recompute::selective) {
     const auto core = workload::attention_core_forward(m, lc);
     layer_bwd_s += gpu.time(core, w.precision).si();
@@ -81,6 +88,12 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.fwd_ep_collectives = c.layers * layer_a2a;
   c.bwd_ep_collectives = c.layers * layer_bwd_a2a;
   c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
+  c.layer_fwd_cp = layer_cp;
+  c.layer_bwd_cp = layer_bwd_cp;
+  c.fwd_cp_collectives = c.layers * layer_cp;
+  c.bwd_cp_collectives = c.layers * layer_bwd_cp;
+  c.cp_bytes = layer_cp > 0 ? workload::cp_kv_bytes(m, lc) : 0.0;
+  c.cp_hide_s = layer_cp > 0 ? gpu.time(workload::attention_core_forward(m, lc), w.precision).si() : 0.0;
   c.model_flops = c.layers * (fwd.flops() + bwd.flops()) + head_flops_fwd + head_flops_bwd;
   c.hw_flops = c.model_flops + c.layers * layer_recompute_flops;
   // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
@@ -100,13 +113,15 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     int ars;
     double bytes;
     int a2as = 0;
+    int kvs = 0;
   };
   std::vector<Item> items;
   if (last)
     items.push_back(
         {head_bwd_s, 0, (m.tied_embeddings && chunks == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
   for (int l = 0; l < c.layers; ++l)
-    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param, layer_bwd_a2a});
+    items.push_back(
+        {layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param, layer_bwd_a2a, layer_bwd_cp});
   if (first)
     items.push_back(
         {0.0, 0,
@@ -116,6 +131,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     open.compute_s += it.compute_s;
     open.tp_collectives += it.ars;
     open.ep_collectives += it.a2as;
+    open.cp_collectives += it.kvs;
     open.bytes += it.bytes;
     if (open.bytes >= w.grad_bucket.si()) {
       c.buckets.push_back(open);
@@ -127,7 +143,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
 
   // Adam step, memory-bound: read gradient (4 B), read and write fp32 master weight and both moments
   // (3 x 8 B), write the 16-bit weight (2 B) per parameter held by this rank's optimizer.
-  const double opt_params = w.zero_stage >= 1 ? c.params / p.dp : c.params;
+  const double opt_params = w.zero_stage >= 1 ? c.params / (p.dp * p.cp) : c.params;
   c.optimizer_s = gpu.stream_time(opt_params * 30.0, 4).si();
   return c;
 }

@@ -15,6 +15,7 @@ struct GradBucket {
   double compute_s = 0;   // backward GPU time of the slice
   int tp_collectives = 0; // tensor-parallel all-reduces inside the slice
   int ep_collectives = 0; // expert-parallel all-to-alls inside the slice
+  int cp_collectives = 0; // context-parallel key/value exchanges inside the slice
   double bytes = 0;       // gradient bytes (per rank) the bucket reduces
 };
 
@@ -44,7 +45,13 @@ struct StageCosts {
   int layer_bwd_ep = 0;
   int fwd_ep_collectives = 0;
   int bwd_ep_collectives = 0;
-  double ep_bytes = 0;             // bytes one rank sends in one expert-parallel all-to-all
+  double ep_bytes = 0;  // bytes one rank sends in one expert-parallel all-to-all
+  int layer_fwd_cp = 0; // context-parallel key/value exchanges of one layer's forward / backward
+  int layer_bwd_cp = 0;
+  int fwd_cp_collectives = 0;
+  int bwd_cp_collectives = 0;
+  double cp_bytes = 0;             // keys and values one rank gathers in one exchange (all-gather output)
+  double cp_hide_s = 0;            // attention compute each exchange overlaps with (ring attention)
   double hw_flops = 0;             // FLOPs executed per micro-batch (forward + backward + recomputation)
   double model_flops = 0;          // FLOPs of forward + backward only (the MFU numerator)
   double p2p_bytes = 0;            // activation bytes sent to the next stage per micro-batch, per TP rank

@@ -289,6 +289,11 @@ std::string render_simulation_summary(const VariantResult& r) {
     s +=
         fmt::format("one tensor-parallel all-reduce flow by flow ({:.1f} us), its duration reused {} times; ",
                     r.tp_collective_s * 1e6, r.tp_collectives_reused);
+  if (r.cp_collectives_reused > 0)
+    s += fmt::format(
+        "one context-parallel key/value all-gather flow by flow ({:.1f} us), its duration reused {} "
+        "times (less the attention compute it overlaps); ",
+        r.cp_collective_s * 1e6, r.cp_collectives_reused);
   if (r.ep_collectives_reused > 0)
     s +=
         fmt::format("one expert-parallel all-to-all flow by flow ({:.1f} us), its duration reused {} times; ",

@@ -24,6 +24,7 @@ constexpr Field kMetricFields[] = {
     {"host_cpu_stall_s", &metrics::IterationMetrics::host_cpu_stall_s},
     {"tp_comm_s", &metrics::IterationMetrics::tp_comm_s},
     {"ep_comm_s", &metrics::IterationMetrics::ep_comm_s},
+    {"cp_comm_s", &metrics::IterationMetrics::cp_comm_s},
     {"dp_comm_s", &metrics::IterationMetrics::dp_comm_s},
     {"dp_exposed_s", &metrics::IterationMetrics::dp_exposed_s},
     {"host_cpu_core_s", &metrics::IterationMetrics::host_cpu_core_s},
@@ -69,6 +70,8 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "tp_collectives_reused" << YAML::Value << r.tp_collectives_reused;
   out << YAML::Key << "ep_collective_s" << YAML::Value << num(r.ep_collective_s);
   out << YAML::Key << "ep_collectives_reused" << YAML::Value << r.ep_collectives_reused;
+  out << YAML::Key << "cp_collective_s" << YAML::Value << num(r.cp_collective_s);
+  out << YAML::Key << "cp_collectives_reused" << YAML::Value << r.cp_collectives_reused;
   out << YAML::Key << "activities" << YAML::Value << r.activities;
   out << YAML::Key << "routes" << YAML::Value << r.routes;
   out << YAML::Key << "simulation_wall_s" << YAML::Value << num(r.simulation_wall_s);
@@ -111,6 +114,8 @@ VariantResult deserialize(const std::string& text) {
   r.tp_collectives_reused = n["tp_collectives_reused"].as<int>();
   r.ep_collective_s = n["ep_collective_s"].as<double>();
   r.ep_collectives_reused = n["ep_collectives_reused"].as<int>();
+  r.cp_collective_s = n["cp_collective_s"].as<double>();
+  r.cp_collectives_reused = n["cp_collectives_reused"].as<int>();
   r.activities = n["activities"].as<std::size_t>();
   r.routes = n["routes"].as<std::size_t>();
   r.simulation_wall_s = n["simulation_wall_s"].as<double>();

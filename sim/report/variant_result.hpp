@@ -26,6 +26,8 @@ struct VariantResult {
   int tp_collectives_reused = 0;
   double ep_collective_s = 0; // one expert-parallel all-to-all, simulated once and reused
   int ep_collectives_reused = 0;
+  double cp_collective_s = 0; // one context-parallel key/value all-gather, simulated once and reused
+  int cp_collectives_reused = 0;
   std::size_t activities = 0; // SimGrid activities simulated
   std::size_t routes = 0;
   double simulation_wall_s = 0;

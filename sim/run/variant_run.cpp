@@ -130,7 +130,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   if (iteration.ep_probe.size() > 0)
     for (const auto& t : simulator.execute(iteration.ep_probe))
       ep_s = std::max(ep_s, t.end);
-  iteration.apply_probe(tp_s, ep_s);
+  double cp_s = 0;
+  if (iteration.cp_probe.size() > 0)
+    for (const auto& t : simulator.execute(iteration.cp_probe))
+      cp_s = std::max(cp_s, t.end);
+  iteration.apply_probe(tp_s, ep_s, cp_s);
   const auto timings = simulator.execute(iteration.graph, options.progress);
 
   metrics::MetricsInputs in;
@@ -152,6 +156,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
   in.tp_collective_s = tp_s;
   in.ep_collective_s = ep_s;
+  in.cp_collective_s = cp_s;
 
   report::VariantResult r;
   r.scenario = s.name;
@@ -165,7 +170,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.gpus = in.gpus;
   r.metrics = metrics::compute_metrics(iteration, timings, in);
   if (with_checkpoint) {
-    with_checkpoint->apply_probe(tp_s, ep_s);
+    with_checkpoint->apply_probe(tp_s, ep_s, cp_s);
     const auto ck_timings = simulator.execute(with_checkpoint->graph, options.progress);
     const auto ck = metrics::compute_metrics(*with_checkpoint, ck_timings, in);
     const int every = s.workload.checkpoint->every;
@@ -184,6 +189,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.tp_collective_s = tp_s;
   r.ep_collective_s = ep_s;
   r.ep_collectives_reused = iteration.ep_collectives;
+  r.cp_collective_s = cp_s;
+  r.cp_collectives_reused = iteration.cp_collectives;
   r.tp_collectives_reused = iteration.tp_collectives;
   r.activities = simulator.stats().activities;
   r.routes = platform.route_count();

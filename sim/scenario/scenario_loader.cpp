@@ -188,11 +188,19 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
   {
     auto p = par_node.as_map();
-    p.declare({"tp", "pp", "dp", "ep", "virtual_stages"});
+    p.declare({"tp", "pp", "dp", "ep", "cp", "virtual_stages"});
     w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
     if (auto pp = p.optional("pp"))
       w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
     w.parallelism.dp = static_cast<int>(p.required("dp", "the data-parallel degree").as_int(1, 1 << 20));
+    if (auto cp = p.optional("cp")) {
+      w.parallelism.cp = static_cast<int>(cp->as_int(1, 1 << 16));
+      if (w.seq_len % (2 * w.parallelism.cp) != 0)
+        cp->fail(
+            fmt::format("seq_len = {} must be a multiple of 2 x cp = {} (each context-parallel rank holds "
+                        "two chunks of every sequence, balancing the causal mask)",
+                        w.seq_len, 2 * w.parallelism.cp));
+    }
     if (auto ep = p.optional("ep")) {
       w.parallelism.ep = static_cast<int>(ep->as_int(1, 1 << 16));
       if (w.parallelism.ep > 1 && !w.model.moe())
@@ -296,10 +304,11 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto& p = w.parallelism;
   if (p.world() != gpus)
     par_node.fail(
-        fmt::format("tp x pp x dp = {} x {} x {} = {} GPUs, but the cluster has {} nodes x {} GPUs = {} "
-                    "(cluster at {}:{})",
-                    p.tp, p.pp, p.dp, p.world(), cluster.nodes, cluster.gpus_per_node, gpus,
-                    cluster_node.location().line, cluster_node.location().column));
+        fmt::format("{} = {} GPUs, but the cluster has {} nodes x {} GPUs = {} (cluster at {}:{})",
+                    p.cp > 1 ? fmt::format("tp x cp x pp x dp = {} x {} x {} x {}", p.tp, p.cp, p.pp, p.dp)
+                             : fmt::format("tp x pp x dp = {} x {} x {}", p.tp, p.pp, p.dp),
+                    p.world(), cluster.nodes, cluster.gpus_per_node, gpus, cluster_node.location().line,
+                    cluster_node.location().column));
   if (w.model.heads % p.tp != 0)
     par_node.fail(fmt::format("tp = {} must divide the model's {} attention heads", p.tp, w.model.heads));
   if (w.model.kv_heads % p.tp != 0 && p.tp % w.model.kv_heads != 0)
@@ -360,6 +369,7 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.pp = p.pp;
     c.dp = p.dp;
     c.ep = p.ep;
+    c.cp = p.cp;
     c.sequence_parallel = w.sequence_parallel;
     c.recompute = w.recompute;
     c.zero_stage = w.zero_stage;

@@ -73,3 +73,27 @@ TEST(Memory, ExpertsShardOverExpertParallelRanksAndTheirOptimizerOverTheRest) {
   c.zero_stage = 1;
   EXPECT_DOUBLE_EQ(rank_memory(m, c).optimizer, 12.0 * (dense / 8 + experts / 8));
 }
+
+TEST(Memory, ContextParallelismSplitsActivationsAndShardsTheOptimizerFurther) {
+  TransformerShape m;
+  m.layers = 2;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 32;
+  m.ffn = 16384;
+  m.vocab = 1000;
+  MemoryConfig c;
+  c.seq_len = 8192;
+  c.tp = 8;
+  c.dp = 2;
+  c.zero_stage = 1;
+  c.recompute = Recompute::selective; // no score term: activations linear in the tokens held
+  c.layers_on_rank = 2;
+  c.holds_embedding = false;
+  const auto one = rank_memory(m, c);
+  c.cp = 4;
+  const auto four = rank_memory(m, c);
+  EXPECT_DOUBLE_EQ(four.activations, one.activations / 4);
+  EXPECT_DOUBLE_EQ(four.optimizer, one.optimizer / 4);
+  EXPECT_DOUBLE_EQ(four.weights, one.weights);
+}

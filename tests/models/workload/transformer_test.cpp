@@ -137,3 +137,46 @@ TEST(Parallelism, ExpertGroupsAreBlocksOfDataParallelRanks) {
   EXPECT_EQ(ep_group(p, 1, 5, 0), (std::vector<int>{9, 11, 13, 15})); // dp 4..7 of tp rank 1
   EXPECT_EQ(ep_group(p, 0, 0, 0), (std::vector<int>{0, 2, 4, 6}));
 }
+
+TEST(ContextParallelism, RanksSplitEveryLayersWorkEvenly) {
+  TransformerShape m;
+  m.layers = 1;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.ffn = 14336;
+  m.vocab = 32000;
+  m.activation = Activation::swiglu;
+  for (auto attention : {AttentionKernel::unfused, AttentionKernel::flash}) {
+    LayerConfig whole;
+    whole.seq_len = 16384;
+    whole.tp = 8;
+    whole.attention = attention;
+    auto split = whole;
+    split.cp = 4;
+    // Queries (and every token-wise GEMM) split four ways; each rank's queries still see all keys.
+    EXPECT_NEAR(4 * layer_forward(m, split).flops(), layer_forward(m, whole).flops(), 1.0);
+    EXPECT_NEAR(4 * layer_backward(m, split).flops(), layer_backward(m, whole).flops(), 1.0);
+  }
+  LayerConfig c;
+  c.seq_len = 16384;
+  c.tp = 8;
+  c.cp = 4;
+  // The whole sequence's K and V for one kv head per rank, 16-bit.
+  EXPECT_DOUBLE_EQ(cp_kv_bytes(m, c), 2.0 * 16384 * 1 * 128 * 2);
+  EXPECT_DOUBLE_EQ(tp_activation_bytes(m, c, 2.0), 16384.0 / 4 * 4096 * 2);
+}
+
+TEST(Parallelism, ContextParallelRanksSitBetweenTensorAndDataParallelOnes) {
+  Parallelism p;
+  p.tp = 2;
+  p.cp = 2;
+  p.dp = 2;
+  p.pp = 2;
+  for (int r = 0; r < p.world(); ++r)
+    EXPECT_EQ(rank_of(p, coord_of(p, r)), r);
+  EXPECT_EQ(rank_of(p, {1, 1, 1, 1}), 1 + 2 * (1 + 2 * (1 + 2 * 1)));
+  EXPECT_EQ(replica_group(p, 1, 0), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(cp_group(p, 1, 0, 0), (std::vector<int>{1, 3}));
+  EXPECT_EQ(gradient_group(p, 0, 0), (std::vector<int>{0, 2, 4, 6})); // every dp x cp rank of tp rank 0
+}

@@ -84,3 +84,25 @@ offload: {baseline: rdma-nic}
   // NIC (50 GB/s): at least 21 us.
   EXPECT_GT(r.ep_collective_s, 1048576.0 / 50e9);
 }
+
+TEST(Iteration, ContextParallelRanksExchangeKeysAndValuesAndReduceGradientsTogether) {
+  // dp = 1 but cp = 2 across the two nodes: the two context-parallel ranks hold the same weights, so
+  // their gradients are still reduced, and each layer gathers the other rank's keys and values.
+  const std::string text = R"(name: cp
+cluster: {nodes: 2, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload:
+  model: {layers: 4, hidden: 4096, heads: 32, kv_heads: 8, vocab: 32000, activation: swiglu, ffn: 14336}
+  seq_len: 8192
+  global_batch: 2
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 1, cp: 2}
+offload: {baseline: rdma-nic}
+)";
+  const auto r = simulate(text);
+  EXPECT_GT(r.metrics.dp_comm_s, 0.0);
+  ASSERT_GT(r.cp_collective_s, 0.0);
+  EXPECT_EQ(r.cp_collectives_reused, 2 * 4 * 3); // 2 micro-batches x 4 layers x (1 forward + 2 backward)
+  EXPECT_GE(r.metrics.cp_comm_s, 0.0);
+  EXPECT_LE(r.metrics.cp_comm_s, 2 * 4 * 3 * r.cp_collective_s + 1e-12);
+  EXPECT_GE(r.metrics.step_time_s, r.metrics.compute_s + r.metrics.tp_comm_s + r.metrics.cp_comm_s - 1e-9);
+}
