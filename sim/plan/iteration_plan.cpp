@@ -131,6 +131,17 @@ public:
     scatter_last_.assign(groups, -1);
     chunk_order_.assign(static_cast<std::size_t>(p_.pp), {});
     data_slot_.assign(static_cast<std::size_t>(replicas_ * m_), -1);
+    next_op_.assign(op_first_.size(), -1);
+    for (int d = 0; d < replicas_; ++d)
+      for (int s = 0; s < p_.pp; ++s) {
+        std::size_t previous = op_first_.size();
+        for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
+          const auto index = op_index(d, s, op.chunk, op.micro, op.forward);
+          if (previous < op_first_.size())
+            next_op_[previous] = static_cast<std::int64_t>(index);
+          previous = index;
+        }
+      }
     for (int d = 0; d < replicas_; ++d)
       for (int s = 0; s < p_.pp; ++s)
         for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
@@ -481,8 +492,12 @@ private:
     i.bytes = bytes;
     i.weight = replica_weight();
     const auto [first, last] = communication(all, std::move(i));
-    plan_.graph.depend(op_last_[op_index(d, s, chunk, mb, fwd)], first);
+    const auto sender = op_index(d, s, chunk, mb, fwd);
+    plan_.graph.depend(op_last_[sender], first);
     plan_.graph.depend(last, op_first_[op_index(d, ns, nc, mb, fwd)]);
+    // Without overlap the sender's next operation waits for the send (a blocking send/receive pair).
+    if (!w_.overlap_p2p && next_op_[sender] >= 0)
+      plan_.graph.depend(last, op_first_[static_cast<std::size_t>(next_op_[sender])]);
   }
 
   void gradient_reduction(int s, std::vector<engine::TaskId>& finals) {
@@ -745,6 +760,7 @@ private:
   CollectiveAlgorithm algorithm_;
   IterationPlan plan_;
   std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
+  std::vector<std::int64_t> next_op_;                   // by op_index: the stage's next op, -1 for none
   std::vector<std::vector<engine::TaskId>> grad_ready_; // by group * v + chunk: task completing each bucket
   std::vector<engine::TaskId> stream_last_;             // by group: last task of the compute stream
   std::vector<engine::TaskId> stream_before_last_;      // by group: the one before it

@@ -94,8 +94,9 @@ struct WorkloadConfig {
   workload::AttentionKernel attention = workload::AttentionKernel::flash;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true; // ZeRO-3: prefetch the next layer's parameters during this layer
-  units::Bytes grad_bucket;         // gradient bytes per data-parallel all-reduce bucket
-  double grad_bytes_per_param = 4;  // fp32 main gradients are reduced (Megatron default under bf16)
+  bool overlap_p2p = true;  // pipeline sends run beside the sender's next computation (false: it waits)
+  units::Bytes grad_bucket; // gradient bytes per data-parallel all-reduce bucket
+  double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)
   int zero_stage =
       0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
   int virtual_stages = 1;                     // interleaved 1F1B: model chunks per GPU

@@ -175,7 +175,7 @@ workload::TransformerShape read_model(const yaml::Node& node, const catalog::Cat
 WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const ClusterConfig& cluster,
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
-             "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather",
+             "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p",
              "grad_reduce_dtype", "grad_bucket", "zero", "data", "communication", "checkpoint"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
@@ -242,6 +242,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
     w.overlap_grad_reduce = o->as_bool();
   if (auto o = m.optional("overlap_param_gather"))
     w.overlap_param_gather = o->as_bool();
+  if (auto o = m.optional("overlap_p2p"))
+    w.overlap_p2p = o->as_bool();
   if (auto g = m.optional("grad_reduce_dtype"))
     w.grad_bytes_per_param = g->as_choice({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
   // Megatron-LM's default bucket: max(40M, 1M x dp) parameters.

@@ -171,3 +171,13 @@ TEST(TenantProperties, ADpuAndANicTakeTheSamePathsWithoutTenants) {
   const double dpu = simulate(tmp, "d", tenants("", "dpu"), "step_time_s");
   EXPECT_NEAR(dpu / nic, 1.0, 1e-3);
 }
+
+TEST(IterationProperties, BlockingPipelineSendsNeverShortenTheStep) {
+  TempDir tmp;
+  auto text = pipeline(1);
+  const double overlapped = simulate(tmp, "o", text, "step_time_s");
+  text.insert(text.find("offload:"), "  overlap_p2p: false\n"); // the last key of workload
+  const double blocking = simulate(tmp, "b", text, "step_time_s");
+  // Stages on different nodes: every activation send crosses the NICs and now holds up its sender.
+  EXPECT_GT(blocking, overlapped);
+}
