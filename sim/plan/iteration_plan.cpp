@@ -117,9 +117,7 @@ public:
         algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
 
   IterationPlan build() {
-    build_probe();
-    build_ep_probe();
-    build_cp_probe();
+    build_probes();
     plan_.simulated_replicas = replicas_;
     const auto groups = static_cast<std::size_t>(replicas_ * p_.pp);
     op_first_.assign(groups * static_cast<std::size_t>(v_ * m_ * 2), -1);
@@ -310,33 +308,22 @@ private:
     return last;
   }
 
-  void build_probe() {
-    if (p_.tp < 2)
-      return;
-    const auto low = lowering_.collective(CollectiveKind::all_reduce, algorithm_,
-                                          workload::tp_group(p_, 0, 0), costs_[0].tp_bytes);
-    (void)append_to_graph(plan_.probe, low, {});
-  }
-
-  /// One context-parallel all-gather of keys and values over the first replica's context-parallel ranks
-  /// (ring attention passes the same chunks around the ring), simulated alone; compute tasks add what
-  /// of its duration their attention compute does not hide.
-  void build_cp_probe() {
-    if (p_.cp < 2 || costs_[0].cp_bytes <= 0)
-      return;
-    const auto low = lowering_.collective(CollectiveKind::all_gather, algorithm_,
-                                          workload::cp_group(p_, 0, 0, 0), costs_[0].cp_bytes);
-    (void)append_to_graph(plan_.cp_probe, low, {});
-  }
-
-  /// One expert-parallel all-to-all of the first replica block's expert group (its tokens to every
-  /// rank of the group and back is two of these), simulated alone; compute tasks reuse its duration.
-  void build_ep_probe() {
-    if (p_.ep < 2 || costs_[0].ep_bytes <= 0)
-      return;
-    const auto low = lowering_.collective(CollectiveKind::all_to_all, algorithm_,
-                                          workload::ep_group(p_, 0, 0, 0), costs_[0].ep_bytes);
-    (void)append_to_graph(plan_.ep_probe, low, {});
+  /// The synchronous collectives fused into compute tasks, each simulated once alone on the platform
+  /// and its duration reused: a tensor-parallel all-reduce of the first replica's stage 0; a
+  /// context-parallel all-gather of keys and values (ring attention passes the same chunks around; the
+  /// tasks add only what their attention compute does not hide); an expert-parallel all-to-all of the
+  /// first expert group (dispatch, and likewise combine).
+  void build_probes() {
+    auto probe = [&](engine::TaskGraph& graph, int degree, CollectiveKind kind, std::vector<int> gpus,
+                     double bytes) {
+      if (degree > 1 && bytes > 0)
+        (void)append_to_graph(graph, lowering_.collective(kind, algorithm_, std::move(gpus), bytes), {});
+    };
+    probe(plan_.probe, p_.tp, CollectiveKind::all_reduce, workload::tp_group(p_, 0, 0), costs_[0].tp_bytes);
+    probe(plan_.cp_probe, p_.cp, CollectiveKind::all_gather, workload::cp_group(p_, 0, 0, 0),
+          costs_[0].cp_bytes);
+    probe(plan_.ep_probe, p_.ep, CollectiveKind::all_to_all, workload::ep_group(p_, 0, 0, 0),
+          costs_[0].ep_bytes);
   }
 
   /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:
