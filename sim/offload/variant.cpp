@@ -222,6 +222,10 @@ std::string unsupported(const Variant& v, const catalog::NicSpec& device, const 
                  : fmt::format("{}'s Arm cores cannot run {}; they run: {}", device.name, name,
                                join(device.offloads.dpu_arm));
   }
+  if (req.storage && req.separate_storage_fabric && p[Function::storage] == Site::dpu_arm)
+    return "the storage client cannot run on the DPU's Arm cores (SNAP) when storage has a fabric of its "
+           "own: the BlueFields carry the training traffic, not the storage traffic; place storage on host "
+           "or nic";
   if (p[Function::transport] == Site::dpu_arm)
     return "transport runs on the host (kernel TCP) or in the NIC (RDMA), not on the DPU's Arm cores";
   if (matters(Function::agents, req) && p[Function::agents] == Site::nic)

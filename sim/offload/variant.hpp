@@ -68,6 +68,7 @@ struct Requirements {
   bool overlay = false;
   bool storage = false;
   bool agents = false;
+  bool separate_storage_fabric = false; // storage reached through its own NIC port, not the training NICs
 };
 
 /// Whether the scenario's requirements make `f`'s site matter (transport always; the others when the

@@ -138,8 +138,18 @@ const RouteInfo& PlatformBuilder::route_hosts(engine::HostIndex src, engine::Hos
   } else {
     kind = HopKind::network;
     // Node ends: the host-side waypoints of the variant, then the NIC.
+    // Storage traffic on a separate storage fabric leaves the node through its storage port, not the
+    // training NICs (nor their DPUs' Arm cores).
+    const bool storage_port =
+        (kind_of(src) == HostKind::storage || kind_of(dst) == HostKind::storage) && topo_.storage_nic(0);
     auto leg = [&](engine::HostIndex h, int node, bool outbound) {
       std::vector<topology::VertexId> w{vertex_of(h)};
+      if (storage_port) {
+        w.push_back(*topo_.storage_nic(node));
+        if (!outbound)
+          std::reverse(w.begin(), w.end());
+        return w;
+      }
       const bool gpu_tcp = kind_of(h) == HostKind::gpu && options_.transport == offload::Transport::host_tcp;
       if (gpu_tcp)
         w.push_back(topo_.host_cpu(node)); // staged through pinned host memory

@@ -23,6 +23,8 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   n.dpu_internal_pcie = nic.pcie_bandwidth.value;
   l.storage.servers = cluster.storage.servers;
   l.storage.link = cluster.storage.link;
+  l.storage.separate = cluster.storage.separate_fabric;
+  l.storage.node_link = cluster.storage.node_link;
   l.tenants.flows = cluster.tenants.flows;
   auto& f = l.fabric;
   f.kind = cluster.fabric.kind;

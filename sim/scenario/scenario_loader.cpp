@@ -116,7 +116,7 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   }
   if (auto st = m.optional("storage")) {
     auto sm = st->as_map();
-    sm.declare({"servers", "link", "read_rate", "write_rate", "client_connections"});
+    sm.declare({"servers", "link", "read_rate", "write_rate", "client_connections", "fabric", "node_link"});
     c.storage.servers =
         static_cast<int>(sm.required("servers", "the number of storage servers").as_int(1, 1 << 16));
     c.storage.link =
@@ -126,6 +126,15 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
     c.storage.write_rate = c.storage.read_rate;
     if (auto wr = sm.optional("write_rate"))
       c.storage.write_rate = wr->as_quantity<units::DataRate>();
+    if (auto fabric = sm.optional("fabric")) {
+      c.storage.separate_fabric = fabric->as_choice({"shared", "separate"}) == "separate";
+      if (c.storage.separate_fabric)
+        c.storage.node_link = sm.required("node_link", "each node's storage port on the separate storage "
+                                                       "fabric, e.g. 200Gbps")
+                                  .as_quantity<units::DataRate>();
+    }
+    if (auto nl = sm.optional("node_link"); nl && !c.storage.separate_fabric)
+      nl->fail("a node's storage port belongs to a separate storage fabric: give fabric: separate");
     if (auto cc = sm.optional("client_connections"))
       c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
     sm.finish();
@@ -518,6 +527,7 @@ offload::Requirements Scenario::requirements() const {
   r.overlay = cluster.services.overlay;
   r.agents = cluster.services.agent_cores > 0;
   r.storage = (workload.data && workload.data->sample.si() > 0) || workload.checkpoint.has_value();
+  r.separate_storage_fabric = cluster.storage.separate_fabric;
   return r;
 }
 

@@ -176,8 +176,9 @@ Topology Topology::build(const ClusterLayout& layout) {
   // Storage servers, spread over the leaves.
   for (int s = 0; s < layout.storage.servers; ++s) {
     t.storage_.push_back(t.add_vertex(VertexKind::storage, fmt::format("storage{}", s), -1, s));
-    t.add_link(t.storage_.back(), t.leaves_[static_cast<std::size_t>(s % leaves)], LinkKind::nic_port,
-               layout.storage.link, n.nic_latency + f.latency);
+    if (!layout.storage.separate)
+      t.add_link(t.storage_.back(), t.leaves_[static_cast<std::size_t>(s % leaves)], LinkKind::nic_port,
+                 layout.storage.link, n.nic_latency + f.latency);
   }
   if (leaves > 1) {
     // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines
@@ -207,6 +208,19 @@ Topology Topology::build(const ClusterLayout& layout) {
         t.add_link(t.tenants_.back(), t.leaves_[static_cast<std::size_t>(l)], LinkKind::nic_port,
                    f.link * (uplinks * tn.uplink_share / tn.flows), n.nic_latency + f.latency);
       }
+  }
+  // A separate storage fabric, added last so that the training fabric's vertices (and their ECMP
+  // hashing) are the same as without it: one switch for the servers, one storage port per node.
+  if (layout.storage.separate && layout.storage.servers > 0) {
+    const VertexId sw = t.add_vertex(VertexKind::leaf, "storage-switch", -1, -1);
+    for (const VertexId server : t.storage_)
+      t.add_link(server, sw, LinkKind::nic_port, layout.storage.link, n.nic_latency + f.latency);
+    for (int node = 0; node < layout.nodes; ++node) {
+      const VertexId port = t.add_vertex(VertexKind::nic, fmt::format("n{}.storage-nic", node), node, n.nics);
+      t.storage_nics_.push_back(port);
+      t.add_link(port, t.cpus_[static_cast<std::size_t>(node)], LinkKind::pcie, n.pcie_nic, n.pcie_latency);
+      t.add_link(port, sw, LinkKind::nic_port, layout.storage.node_link, n.nic_latency + f.latency);
+    }
   }
   return t;
 }

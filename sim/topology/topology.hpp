@@ -7,6 +7,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,10 +67,13 @@ struct NodeLayout {
   units::DataRate dpu_internal_pcie; // per direction, each internal PCIe link of the DPU
 };
 
-/// Storage servers attached to the training fabric's leaves.
+/// Storage servers: attached to the training fabric's leaves, or (`separate`) to a storage switch of
+/// their own that every node reaches through one storage NIC port of `node_link`.
 struct StorageLayout {
   int servers = 0;
   units::DataRate link; // each server's network port
+  bool separate = false;
+  units::DataRate node_link; // with `separate`: each node's storage port
 };
 
 /// Other tenants' jobs sharing the fabric: `flows` endpoints on every leaf, each sending to its peer on
@@ -122,6 +126,12 @@ public:
   }
   [[nodiscard]] VertexId storage(int server) const { return storage_.at(server); }
   [[nodiscard]] int num_storage() const { return static_cast<int>(storage_.size()); }
+  /// With a separate storage fabric: the node's storage NIC (else std::nullopt).
+  [[nodiscard]] std::optional<VertexId> storage_nic(int node) const {
+    if (storage_nics_.empty())
+      return std::nullopt;
+    return storage_nics_.at(static_cast<std::size_t>(node));
+  }
   /// Cross-traffic endpoint `i` of every leaf, leaf-major (empty without tenants or with one leaf).
   [[nodiscard]] VertexId tenant(int index) const { return tenants_.at(index); }
   [[nodiscard]] int num_tenants() const { return static_cast<int>(tenants_.size()); }
@@ -149,6 +159,7 @@ private:
   std::vector<std::pair<VertexId, VertexId>> edge_ends_; // by EdgeProps::id
   std::vector<EdgeProps> edge_props_;
   std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, storage_, tenants_;
+  std::vector<VertexId> storage_nics_; // by node, with a separate storage fabric
 };
 
 } // namespace dpusim::topology

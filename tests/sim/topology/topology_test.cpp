@@ -157,6 +157,39 @@ TEST(Topology, TenantEndpointsTakeTheirShareOfEachLeafsUplinks) {
   EXPECT_EQ(Topology::build(small).num_tenants(), 0);
 }
 
+TEST(Topology, ASeparateStorageFabricLeavesTheTrainingFabricAsItWas) {
+  auto l = dgx_like(8);
+  l.storage.servers = 2;
+  l.storage.link = units::gbit_per_s(400);
+  const auto shared = Topology::build(l);
+  l.storage.separate = true;
+  l.storage.node_link = units::gbit_per_s(200);
+  const auto separate = Topology::build(l);
+  ASSERT_TRUE(separate.storage_nic(3).has_value());
+  EXPECT_FALSE(shared.storage_nic(3).has_value());
+  // Servers hang off a switch of their own, reached from a node only through its storage port.
+  const Router r(separate, 1);
+  const auto route = r.route(*separate.storage_nic(3), separate.storage(1));
+  for (const auto e : route)
+    EXPECT_NE(separate.vertex(separate.edge_target(e)).kind, VertexKind::spine);
+  for (int e = 0; e < separate.num_edges(); ++e)
+    if (separate.edge_source(e) == separate.storage(0)) {
+      EXPECT_EQ(separate.vertex(separate.edge_target(e)).name, "storage-switch");
+    }
+  // The training fabric, and ECMP over it, is unchanged (edge numbers differ: compare the switches).
+  const Router a(shared, 5);
+  const Router b(separate, 5);
+  auto hops = [](const Topology& t, const std::vector<EdgeId>& path) {
+    std::vector<std::string> out;
+    for (const auto e : path)
+      out.push_back(t.vertex(t.edge_target(e)).name);
+    return out;
+  };
+  for (int k = 0; k < 8; ++k)
+    EXPECT_EQ(hops(shared, a.route(shared.nic(0, k), shared.nic(5, k))),
+              hops(separate, b.route(separate.nic(0, k), separate.nic(5, k))));
+}
+
 TEST(Router, TcpStagingRouteVisitsHostMemory) {
   const auto t = Topology::build(dgx_like(2));
   const Router r(t, 1);
