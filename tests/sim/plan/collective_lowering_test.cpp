@@ -1,78 +1,14 @@
 // Closed-form checks of collectives simulated flow by flow on a fat-tree: a ring all-reduce of S bytes
 // over N GPUs takes 2(N-1)/N * S/B + 2(N-1) * alpha (plus the library's base latency).
-#include "models/catalog/catalog.hpp"
 #include "sim/plan/collective_lowering.hpp"
-#include "sim/scenario/cluster_layout.hpp"
-#include "sim/simgrid/simulator.hpp"
+#include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>
 
 using namespace dpusim;
+using dpusim::testing::Rig;
 
 namespace {
-
-struct Rig {
-  catalog::Catalog cat =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  scenario::Hardware hw;
-  topology::ClusterLayout layout;
-  std::unique_ptr<topology::Topology> topo;
-  std::unique_ptr<topology::Router> router;
-  std::unique_ptr<platform::PlatformBuilder> platform;
-  std::unique_ptr<offload::DataPath> path;
-  std::unique_ptr<plan::CollectiveLowering> lowering;
-
-  Rig(int nodes, int gpus_per_node, offload::Transport transport) {
-    hw.node = *cat.node("dgx-h100");
-    hw.node.gpus.value = gpus_per_node;
-    hw.node.nics.value = gpus_per_node;
-    hw.node.pcie_switches.value = gpus_per_node;
-    hw.gpu = *cat.gpu("h100-sxm");
-    hw.cpu = *cat.cpu("xeon-8480c");
-    hw.nic = *cat.nic("connectx-7");
-    hw.collective = *cat.collective("nccl");
-    hw.fabric_switch = *cat.network_switch("qm9700");
-    scenario::ClusterConfig cc;
-    cc.nodes = nodes;
-    cc.fabric.link = units::gbit_per_s(400);
-    cc.fabric.latency = units::microseconds(1);
-    layout = scenario::cluster_layout(cc, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
-    topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
-    router = std::make_unique<topology::Router>(*topo, 1);
-    platform = std::make_unique<platform::PlatformBuilder>(*topo, *router, hw, transport);
-    path = std::make_unique<offload::DataPath>(
-        offload::parse_variant(transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),
-        scenario::Services{}, hw);
-    lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, *path);
-  }
-
-  double simulate(const plan::Lowered& low) {
-    engine::TaskGraph g;
-    engine::Task d;
-    d.kind = engine::TaskKind::delay;
-    d.delay_s = low.latency_s;
-    const auto a = g.add(d);
-    std::vector<engine::TaskId> parts;
-    for (const auto& part : low.parts) {
-      engine::Task t;
-      t.kind = engine::TaskKind::transfer;
-      t.flows = part.flows;
-      t.loads = part.loads;
-      parts.push_back(g.add(t));
-      g.depend(a, parts.back());
-    }
-    simgrid::Simulator sim(platform->build());
-    const auto timings = sim.execute(g);
-    double end = 0;
-    for (auto p : parts)
-      end = std::max(end, timings[static_cast<std::size_t>(p)].end);
-    return end;
-  }
-
-  double alpha_network(int src, int dst) const {
-    return hw.collective.step_latency_network.value.si() + platform->route(src, dst).latency_s;
-  }
-};
 
 std::vector<int> iota(int n, int step = 1) {
   std::vector<int> v;
@@ -85,7 +21,7 @@ std::vector<int> iota(int n, int step = 1) {
 
 TEST(RingAllReduce, RdmaOverTwoLeavesMatchesTheClosedForm) {
   // 64 single-GPU nodes: two leaves of 32, the ring crosses the spine once in each direction.
-  Rig rig(64, 1, offload::Transport::rdma);
+  Rig rig({.nodes = 64, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::rdma});
   ASSERT_EQ(rig.topo->num_leaves(), 2);
   const int n = 64;
   const double s = 1073741824.0;
@@ -101,7 +37,7 @@ TEST(RingAllReduce, RdmaOverTwoLeavesMatchesTheClosedForm) {
 }
 
 TEST(RingAllReduce, EightGpusPerNodeUseEightRingsOneNicEach) {
-  Rig rig(2, 8, offload::Transport::rdma);
+  Rig rig({.nodes = 2, .gpus = 8, .nics = 8, .pcie_switches = 8, .transport = offload::Transport::rdma});
   const int n = 16;
   const double s = 4e9;
   const auto low = rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(n), s);
@@ -120,7 +56,7 @@ TEST(RingAllReduce, EightGpusPerNodeUseEightRingsOneNicEach) {
 TEST(RingAllReduce, HostTcpIsBoundByTheReceiveCoreOfEachConnection) {
   // One socket thread per connection: a connection runs at the per-core receive rate (42.2 Gb/s), far
   // below the 400 Gb/s link — the closed form of CPU-bound TCP throughput.
-  Rig rig(8, 1, offload::Transport::host_tcp);
+  Rig rig({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::host_tcp});
   const int n = 8;
   const double s = 1e9;
   const auto low = rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(n), s);
@@ -137,8 +73,8 @@ TEST(RingAllReduce, HostTcpIsBoundByTheReceiveCoreOfEachConnection) {
 }
 
 TEST(RingAllReduce, MoreSocketThreadsMakeHostTcpFaster) {
-  Rig one(8, 1, offload::Transport::host_tcp);
-  Rig four(8, 1, offload::Transport::host_tcp);
+  Rig one({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::host_tcp});
+  Rig four({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::host_tcp});
   four.hw.collective.socket_threads.value = 4;
   four.path =
       std::make_unique<offload::DataPath>(offload::parse_variant("host-tcp"), scenario::Services{}, four.hw);
@@ -159,7 +95,7 @@ TEST(RingAllReduce, MoreSocketThreadsMakeHostTcpFaster) {
 }
 
 TEST(PointToPoint, IntraNodeSendUsesNvlinkAndInterNodeUsesTheNics) {
-  Rig rig(2, 8, offload::Transport::rdma);
+  Rig rig({.nodes = 2, .gpus = 8, .nics = 8, .pcie_switches = 8, .transport = offload::Transport::rdma});
   const auto local = rig.lowering->p2p(0, 1, 1e9);
   const auto remote = rig.lowering->p2p(0, 8, 1e9);
   EXPECT_TRUE(local.nics.empty());
