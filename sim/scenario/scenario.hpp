@@ -50,7 +50,7 @@ struct StorageConfig {
 struct TenantsConfig {
   int flows = 0;
   bool dpu_qos = false;
-  double guarantee = 0.5;
+  double guarantee = 0; // with dpu_qos: given by the scenario (no default)
 };
 
 struct ClusterConfig {

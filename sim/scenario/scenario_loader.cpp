@@ -110,9 +110,11 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
       if (!c.tenants.dpu_qos)
         g->fail("a guarantee needs isolation: dpu_qos (with plain sharing nothing is guaranteed)");
     }
-    tm.finish();
     if (c.tenants.dpu_qos && c.dpu.empty())
       tn->fail("isolation: dpu_qos is enforced by DPUs: add cluster.dpu (e.g. bluefield-3)");
+    if (c.tenants.dpu_qos && !tm.contains("guarantee"))
+      (void)tm.required("guarantee", "the share of each leaf's up-links the DPUs leave this job, e.g. 0.75");
+    tm.finish();
   }
   if (auto st = m.optional("storage")) {
     auto sm = st->as_map();
