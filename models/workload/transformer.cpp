@@ -46,6 +46,15 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
   return qkv + proj + mlp + norms;
 }
 
+int layer_weight_matrices(const TransformerShape& m, int ep) {
+  const int ffn = m.moe() ? 2 * (m.experts / std::max(1, ep)) : 2;
+  return 2 + ffn;
+}
+
+int embedding_weight_matrices(const TransformerShape& m) {
+  return 1 + (m.learned_positions ? 1 : 0) + (m.tied_embeddings ? 0 : 1);
+}
+
 double embedding_parameter_count(const TransformerShape& m, int seq_len) {
   const double h = m.hidden;
   double p = static_cast<double>(m.vocab) * h;

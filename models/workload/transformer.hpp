@@ -42,6 +42,12 @@ double parameter_count(const TransformerShape& m, int seq_len);
 /// Parameters of one transformer layer; with experts sharded over `ep` expert-parallel ranks, the share
 /// one rank holds (the dense part whole, 1/ep of the experts).
 double layer_parameter_count(const TransformerShape& m, int ep = 1);
+/// Projection weight matrices of one layer that one expert-parallel rank holds: attention's fused QKV and
+/// output projections, then the feed-forward's fused up (and gate) and down projections, per local
+/// expert for a mixture of experts. Biases, norms and the router are small tensors and not counted.
+int layer_weight_matrices(const TransformerShape& m, int ep = 1);
+/// Embedding tables: tokens, learned positions, and the output head when untied.
+int embedding_weight_matrices(const TransformerShape& m);
 /// Of which the experts' (0 for a dense model).
 double expert_parameter_count(const TransformerShape& m, int ep = 1);
 /// Parameters outside the layers: token (+ position) embeddings, output head when untied, final norm.

@@ -274,14 +274,22 @@ private:
 
   /// A data-parallel collective of stage s for every tensor-parallel rank at once (their rings are
   /// independent and symmetric), after `after`; chained on the communicator `chain`.
+  /// `host_s`: work each rank does on the collective's critical path before it completes (ZeRO-3's
+  /// per-peer copies).
   engine::TaskId dp_collective(CollectiveKind kind, int s, double bytes, const std::string& label,
-                               const std::vector<engine::TaskId>& after, engine::TaskId& chain) {
+                               const std::vector<engine::TaskId>& after, engine::TaskId& chain,
+                               double host_s = 0) {
     Lowered all;
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
       const auto ranks = workload::gradient_group(p_, j, s);
       all.merge(lowering_.collective(kind, algorithm_, ranks, bytes), true);
       gpus.insert(gpus.end(), ranks.begin(), ranks.end());
+    }
+    if (host_s > 0) {
+      all.latency_s += host_s;
+      if (!all.phases.empty())
+        all.phases.front().latency_s += host_s;
     }
     // Phases (a hierarchical collective's) run one after the other.
     engine::TaskId first = -1;
@@ -293,6 +301,9 @@ private:
       i.tp = 0;
       i.gpus = gpus;
       i.bytes = bytes;
+      if (p == 0 && host_s > 0)
+        i.host_core_s[static_cast<std::size_t>(CpuUse::framework)] +=
+            host_s * static_cast<double>(gpus.size());
       const auto [f, l] = communication(all.phase(p), std::move(i));
       if (p == 0)
         first = f;
@@ -329,14 +340,35 @@ private:
   /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:
   /// the gather for the next layer starts after the previous gather, once the layer before the one now
   /// computing has finished (so that at most two layers' parameters are gathered at a time).
-  engine::TaskId gather_layer(int d, int s, double params, const std::string& label) {
+  engine::TaskId gather_layer(int d, int s, double params, int tensors, const std::string& label) {
     const auto g = static_cast<std::size_t>(group(d, s));
     std::vector<engine::TaskId> after;
     // Without prefetch a layer's parameters are gathered only once the previous layer has finished.
     const auto wait_for = w_.overlap_param_gather ? stream_before_last_[g] : stream_last_[g];
     if (wait_for >= 0)
       after.push_back(wait_for);
-    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g]);
+    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g],
+                         peer_copies(d, tensors));
+  }
+
+  /// With per-peer buffers, a ZeRO-3 collective over n ranks hands the library one tensor per peer for
+  /// each weight matrix, and every rank launches one copy per peer and matrix (out of the gathered buffer,
+  /// into the buffer to reduce-scatter): the launch time on the collective's critical path.
+  double peer_copies(int d, int tensors) {
+    if (!w_.zero_per_peer_buffers || tensors <= 0)
+      return 0.0;
+    const double s = static_cast<double>(tensors) * p_.dp * p_.cp * host_.launch_s_per_kernel;
+    if (d == 0)
+      plan_.peer_copy_s += s;
+    return s;
+  }
+
+  /// Weight matrices gathered with layer l of stage s (the embedding tables with the first layer and as
+  /// the output head).
+  static int layer_tensors(const StageCosts& c, int l) {
+    if (l == c.layers)
+      return c.embed_tensors;
+    return c.layer_tensors + (l == 0 && c.first ? c.embed_tensors : 0);
   }
 
   void forward(int d, int s, int chunk, int mb) {
@@ -360,7 +392,8 @@ private:
         const bool head = l == c.layers;
         const double params =
             head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
-        const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
+        const auto gathered =
+            gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
         TaskInfo i = make_info(TaskCategory::forward, fmt::format("{} layer {}", tag, l));
         i.micro = mb;
         i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
@@ -409,12 +442,14 @@ private:
         const bool head = l == c.layers;
         const double params =
             head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
-        const auto gathered = gather_layer(d, s, params, fmt::format("{} gather params {}", tag, l));
+        const auto gathered =
+            gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
         const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
                              head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
         plan_.graph.depend(gathered, id);
         dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
-                      fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g]);
+                      fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g],
+                      peer_copies(d, layer_tensors(c, l)));
         if (first < 0)
           first = id;
         last = id;

@@ -82,6 +82,7 @@ struct IterationPlan {
   int ep_collectives = 0;     // how many expert-parallel all-to-alls reuse the ep probe's duration
   int cp_collectives = 0;     // how many context-parallel exchanges reuse the cp probe's duration
   int simulated_replicas = 0; // data-parallel replicas whose compute and pipeline traffic were simulated
+  double peer_copy_s = 0;     // ZeRO-3 with per-peer buffers: one rank's copy launches in the iteration
 
   /// Fixes the fused tasks' durations once the probe's tensor-parallel all-reduce time is known.
   void apply_probe(double tp_collective_s, double ep_collective_s = 0, double cp_collective_s = 0);

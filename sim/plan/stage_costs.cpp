@@ -104,6 +104,8 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
       (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
   c.layer_params = layer_params;
   c.embed_params = embed_params;
+  c.layer_tensors = workload::layer_weight_matrices(m, p.ep);
+  c.embed_tensors = (first || last) ? workload::embedding_weight_matrices(m) : 0;
   c.params = c.layers * layer_params + embed_params;
   c.grad_bytes = c.params * w.grad_bytes_per_param;
 

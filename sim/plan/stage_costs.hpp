@@ -32,6 +32,8 @@ struct StageCosts {
   int layer_bwd_tp = 0;
   double layer_params = 0;   // parameters of one layer held per rank
   double embed_params = 0;   // embedding / output head parameters held per rank
+  int layer_tensors = 0;     // weight matrices of one layer (ZeRO-3 partitions them one by one)
+  int embed_tensors = 0;     // embedding tables on this stage
   double fwd_compute_s = 0;  // forward kernels per micro-batch
   double bwd_compute_s = 0;  // backward kernels per micro-batch, recomputation included
   int layer_fwd_kernels = 0; // kernels one layer launches, forward

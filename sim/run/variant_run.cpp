@@ -201,6 +201,12 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         fmt::format("data-parallel replicas are symmetric: 1 of {} computed and sent activations; "
                     "its data-parallel collectives carried the bytes of all {}",
                     par.dp, par.dp));
+  if (iteration.peer_copy_s > 0)
+    r.notes.push_back(fmt::format(
+        "ZeRO-3 with per-peer buffers: each rank launches one copy per peer ({}) and weight matrix around "
+        "every parameter gather and gradient reduce-scatter, {:.2f} s of launches per iteration at {} each",
+        par.dp * par.cp, iteration.peer_copy_s,
+        units::format(units::Seconds::from_si(host.launch_s_per_kernel))));
   if (const auto engine = path.crypto_engine(); engine && *engine < hw.nic.line_rate.value)
     r.notes.push_back(
         fmt::format("the inline {} engine of the {} runs at {} per direction, below its {} port: "

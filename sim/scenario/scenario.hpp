@@ -101,6 +101,9 @@ struct WorkloadConfig {
   double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)
   int zero_stage =
       0; // 1: optimizer state sharded (Megatron's distributed optimizer), 2: +gradients, 3: +weights
+  // ZeRO-3 hands its collectives one tensor per peer (PyTorch's list API, as DeepSpeed did before
+  // all_gather_into_tensor): every gather and reduce-scatter launches one copy per peer and weight matrix.
+  bool zero_per_peer_buffers = false;
   int virtual_stages = 1;                     // interleaved 1F1B: model chunks per GPU
   std::optional<DataConfig> data;             // absent: input loading is not simulated (negligible for text)
   std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated

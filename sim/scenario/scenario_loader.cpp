@@ -187,7 +187,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
                              const yaml::Node& cluster_node) {
   m.declare({"model", "seq_len", "global_batch", "micro_batch", "parallelism", "precision", "recompute",
              "sequence_parallel", "attention", "overlap_grad_reduce", "overlap_param_gather", "overlap_p2p",
-             "grad_reduce_dtype", "grad_bucket", "zero", "data", "communication", "checkpoint"});
+             "grad_reduce_dtype", "grad_bucket", "zero", "zero_buffers", "data", "communication",
+             "checkpoint"});
   WorkloadConfig w;
   const auto model_node = m.required("model", "a model name from the catalog or an inline model");
   w.model = read_model(model_node, cat, w.model_origin);
@@ -263,6 +264,12 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
     w.grad_bucket = b->as_quantity<units::Bytes>();
   if (auto z = m.optional("zero"))
     w.zero_stage = static_cast<int>(z->as_int(0, 3));
+  if (auto b = m.optional("zero_buffers")) {
+    w.zero_per_peer_buffers = b->as_choice({"flat", "per_peer"}) == "per_peer";
+    if (w.zero_per_peer_buffers && w.zero_stage < 3)
+      b->fail("zero_buffers: per_peer describes ZeRO-3's parameter gathers and gradient reduce-scatters; "
+              "set zero: 3 or remove the key");
+  }
   if (auto c = m.optional("communication")) {
     auto cm = c->as_map();
     cm.declare({"algorithm", "socket_threads"});
@@ -351,6 +358,11 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   if (w.precision == workload::Precision::fp8 && !gpu_spec->peak_fp8)
     m.required("precision")
         .fail(fmt::format("a {} has no fp8 tensor cores; use bf16 or fp16", gpu_spec->name));
+  if (w.zero_per_peer_buffers && !cat.cpu(node->cpu)->kernel_launch_cpu)
+    m.required("zero_buffers")
+        .fail(fmt::format("per_peer needs the CPU time to launch one copy, and the catalog's {} has no "
+                          "kernel_launch_cpu; add it to the CPU's entry or use zero_buffers: flat",
+                          node->cpu));
 
   // Memory: every rank must hold its shard and its activations.
   int stage = 0;

@@ -100,6 +100,18 @@ TEST(MixtureOfExperts, ParameterCountMatchesMixtral) {
               1.0);
 }
 
+TEST(Transformer, WeightMatricesAreTheProjectionsAndEmbeddingTables) {
+  auto m = gpt(2, 1024, 16, 50257);
+  EXPECT_EQ(layer_weight_matrices(m), 4);     // fused QKV, output projection, up, down
+  EXPECT_EQ(embedding_weight_matrices(m), 2); // tied tokens + learned positions
+  m.tied_embeddings = false;
+  m.learned_positions = false;
+  EXPECT_EQ(embedding_weight_matrices(m), 2); // tokens + output head
+  // Mixtral: 8 experts, each an up and a down projection; a rank of ep = 4 holds two experts.
+  EXPECT_EQ(layer_weight_matrices(mixtral()), 2 + 16);
+  EXPECT_EQ(layer_weight_matrices(mixtral(), 4), 2 + 4);
+}
+
 TEST(MixtureOfExperts, LayerFlopsAreTheDenseLayerWithTopKExpertsPlusTheRouter) {
   auto moe = mixtral();
   auto dense = moe;
