@@ -15,25 +15,29 @@ std::string_view recompute_name(Recompute r) {
 }
 
 double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
-                              bool sequence_parallel, Recompute recompute) {
+                              bool sequence_parallel, Recompute recompute, AttentionKernel attention) {
   const double s = seq_len;
   const double b = micro_batch;
   const double h = m.hidden;
   const double a = m.heads;
   const double t = tp;
   const double sbh = s * b * h;
-  switch (recompute) {
-  case Recompute::full:
-    // Only the layer input is kept (2 bytes per element), sharded under sequence parallelism.
+  if (recompute == Recompute::full) // only the layer input is kept, sharded under sequence parallelism
     return 2.0 * sbh / (sequence_parallel ? t : 1.0);
-  case Recompute::selective:
-    // Attention core (the 5as/h term) is recomputed.
-    return sequence_parallel ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
-  case Recompute::none:
-    return sequence_parallel ? sbh * (34.0 / t + 5.0 * a * s / (h * t))
-                             : sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
-  }
-  return 0;
+  // Korthikanti et al. 2022, Table 2, in units of sbh bytes: 10 outside the tensor-parallel region
+  // (norm inputs 4, the attention's and the MLP's inputs 2 + 2, two dropout masks 1 + 1) and, split over
+  // the tensor-parallel ranks, Q, K and V (2 each, K and V shrunk by grouped-query attention), the output
+  // projection's input (2), and the MLP's intermediate activations: the up projection's output and
+  // GELU's (2 + 2 per ffn/h), or SwiGLU's gate, up, activation and product (2 + 2 + 2 + 2). A GPT layer
+  // (MHA, GELU, ffn = 4h) gives 10 + 24. The attention scores (5as/h) are kept only by an unfused
+  // kernel without selective recomputation; flash attention recomputes them in its backward pass.
+  const double kv = static_cast<double>(m.kv_heads) / m.heads;
+  const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
+  const double mlp = (m.activation == Activation::gelu ? 4.0 : 8.0) * ffn / h;
+  double parallel = 2 + 4 * kv + 2 + mlp;
+  if (recompute == Recompute::none && attention == AttentionKernel::unfused)
+    parallel += 5.0 * a * s / h;
+  return sequence_parallel ? sbh * (10.0 + parallel) / t : sbh * (10.0 + parallel / t);
 }
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
@@ -60,13 +64,13 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     // being prefetched).
     out.weights += 2.0 * layer_parameter_count(m, c.ep) / c.tp;
   }
-  double act =
-      layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel, c.recompute) *
-      c.layers_on_rank * c.in_flight_micro_batches;
+  double act = layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
+                                      c.recompute, c.attention) *
+               c.layers_on_rank * c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {
     // While one layer is recomputed for its backward pass, its full activations are alive too.
     act += layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
-                                  Recompute::none);
+                                  Recompute::none, c.attention);
   }
   out.activations = act;
   return out;

@@ -19,6 +19,7 @@ struct MemoryConfig {
   int cp = 1; // context-parallel ranks: activations of seq_len / cp tokens; ZeRO shards over dp x cp
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
+  AttentionKernel attention = AttentionKernel::unfused;
   int zero_stage =
       0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
   int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)
@@ -34,9 +35,11 @@ struct MemoryBreakdown {
   [[nodiscard]] double total() const { return weights + gradients + optimizer + activations; }
 };
 
-/// Activation bytes one layer keeps for backward, per rank (Korthikanti et al. 2022, Table 2).
+/// Activation bytes one layer keeps for backward, per rank (Korthikanti et al. 2022, Table 2, generalised
+/// to grouped-query attention, the model's feed-forward size and activation, and flash attention).
 double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
-                              bool sequence_parallel, Recompute recompute);
+                              bool sequence_parallel, Recompute recompute,
+                              AttentionKernel attention = AttentionKernel::unfused);
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c);
 

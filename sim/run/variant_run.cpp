@@ -201,6 +201,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         fmt::format("data-parallel replicas are symmetric: 1 of {} computed and sent activations; "
                     "its data-parallel collectives carried the bytes of all {}",
                     par.dp, par.dp));
+  if (topo.tiers() == 3)
+    r.notes.push_back(
+        fmt::format("the fabric has three tiers: {} leaves in {} pods, {} spines, {} core switches",
+                    topo.num_leaves(), topo.num_pods(), topo.num_spines(), topo.num_cores()));
   if (iteration.peer_copy_s > 0)
     r.notes.push_back(fmt::format(
         "ZeRO-3 with per-peer buffers: each rank launches one copy per peer ({}) and weight matrix around "

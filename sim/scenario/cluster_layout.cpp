@@ -32,6 +32,7 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   f.link = cluster.fabric.link;
   f.latency = cluster.fabric.latency;
   f.oversubscription = cluster.fabric.oversubscription;
+  f.core_oversubscription = cluster.fabric.core_oversubscription;
   f.switch_radix = fabric_switch.ports_at(cluster.fabric.link);
   return l;
 }

@@ -19,11 +19,12 @@ namespace dpusim::scenario {
 
 struct FabricConfig {
   topology::FabricKind kind = topology::FabricKind::fat_tree;
-  int tiers = 2;
+  int tiers = 0; // 2 or 3; 0: the fewest that hold the cluster
   units::DataRate link;
   units::Seconds latency;
   double oversubscription = 1.0;
-  std::string switch_model; // catalog switch
+  double core_oversubscription = 1.0; // three tiers: pod spines' down-links to their core up-links
+  std::string switch_model;           // catalog switch
 };
 
 /// Services every node runs besides training, whatever runs them (host, NIC or DPU).

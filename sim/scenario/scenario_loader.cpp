@@ -27,24 +27,32 @@ std::string catalog_name(const yaml::Node& node, const std::vector<std::string>&
 }
 
 FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
-  m.declare({"topology", "tiers", "link", "latency", "oversubscription", "switch"});
+  m.declare({"topology", "tiers", "link", "latency", "oversubscription", "core_oversubscription", "switch"});
   FabricConfig f;
   const std::string topo = m.required("topology").as_choice({"fat-tree", "rail-optimized"});
   f.kind = topo == "fat-tree" ? topology::FabricKind::fat_tree : topology::FabricKind::rail_optimized;
-  if (auto t = m.optional("tiers")) {
-    f.tiers = static_cast<int>(t->as_int(2, 2));
-  }
+  if (auto t = m.optional("tiers"))
+    f.tiers = static_cast<int>(t->as_int(2, 3));
   f.link = m.required("link", "a data rate such as 400Gbps").as_quantity<units::DataRate>();
   f.latency = m.required("latency", "a duration such as 1us").as_quantity<units::Seconds>(true);
-  if (auto o = m.optional("oversubscription")) {
-    const std::string text = o->as_string();
+  auto ratio = [](const yaml::Node& o) {
+    const std::string text = o.as_string();
+    double r = 1.0;
     try {
-      f.oversubscription = units::parse_ratio(text);
+      r = units::parse_ratio(text);
     } catch (const units::UnitError& e) {
-      o->fail(e.what());
+      o.fail(e.what());
     }
-    if (f.oversubscription < 1.0)
-      o->fail(fmt::format("must be at least 1:1 (down-links to up-links), found \"{}\"", text));
+    if (r < 1.0)
+      o.fail(fmt::format("must be at least 1:1 (down-links to up-links), found \"{}\"", text));
+    return r;
+  };
+  if (auto o = m.optional("oversubscription"))
+    f.oversubscription = ratio(*o);
+  if (auto o = m.optional("core_oversubscription")) {
+    if (f.tiers == 2)
+      o->fail("core_oversubscription applies to the core tier of a three-tier fabric; set tiers: 3");
+    f.core_oversubscription = ratio(*o);
   }
   f.switch_model = "sn5600";
   if (auto s = m.optional("switch"))
@@ -397,6 +405,7 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.cp = p.cp;
     c.sequence_parallel = w.sequence_parallel;
     c.recompute = w.recompute;
+    c.attention = w.attention;
     c.zero_stage = w.zero_stage;
     c.layers_on_rank = w.model.layers / p.pp;
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);

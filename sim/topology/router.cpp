@@ -1,6 +1,6 @@
 #include "sim/topology/router.hpp"
 
-#include <boost/graph/dijkstra_shortest_paths.hpp>
+#include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/reverse_graph.hpp>
 #include <boost/property_map/function_property_map.hpp>
@@ -21,6 +21,25 @@ std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+/// A distance map over an unordered_map: vertices never reached read as unreachable, so a search that
+/// stays inside one server touches only that server's vertices.
+struct SparseDistanceMap {
+  using key_type = VertexId;
+  using value_type = std::int64_t;
+  using reference = std::int64_t;
+  using category = boost::read_write_property_map_tag;
+  std::unordered_map<VertexId, std::int64_t>* map;
+};
+
+std::int64_t get(const SparseDistanceMap& m, VertexId v) {
+  const auto it = m.map->find(v);
+  return it == m.map->end() ? kUnreachable : it->second;
+}
+
+void put(const SparseDistanceMap& m, VertexId v, std::int64_t d) {
+  (*m.map)[v] = d;
 }
 
 } // namespace
@@ -53,7 +72,7 @@ Router::Domain Router::domain_of(VertexId src, VertexId dst) const {
     return Domain::node;
   auto fabric_side = [](const VertexProps& v) {
     return v.kind == VertexKind::nic || v.kind == VertexKind::leaf || v.kind == VertexKind::spine ||
-           v.kind == VertexKind::storage;
+           v.kind == VertexKind::core || v.kind == VertexKind::storage;
   };
   if (fabric_side(a) && fabric_side(b))
     return Domain::fabric;
@@ -66,15 +85,15 @@ bool Router::may_transit(Domain d, VertexId v, int node) const {
   case Domain::node: // inside one server: through its NVSwitch, PCIe switches and DPUs' internal switches
     return p.node == node && (p.kind == VertexKind::nvswitch || p.kind == VertexKind::pcie_switch ||
                               p.kind == VertexKind::dpu_switch);
-  case Domain::fabric: // between NICs: through leaf and spine switches only
-    return p.kind == VertexKind::leaf || p.kind == VertexKind::spine;
+  case Domain::fabric: // between NICs: through leaf, spine and core switches only
+    return p.kind == VertexKind::leaf || p.kind == VertexKind::spine || p.kind == VertexKind::core;
   case Domain::any:
     return topo_.is_transit(v);
   }
   return false;
 }
 
-const std::vector<std::int64_t>& Router::distances_to(Domain d, VertexId dst) const {
+const Router::Distances& Router::distances_to(Domain d, VertexId dst) const {
   const auto key = std::make_pair(static_cast<int>(d), dst);
   auto it = dist_cache_.find(key);
   if (it != dist_cache_.end())
@@ -90,17 +109,19 @@ const std::vector<std::int64_t>& Router::distances_to(Domain d, VertexId dst) co
     return u == dst || may_transit(d, u, node);
   };
   boost::filtered_graph<Reverse, std::function<bool(Reverse::edge_descriptor)>> fg(rg, keep);
-  std::vector<std::int64_t> dist(boost::num_vertices(g), kUnreachable);
+  Distances dist;
+  const SparseDistanceMap distance{&dist};
+  put(distance, dst, 0);
   auto weight = boost::make_function_property_map<Reverse::edge_descriptor, std::int64_t>(
       [&g, &rg](Reverse::edge_descriptor e) {
         return cost_of(g[boost::get(boost::edge_underlying, rg, e)]);
       });
-  boost::dijkstra_shortest_paths(
-      fg, dst,
-      boost::weight_map(weight)
-          .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)))
-          .distance_inf(kUnreachable)
-          .distance_zero(std::int64_t{0}));
+  // The search without initialisation visits only what it reaches: the cost of a route inside a node
+  // does not grow with the cluster.
+  boost::dijkstra_shortest_paths_no_color_map_no_init(
+      fg, dst, boost::dummy_property_map(), distance, weight, boost::get(boost::vertex_index, g),
+      std::less<std::int64_t>(), boost::closed_plus<std::int64_t>(kUnreachable), kUnreachable,
+      std::int64_t{0}, boost::default_dijkstra_visitor());
   return dist_cache_.emplace(key, std::move(dist)).first->second;
 }
 
@@ -113,7 +134,7 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
   const int node = g[dst].node;
   // Distances to dst. Between NICs, a NIC is entered only from its leaf: its distances are its leaf's
   // plus that last link, so one search per leaf serves every NIC below it.
-  const std::vector<std::int64_t>* field = nullptr;
+  const Distances* field = nullptr;
   std::int64_t last_hop = 0;
   VertexId via = dst;
   if (d == Domain::fabric && g[dst].kind == VertexKind::nic) {
@@ -135,8 +156,8 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
   auto dist = [&](VertexId w) -> std::int64_t {
     if (w == dst)
       return 0;
-    const std::int64_t x = (*field)[w];
-    return x >= kUnreachable ? kUnreachable : x + last_hop;
+    const auto x = field->find(w);
+    return x == field->end() ? kUnreachable : x->second + last_hop;
   };
   if (dist(src) >= kUnreachable)
     throw std::runtime_error(fmt::format("no route from {} to {}", g[src].name, g[dst].name));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 namespace dpusim::topology {
@@ -32,14 +33,17 @@ private:
   enum class Domain { node, fabric, any };
   [[nodiscard]] Domain domain_of(VertexId src, VertexId dst) const;
   [[nodiscard]] bool may_transit(Domain d, VertexId v, int node) const;
-  const std::vector<std::int64_t>& distances_to(Domain d, VertexId dst) const;
+  /// Least-cost distance to `dst` of every vertex that can reach it within the domain (absent: none).
+  using Distances = std::unordered_map<VertexId, std::int64_t>;
+  const Distances& distances_to(Domain d, VertexId dst) const;
   static std::int64_t cost_of(const EdgeProps& p);
 
   const Topology& topo_;
   std::uint64_t seed_;
   std::vector<std::uint64_t> hash_key_; // by vertex: its identity for ECMP hashing (see the constructor)
-  // Memo of least-cost distance fields per destination (routing is a pure function of the graph).
-  mutable std::map<std::pair<int, VertexId>, std::vector<std::int64_t>> dist_cache_;
+  // Memo of least-cost distance fields per destination (routing is a pure function of the graph). Sparse:
+  // a field inside one server holds a few vertices, not the whole cluster's.
+  mutable std::map<std::pair<int, VertexId>, Distances> dist_cache_;
 };
 
 } // namespace dpusim::topology

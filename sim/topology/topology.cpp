@@ -21,6 +21,8 @@ std::string_view vertex_kind_name(VertexKind k) {
     return "leaf";
   case VertexKind::spine:
     return "spine";
+  case VertexKind::core:
+    return "core";
   case VertexKind::dpu_switch:
     return "dpu_switch";
   case VertexKind::dpu_arm:
@@ -77,6 +79,7 @@ bool Topology::is_transit(VertexId v) const {
   case VertexKind::nic:
   case VertexKind::leaf:
   case VertexKind::spine:
+  case VertexKind::core:
   case VertexKind::dpu_switch:
     return true;
   case VertexKind::gpu:
@@ -89,14 +92,58 @@ bool Topology::is_transit(VertexId v) const {
   return false;
 }
 
+void Topology::build_core_tier(int leaves, int spines, double links_per_spine) {
+  // Three tiers: pods of leaves, each pod with its own spines (one link from every leaf of the pod to
+  // every spine of the pod, as in two tiers), and core switches in planes: spine j of every pod links
+  // to the cores of plane j. A spine splits its ports between leaves and cores by
+  // `core_oversubscription`; a core switch holds one spine of each pod.
+  const auto& f = layout_.fabric;
+  const int radix = f.switch_radix;
+  const int spine_down = static_cast<int>(radix * f.core_oversubscription / (f.core_oversubscription + 1.0));
+  // A pod holds whole groups of leaves: a rail group (one leaf per NIC index) or a single leaf.
+  const int group = f.kind == FabricKind::rail_optimized ? layout_.node.nics : 1;
+  const int leaves_per_pod =
+      static_cast<int>(std::floor(spine_down / links_per_spine + 1e-9)) / group * group;
+  if (spine_down < 1 || spine_down >= radix || leaves_per_pod < 1)
+    throw std::invalid_argument(
+        fmt::format("a {}-port spine with core oversubscription {:g}:1 cannot hold a pod of {} leaves", radix,
+                    f.core_oversubscription, std::max(group, 1)));
+  pods_ = (leaves + leaves_per_pod - 1) / leaves_per_pod;
+  if (pods_ > radix)
+    throw std::invalid_argument(fmt::format(
+        "{} pods of {} leaves exceed the {} ports of a core switch: a three-tier fabric of {}-port "
+        "switches holds at most {} leaves",
+        pods_, leaves_per_pod, radix, radix, radix * leaves_per_pod));
+  // Up-links of one spine, in links: its pod's down-link bandwidth / core oversubscription.
+  const double down_links = leaves_per_pod * links_per_spine;
+  const int up_links = std::max(1, static_cast<int>(std::ceil(down_links / f.core_oversubscription - 1e-9)));
+  const int cores_per_plane = std::min(up_links, std::max(1, (pods_ * up_links + radix - 1) / radix));
+  const double links_per_core = static_cast<double>(up_links) / cores_per_plane;
+  for (int p = 0; p < pods_; ++p)
+    for (int s = 0; s < spines; ++s) {
+      spines_.push_back(
+          add_vertex(VertexKind::spine, fmt::format("pod{}.spine{}", p, s), -1, p * spines + s));
+      for (int l = p * leaves_per_pod; l < std::min(leaves, (p + 1) * leaves_per_pod); ++l)
+        add_link(leaves_[static_cast<std::size_t>(l)], spines_.back(), LinkKind::fabric,
+                 f.link * links_per_spine, f.latency);
+    }
+  for (int s = 0; s < spines; ++s)
+    for (int c = 0; c < cores_per_plane; ++c) {
+      cores_.push_back(
+          add_vertex(VertexKind::core, fmt::format("core{}.{}", s, c), -1, s * cores_per_plane + c));
+      for (int p = 0; p < pods_; ++p)
+        add_link(spines_[static_cast<std::size_t>(p * spines + s)], cores_.back(), LinkKind::fabric,
+                 f.link * links_per_core, f.latency);
+    }
+}
+
 Topology Topology::build(const ClusterLayout& layout) {
   const auto& n = layout.node;
   const auto& f = layout.fabric;
   if (n.gpus < 1 || n.nics < 1 || n.pcie_switches < 1)
     throw std::invalid_argument("a node needs at least one GPU, one NIC and one PCIe switch");
-  if (f.tiers != 2)
-    throw std::invalid_argument(
-        fmt::format("only two-tier (leaf/spine) fabrics are supported, not {} tiers", f.tiers));
+  if (f.tiers != 0 && f.tiers != 2 && f.tiers != 3)
+    throw std::invalid_argument(fmt::format("a fabric has 2 or 3 tiers, not {}", f.tiers));
 
   Topology t;
   t.layout_ = layout;
@@ -182,22 +229,27 @@ Topology Topology::build(const ClusterLayout& layout) {
   }
   if (leaves > 1) {
     // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines
-    // with one link from every leaf to every spine.
+    // with one link from every leaf to every spine (of its pod).
     const double down_bw = down_ports * n.nic_line_rate.si();
     const int uplinks =
         std::max(1, static_cast<int>(std::ceil(down_bw / f.oversubscription / f.link.si() - 1e-9)));
     const int spines = std::min(uplinks, radix);
-    if (leaves > radix)
-      throw std::invalid_argument(
-          fmt::format("{} leaves exceed the {} ports of a spine switch: a two-tier fabric "
-                      "of {}-port switches holds at most {} leaves",
-                      leaves, radix, radix, radix));
     const double links_per_spine = static_cast<double>(uplinks) / spines;
-    for (int s = 0; s < spines; ++s) {
-      t.spines_.push_back(t.add_vertex(VertexKind::spine, fmt::format("spine{}", s), -1, s));
-      for (int l = 0; l < leaves; ++l)
-        t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
-                   f.link * links_per_spine, f.latency);
+    t.tiers_ = f.tiers != 0 ? f.tiers : (leaves <= radix ? 2 : 3);
+    if (t.tiers_ == 2) {
+      if (leaves > radix)
+        throw std::invalid_argument(
+            fmt::format("{} leaves exceed the {} ports of a spine switch: a two-tier fabric of {}-port "
+                        "switches holds at most {} leaves; use tiers: 3 (or leave tiers out)",
+                        leaves, radix, radix, radix));
+      for (int s = 0; s < spines; ++s) {
+        t.spines_.push_back(t.add_vertex(VertexKind::spine, fmt::format("spine{}", s), -1, s));
+        for (int l = 0; l < leaves; ++l)
+          t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
+                     f.link * links_per_spine, f.latency);
+      }
+    } else {
+      t.build_core_tier(leaves, spines, links_per_spine);
     }
     // Other tenants: their endpoints together may send up to `uplink_share` of a leaf's up-links.
     const auto& tn = layout.tenants;

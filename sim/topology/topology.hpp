@@ -21,6 +21,7 @@ enum class VertexKind {
   nic,
   leaf,
   spine,
+  core, // third tier: joins the pods' spines
   dpu_switch,
   dpu_arm,
   storage,
@@ -90,11 +91,13 @@ std::string_view fabric_kind_name(FabricKind k);
 
 struct FabricLayout {
   FabricKind kind = FabricKind::fat_tree;
-  int tiers = 2;
-  units::DataRate link;          // leaf <-> spine link speed (leaf <-> NIC runs at the NIC line rate)
+  int tiers = 0;                 // 2 (leaf/spine) or 3 (pods of leaves and spines joined by cores); 0: the
+                                 // fewest that hold the cluster
+  units::DataRate link;          // switch-to-switch link speed (leaf <-> NIC runs at the NIC line rate)
   units::Seconds latency;        // per switch hop
   double oversubscription = 1.0; // leaf down-link to up-link bandwidth ratio
-  int switch_radix = 64;         // ports per leaf/spine switch
+  double core_oversubscription = 1.0; // three tiers: a pod spine's down-link to up-link bandwidth ratio
+  int switch_radix = 64;              // ports per switch
 };
 
 struct ClusterLayout {
@@ -107,8 +110,9 @@ struct ClusterLayout {
 
 class Topology {
 public:
-  /// Builds nodes and the two-tier leaf/spine fabric; throws std::invalid_argument when the fabric
-  /// cannot hold the cluster (the message says which limit and what to change).
+  /// Builds nodes and the fabric: leaves and spines (two tiers), or pods of leaves and spines joined by
+  /// core switches (three tiers); throws std::invalid_argument when the fabric cannot hold the cluster
+  /// (the message says which limit and what to change).
   static Topology build(const ClusterLayout& layout);
 
   [[nodiscard]] const Graph& graph() const { return g_; }
@@ -140,6 +144,10 @@ public:
   [[nodiscard]] int node_of_gpu(int global_gpu) const { return global_gpu / layout_.node.gpus; }
   [[nodiscard]] int num_leaves() const { return static_cast<int>(leaves_.size()); }
   [[nodiscard]] int num_spines() const { return static_cast<int>(spines_.size()); }
+  [[nodiscard]] int num_cores() const { return static_cast<int>(cores_.size()); }
+  /// Tiers of the fabric as built (2 or 3) and, with 3, the number of pods.
+  [[nodiscard]] int tiers() const { return tiers_; }
+  [[nodiscard]] int num_pods() const { return pods_; }
   [[nodiscard]] const VertexProps& vertex(VertexId v) const { return g_[v]; }
   [[nodiscard]] const EdgeProps& edge(EdgeId e) const { return edge_props_[static_cast<std::size_t>(e)]; }
   [[nodiscard]] VertexId edge_source(EdgeId e) const { return edge_ends_[static_cast<std::size_t>(e)].first; }
@@ -152,13 +160,16 @@ public:
 private:
   VertexId add_vertex(VertexKind kind, std::string name, int node, int local);
   void add_link(VertexId a, VertexId b, LinkKind kind, units::DataRate bw, units::Seconds latency);
+  void build_core_tier(int leaves, int spines, double links_per_spine);
 
   ClusterLayout layout_;
   Graph g_;
   int num_edges_ = 0;
   std::vector<std::pair<VertexId, VertexId>> edge_ends_; // by EdgeProps::id
   std::vector<EdgeProps> edge_props_;
-  std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, storage_, tenants_;
+  std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, cores_, storage_, tenants_;
+  int tiers_ = 1; // a single leaf has no upper tier
+  int pods_ = 1;
   std::vector<VertexId> storage_nics_; // by node, with a separate storage fabric
 };
 

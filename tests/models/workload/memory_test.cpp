@@ -19,6 +19,28 @@ TEST(Memory, ActivationFormulasFollowKorthikanti) {
                    sbh * (10 + 24.0 / 8 + 5.0 * 32 * 2048 / (4096 * 8)));
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, true, Recompute::selective), sbh * 34.0 / 8);
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, false, Recompute::full), 2 * sbh);
+  // Flash attention never stores the scores: as selective recomputation.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, true, Recompute::none, AttentionKernel::flash),
+                   sbh * 34.0 / 8);
+}
+
+TEST(Memory, ActivationsFollowTheFeedForwardAndTheKeyValueHeads) {
+  // Llama-style layer: 8 of 64 heads for keys and values, SwiGLU with ffn = 3.5h. Outside the
+  // tensor-parallel region 10 sbh; inside Q 2, K and V 2 x 2/8, projection input 2, and SwiGLU's gate,
+  // up, activation and product 8 x 3.5.
+  TransformerShape m;
+  m.layers = 1;
+  m.hidden = 8192;
+  m.heads = 64;
+  m.kv_heads = 8;
+  m.ffn = 28672;
+  m.activation = Activation::swiglu;
+  const double sbh = 4096.0 * 2 * 8192;
+  const double inside = 2 + 4.0 / 8 + 2 + 8 * 3.5;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 2, 4096, 8, true, Recompute::selective),
+                   sbh * (10 + inside) / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 2, 4096, 8, false, Recompute::selective),
+                   sbh * (10 + inside / 8));
 }
 
 TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {

@@ -77,8 +77,9 @@ TEST(ScenarioLoader, FullRecomputationMakesALargeModelFit) {
   text.replace(text.find("gpt3-13b"), 8, "gpt3-175b");
   text.replace(text.find("nodes: 2"), 8, "nodes: 16");
   text.replace(text.find("{tp: 8, dp: 2}"), 14, "{tp: 8, pp: 16, dp: 1}");
+  text.replace(text.find("micro_batch: 1"), 14, "micro_batch: 2\n  attention: unfused");
   EXPECT_THROW((void)parse(text), InputError);
-  text.replace(text.find("micro_batch: 1"), 14, "micro_batch: 1\n  recompute: full");
+  text.replace(text.find("attention: unfused"), 18, "attention: unfused\n  recompute: full");
   EXPECT_NO_THROW((void)parse(text));
 }
 

@@ -63,7 +63,68 @@ TEST(Topology, RailOptimizedPutsEachNicIndexOnItsOwnLeaf) {
 
 TEST(Topology, RejectsAFabricTooSmallForTheCluster) {
   // 64-port switches hold at most 64 leaves of 4 nodes in two tiers.
-  EXPECT_THROW((void)Topology::build(dgx_like(257)), std::invalid_argument);
+  auto l = dgx_like(257);
+  l.fabric.tiers = 2;
+  EXPECT_THROW((void)Topology::build(l), std::invalid_argument);
+  // In three tiers, pods of 32 leaves (a spine's 32 down ports) and at most 64 pods (a core's ports):
+  // 64 x 32 leaves of 4 nodes.
+  l = dgx_like(64 * 32 * 4 + 1);
+  EXPECT_THROW((void)Topology::build(l), std::invalid_argument);
+}
+
+TEST(Topology, ALargerClusterGetsAThirdTierOfPodsAndCores) {
+  // 257 nodes of 8 NICs on 64-port leaves: 65 leaves, more than a spine holds. Pods of 32 leaves (the
+  // spine's 32 down ports at 1:1), 32 spines per pod (each leaf's 32 up-links), and in each of the 32
+  // planes ceil(3 pods x 32 up-links / 64 ports) = 2 cores.
+  const auto t = Topology::build(dgx_like(257));
+  EXPECT_EQ(t.tiers(), 3);
+  EXPECT_EQ(t.num_leaves(), 65);
+  EXPECT_EQ(t.num_pods(), 3);
+  EXPECT_EQ(t.num_spines(), 3 * 32);
+  EXPECT_EQ(t.num_cores(), 32 * 2);
+  const Router r(t, 1);
+  // Inside a pod: leaf, spine, leaf. Across pods: leaf, spine, core, spine, leaf.
+  const auto same_pod = r.route(t.nic(0, 0), t.nic(4, 0));
+  EXPECT_EQ(kinds_along(t, same_pod), (std::vector<VertexKind>{VertexKind::leaf, VertexKind::spine,
+                                                               VertexKind::leaf, VertexKind::nic}));
+  const auto other_pod = r.route(t.nic(0, 0), t.nic(256, 0));
+  EXPECT_EQ(kinds_along(t, other_pod),
+            (std::vector<VertexKind>{VertexKind::leaf, VertexKind::spine, VertexKind::core, VertexKind::spine,
+                                     VertexKind::leaf, VertexKind::nic}));
+  // Full bisection: a pod's leaves reach the cores through as much bandwidth as they bring.
+  double leaf_up = 0;
+  double spine_up = 0;
+  for (int e = 0; e < t.num_edges(); ++e) {
+    const auto from = t.vertex(t.edge_source(e)).kind;
+    const auto to = t.vertex(t.edge_target(e)).kind;
+    if (from == VertexKind::leaf && to == VertexKind::spine)
+      leaf_up += t.edge(e).bandwidth.si();
+    if (from == VertexKind::spine && to == VertexKind::core)
+      spine_up += t.edge(e).bandwidth.si();
+  }
+  // 3 pods' spines each bring 32 leaves' worth of up-links, although the last pod holds one leaf only.
+  EXPECT_NEAR(spine_up, leaf_up / 65 * 32 * 3, 1e-6 * spine_up);
+}
+
+TEST(Topology, CoreOversubscriptionNarrowsTheLinksBetweenPods) {
+  auto l = dgx_like(257);
+  l.fabric.core_oversubscription = 3.0;
+  // A spine splits its 64 ports 48 down (pods of 48 leaves) to 16 up: 2 pods.
+  const auto t = Topology::build(l);
+  EXPECT_EQ(t.num_pods(), 2);
+  double spine_down = 0;
+  double spine_up = 0;
+  for (int e = 0; e < t.num_edges(); ++e) {
+    const auto from = t.vertex(t.edge_source(e)).kind;
+    const auto to = t.vertex(t.edge_target(e)).kind;
+    if (from == VertexKind::spine && to == VertexKind::leaf &&
+        t.vertex(t.edge_source(e)).name.starts_with("pod0."))
+      spine_down += t.edge(e).bandwidth.si();
+    if (from == VertexKind::spine && to == VertexKind::core &&
+        t.vertex(t.edge_source(e)).name.starts_with("pod0."))
+      spine_up += t.edge(e).bandwidth.si();
+  }
+  EXPECT_NEAR(spine_down / spine_up, 3.0, 1e-9);
 }
 
 TEST(Topology, CopiesKeepTheirEdges) {
