@@ -60,4 +60,29 @@ std::vector<int> ep_group(const Parallelism& p, int tp, int dp, int pp) {
   return out;
 }
 
+int stage_layers(const Parallelism& p, int layers, int stage) {
+  if (p.pp == 1)
+    return layers;
+  const int first = p.first_stage_layers;
+  const int last = p.last_stage_layers;
+  if (first == 0 && last == 0)
+    return layers / p.pp;
+  // The stages given no count share what the others leave.
+  const int fixed = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
+  const int rest = p.pp - fixed;
+  const int each = rest > 0 ? (layers - first - last) / rest : 0;
+  if (stage == 0 && first > 0)
+    return first;
+  if (stage == p.pp - 1 && last > 0)
+    return last;
+  return each;
+}
+
+int chunk_layers(const Parallelism& p, int layers, int chunks, int vs) {
+  const int stage = vs % p.pp;
+  const int chunk = vs / p.pp;
+  const int total = stage_layers(p, layers, stage);
+  return total / chunks + (chunk < total % chunks ? 1 : 0);
+}
+
 } // namespace dpusim::workload

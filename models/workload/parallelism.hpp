@@ -12,8 +12,18 @@ struct Parallelism {
   int dp = 1;
   int ep = 1; // expert parallelism: groups of ep consecutive data-parallel ranks share out the experts
   int cp = 1; // context parallelism: each sequence split over cp ranks, which exchange keys and values
+  // Layers of the first and last pipeline stages (0: an even share); the other stages share the rest
+  // evenly (Megatron-LM's --decoder-first/last-pipeline-num-layers).
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
   [[nodiscard]] int world() const { return tp * cp * pp * dp; }
 };
+
+/// Transformer layers held by pipeline stage `stage` of a model of `layers`.
+int stage_layers(const Parallelism& p, int layers, int stage);
+/// Layers of virtual stage `vs` (chunk vs / pp of stage vs % pp) when each stage's layers are split over
+/// `chunks` model chunks, the first ones taking one more where they do not divide evenly.
+int chunk_layers(const Parallelism& p, int layers, int chunks, int vs);
 
 struct RankCoord {
   int tp = 0;

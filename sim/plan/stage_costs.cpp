@@ -11,7 +11,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   const int chunks = p.pp * w.virtual_stages;
   StageCosts c;
   c.stage = stage;
-  c.layers = m.layers / chunks;
+  c.layers = workload::chunk_layers(p, m.layers, w.virtual_stages, stage);
   const bool first = stage == 0;
   const bool last = stage == chunks - 1;
   c.first = first;

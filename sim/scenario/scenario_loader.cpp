@@ -208,7 +208,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto par_node = m.required("parallelism", "{tp: ..., pp: ..., dp: ...}");
   {
     auto p = par_node.as_map();
-    p.declare({"tp", "pp", "dp", "ep", "cp", "virtual_stages"});
+    p.declare({"tp", "pp", "dp", "ep", "cp", "virtual_stages", "first_stage_layers", "last_stage_layers"});
     w.parallelism.tp = static_cast<int>(p.required("tp", "the tensor-parallel degree").as_int(1, 1 << 16));
     if (auto pp = p.optional("pp"))
       w.parallelism.pp = static_cast<int>(pp->as_int(1, 1 << 16));
@@ -237,6 +237,32 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
       w.virtual_stages = static_cast<int>(v->as_int(1, 1 << 10));
       if (w.virtual_stages > 1 && w.parallelism.pp < 2)
         v->fail("interleaving (virtual_stages > 1) needs pipeline parallelism (pp > 1)");
+    }
+    // Uneven pipeline stages: the first and/or last stage hold a given number of layers, the others
+    // share the rest evenly.
+    auto& par = w.parallelism;
+    for (const auto* key : {"first_stage_layers", "last_stage_layers"})
+      if (auto n = p.optional(key)) {
+        const int layers = static_cast<int>(n->as_int(1, 1 << 20));
+        (std::string_view(key) == "first_stage_layers" ? par.first_stage_layers : par.last_stage_layers) =
+            layers;
+        if (par.pp < 2)
+          n->fail(fmt::format("{} needs pipeline parallelism (pp > 1)", key));
+        if (layers < w.virtual_stages)
+          n->fail(
+              fmt::format("{} = {} leaves a model chunk of that stage without a layer (virtual_stages = {})",
+                          key, layers, w.virtual_stages));
+      }
+    if (par.first_stage_layers > 0 || par.last_stage_layers > 0) {
+      const int fixed = par.first_stage_layers + par.last_stage_layers;
+      const int rest = par.pp - (par.first_stage_layers > 0 ? 1 : 0) - (par.last_stage_layers > 0 ? 1 : 0);
+      const int left = w.model.layers - fixed;
+      if (rest == 0 ? left != 0 : (left < rest * w.virtual_stages || left % rest != 0))
+        par_node.fail(fmt::format(
+            "the model's {} layers less the first and last stages' {} leave {} for the other {} stages: {}",
+            w.model.layers, fixed, left, rest,
+            rest == 0 ? "with pp = 2 the two counts must add up to the model's layers"
+                      : fmt::format("they must share them evenly, at least {} each", w.virtual_stages)));
     }
     p.finish();
   }
@@ -347,7 +373,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   if (w.model.moe() && w.model.expert_ffn % p.tp != 0)
     par_node.fail(
         fmt::format("tp = {} must divide the experts' feed-forward size {}", p.tp, w.model.expert_ffn));
-  if (w.model.layers % (p.pp * w.virtual_stages) != 0)
+  const bool uneven = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+  if (!uneven && w.model.layers % (p.pp * w.virtual_stages) != 0)
     par_node.fail(w.virtual_stages > 1
                       ? fmt::format("pp x virtual_stages = {} x {} must divide the model's {} layers", p.pp,
                                     w.virtual_stages, w.model.layers)
@@ -407,7 +434,7 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.recompute = w.recompute;
     c.attention = w.attention;
     c.zero_stage = w.zero_stage;
-    c.layers_on_rank = w.model.layers / p.pp;
+    c.layers_on_rank = workload::stage_layers(p, w.model.layers, s);
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
     // 1F1B keeps up to (pp - stage) micro-batches of activations alive; interleaving keeps more of
     // them, each on a 1/v share of the stage's layers (Megatron: warm-up of 2(pp-s-1) + (v-1)pp chunks).

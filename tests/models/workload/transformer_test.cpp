@@ -91,6 +91,30 @@ TransformerShape mixtral() {
 }
 } // namespace
 
+TEST(Parallelism, UnevenStagesShareWhatTheFirstAndLastLeave) {
+  // Llama 3 405B on 16 stages (Dubey et al. 2024): one layer fewer on the first and the last stage.
+  Parallelism p{.tp = 8, .pp = 16, .dp = 128};
+  p.first_stage_layers = 7;
+  p.last_stage_layers = 7;
+  int total = 0;
+  for (int s = 0; s < 16; ++s)
+    total += stage_layers(p, 126, s);
+  EXPECT_EQ(total, 126);
+  EXPECT_EQ(stage_layers(p, 126, 0), 7);
+  EXPECT_EQ(stage_layers(p, 126, 7), 8);
+  EXPECT_EQ(stage_layers(p, 126, 15), 7);
+  // Only the last stage given: the first 15 share 126 - 6 = 120.
+  p.first_stage_layers = 0;
+  p.last_stage_layers = 6;
+  EXPECT_EQ(stage_layers(p, 126, 0), 8);
+  // Over 4 chunks a stage of 7 layers gives 2, 2, 2, 1 (virtual stage = chunk x pp + stage).
+  p.last_stage_layers = 7;
+  p.first_stage_layers = 7;
+  EXPECT_EQ(chunk_layers(p, 126, 4, 0), 2);
+  EXPECT_EQ(chunk_layers(p, 126, 4, 3 * 16), 1);
+  EXPECT_EQ(chunk_layers(p, 126, 4, 3 * 16 + 1), 2);
+}
+
 TEST(MixtureOfExperts, ParameterCountMatchesMixtral) {
   // Mixtral 8x7B: 46.7B parameters (Jiang et al. 2024).
   EXPECT_NEAR(parameter_count(mixtral(), 4096) / 1e9, 46.7, 0.1);

@@ -90,3 +90,23 @@ TEST(StageCosts, OnlyTheLastStageCarriesTheOutputHead) {
   EXPECT_EQ(last.p2p_bytes, 0.0);
   EXPECT_DOUBLE_EQ(first.p2p_bytes, 2048.0 * 5120 * 2 / 8);
 }
+
+TEST(StageCosts, UnevenFirstAndLastStagesHoldTheirOwnLayers) {
+  // 40 layers on 4 stages with 5 on the first and 7 on the last: 14 on each of the two middle ones;
+  // interleaved over 2 chunks, a stage's odd layer goes to its first chunk.
+  const auto gpu = h100();
+  auto w = gpt(8, 4, 1);
+  w.parallelism.first_stage_layers = 5;
+  w.parallelism.last_stage_layers = 7;
+  w.virtual_stages = 2;
+  std::vector<int> layers;
+  double params = 0;
+  for (int vs = 0; vs < 8; ++vs) {
+    const auto c = plan::stage_costs(w, gpu, vs);
+    layers.push_back(c.layers);
+    params += c.layers * c.layer_params;
+  }
+  // Virtual stage vs is chunk vs / 4 of stage vs % 4.
+  EXPECT_EQ(layers, (std::vector<int>{3, 7, 7, 4, 2, 7, 7, 3}));
+  EXPECT_NEAR(params, 40 * plan::stage_costs(w, gpu, 1).layer_params, 1e-6 * params);
+}
