@@ -1,13 +1,13 @@
 #include "sim/plan/iteration_plan.hpp"
 
 #include "models/workload/parallelism.hpp"
+#include "sim/plan/host_work.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
+#include "sim/plan/plan_tasks.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <map>
-#include <numeric>
 
 namespace dpusim::plan {
 
@@ -93,19 +93,6 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, 
 
 namespace {
 
-engine::Task task_of(engine::TaskKind kind) {
-  engine::Task t;
-  t.kind = kind;
-  return t;
-}
-
-TaskInfo make_info(TaskCategory category, std::string label) {
-  TaskInfo i;
-  i.category = category;
-  i.label = std::move(label);
-  return i;
-}
-
 class Builder {
 public:
   Builder(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
@@ -153,13 +140,14 @@ public:
     std::vector<engine::TaskId> finals;
     for (int s = 0; s < p_.pp; ++s)
       gradient_reduction(s, finals);
+    HostWork host(platform_, host_, plan_);
     if (host_.data)
       for (int d = 0; d < replicas_; ++d)
-        data_loader(d, finals);
-    agents();
-    cross_traffic();
+        host.data_loader(replica_input(d), finals);
+    host.agents();
+    host.cross_traffic();
     if (host_.checkpoint_bytes_per_gpu > 0)
-      checkpoint(finals);
+      host.checkpoint(finals);
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);
@@ -182,6 +170,20 @@ private:
            (fwd ? 0 : 1);
   }
   [[nodiscard]] double replica_weight() const { return static_cast<double>(p_.dp) / replicas_; }
+
+  /// What replica d's input pipeline feeds: micro-batch k's slot and its first forward task.
+  [[nodiscard]] ReplicaInput replica_input(int d) const {
+    ReplicaInput in;
+    in.replica = d;
+    in.first_gpu = gpus_of(d, 0).front();
+    in.micro_batch = w_.micro_batch;
+    in.weight = replica_weight();
+    for (int k = 0; k < m_; ++k) {
+      in.slots.push_back(data_slot_[static_cast<std::size_t>(d * m_ + k)]);
+      in.forwards.push_back(op_first_[op_index(d, 0, 0, k, true)]);
+    }
+    return in;
+  }
 
   engine::TaskId add(engine::Task t, TaskInfo i) {
     const auto id = plan_.graph.add(std::move(t));
@@ -580,195 +582,6 @@ private:
     }
   }
 
-  /// Replica d's input pipeline in steady state: `prefetch` micro-batches were queued by the previous
-  /// iteration, so this iteration's forward pass m waits for load m - prefetch, and load k (which
-  /// produces micro-batch k + prefetch, possibly of the next iteration) may start once micro-batch k
-  /// leaves the queue. Each load reads its samples from a storage server through the storage client's
-  /// placement and decodes them on the loader's worker cores, all progressing together.
-  void data_loader(int d, std::vector<engine::TaskId>& finals) {
-    const auto& dc = *host_.data;
-    const auto& path = *host_.path;
-    const int first_gpu = gpus_of(d, 0).front();
-    const auto gpu_host = platform_.gpu(first_gpu);
-    const int node = platform_.node_of(gpu_host);
-    const int per_node = platform_.topology().layout().node.gpus;
-    const int nic = platform_.topology().nic_of_gpu(first_gpu % per_node);
-    const auto cpu = platform_.cpu(node);
-    const double samples = w_.micro_batch;
-    const double bytes = samples * dc.sample.si();
-    const double decode = samples * dc.decode.si();
-    if (bytes <= 0 && decode <= 0)
-      return;
-    engine::TaskId previous = -1;
-    for (int k = 0; k < m_; ++k) {
-      engine::Task t = task_of(engine::TaskKind::transfer);
-      TaskInfo i = make_info(TaskCategory::data_load, fmt::format("load mb{}", k + dc.prefetch));
-      i.dp = d;
-      i.stage = 0;
-      i.micro = k;
-      i.gpus = {first_gpu};
-      i.bytes = bytes;
-      i.weight = replica_weight();
-      if (bytes > 0) {
-        const int servers = platform_.storage_servers();
-        const auto server = platform_.storage((d * m_ + k) % servers);
-        storage_flows(t, server, cpu, node, nic, bytes, false);
-        t.loads.push_back({server, bytes / host_.storage_read_rate});
-      }
-      // Workers decode their share, one core each. A host storage client receives over the node's few
-      // TCP connections, each driven by one core and shared by every loader of the node (a limiter
-      // with one core per connection caps them together); an offloaded client's work runs on the Arm
-      // cores (SNAP) or not at all (NVMe-oF over RDMA).
-      i.host_core_s[static_cast<std::size_t>(CpuUse::data_loading)] += decode;
-      if (decode > 0)
-        for (int wk = 0; wk < dc.workers; ++wk)
-          t.loads.push_back({cpu, decode / dc.workers});
-      const int connections = host_.storage_connections;
-      if (bytes > 0)
-        storage_client_work(t, i, path.storage_read(bytes, connections), node, {nic});
-      const auto id = add(std::move(t), std::move(i));
-      if (previous >= 0)
-        plan_.graph.depend(previous, id);
-      if (const auto slot = data_slot_[static_cast<std::size_t>(d * m_ + k)]; slot >= 0)
-        plan_.graph.depend(slot, id);
-      if (k + dc.prefetch < m_) {
-        const auto consumer = op_first_[op_index(d, 0, 0, k + dc.prefetch, true)];
-        plan_.graph.depend(id, consumer);
-        plan_.info[static_cast<std::size_t>(consumer)].data_from = id;
-      }
-      previous = id;
-    }
-    finals.push_back(previous);
-  }
-
-  /// Bytes between a storage server and host memory of `node` over NIC `nic`: directly, or under SNAP
-  /// through the DPU's Arm cores (and its internal PCIe) on the way.
-  void storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node, int nic,
-                     double bytes, bool write) {
-    std::vector<engine::HostIndex> hops{server};
-    if (host_.path->storage_through_arm())
-      hops.push_back(platform_.arm(node, nic));
-    hops.push_back(cpu);
-    if (write)
-      std::reverse(hops.begin(), hops.end());
-    for (std::size_t h = 0; h + 1 < hops.size(); ++h) {
-      (void)platform_.route_hosts(hops[h], hops[h + 1], nic);
-      t.flows.push_back({hops[h], hops[h + 1], bytes});
-    }
-  }
-
-  /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
-  /// node's connection limiter; SNAP's on the Arm cores of the DPUs in `nics`, in turn.
-  void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<offload::CpuWork>& works, int node,
-                           const std::vector<int>& nics) {
-    for (const auto& work : works) {
-      const bool arm = work.processor == offload::Processor::dpu_arm;
-      for (int th = 0; th < work.threads; ++th) {
-        const double share = work.core_s / work.threads;
-        if (arm) {
-          t.loads.push_back({platform_.arm(node, nics[static_cast<std::size_t>(th) % nics.size()]), share});
-        } else {
-          t.loads.push_back({platform_.cpu(node), share});
-          t.loads.push_back({storage_client(node), share});
-        }
-      }
-      (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
-    }
-  }
-
-  /// The limiter standing for node n's host storage client connections (created on first use).
-  engine::HostIndex storage_client(int node) {
-    const auto it = storage_client_.find(node);
-    if (it != storage_client_.end())
-      return it->second;
-    return storage_client_[node] = platform_.add_limiter(1.0, host_.storage_connections);
-  }
-
-  /// Every node writes its GPUs' checkpoint shards to the storage servers (GPU i of the cluster to server
-  /// i mod servers), through the storage client's placement: from host memory over the node's NICs with
-  /// the host client's per-byte CPU (split over its connections), via the Arm cores (SNAP), or by the NIC
-  /// (GPUDirect Storage / NVMe-oF over RDMA). The servers' media write at `storage_write_rate` each.
-  /// A synchronous checkpoint starts after everything else of the iteration; an asynchronous one at once.
-  void checkpoint(std::vector<engine::TaskId>& finals) {
-    const auto& path = *host_.path;
-    const int per_node = platform_.topology().layout().node.gpus;
-    const int servers = platform_.storage_servers();
-    const double bytes = host_.checkpoint_bytes_per_gpu;
-    const std::vector<engine::TaskId> before =
-        host_.checkpoint_async ? std::vector<engine::TaskId>{} : finals;
-    for (int n = 0; n < platform_.nodes(); ++n) {
-      const auto cpu = platform_.cpu(n);
-      engine::Task t = task_of(engine::TaskKind::transfer);
-      TaskInfo i = make_info(TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
-      for (int g = 0; g < per_node; ++g) {
-        const int gpu = n * per_node + g;
-        const auto server = platform_.storage(gpu % servers);
-        const int nic = platform_.topology().nic_of_gpu(g);
-        storage_flows(t, server, cpu, n, nic, bytes, true);
-        t.loads.push_back({server, bytes / host_.storage_write_rate});
-        i.gpus.push_back(gpu);
-      }
-      const double node_bytes = bytes * per_node;
-      i.bytes = node_bytes;
-      std::vector<int> nics(static_cast<std::size_t>(platform_.topology().layout().node.nics));
-      std::iota(nics.begin(), nics.end(), 0);
-      storage_client_work(t, i, path.storage_write(node_bytes, host_.storage_connections), n, nics);
-      const auto id = add(std::move(t), std::move(i));
-      for (auto b : before)
-        plan_.graph.depend(b, id);
-      finals.push_back(id);
-    }
-  }
-
-  /// Other tenants' bulk flows: endpoint i of each leaf sends to endpoint i of the next leaf until the
-  /// iteration ends, routed by ECMP like any flow, limited by their endpoints' ports (Topology::build).
-  void cross_traffic() {
-    const int n = platform_.tenants();
-    const int leaves = platform_.topology().num_leaves();
-    if (n == 0 || leaves < 2)
-      return;
-    const int per_leaf = n / leaves;
-    constexpr double kForever = 1e18; // bytes: stopped when the iteration ends
-    for (int l = 0; l < leaves; ++l)
-      for (int i = 0; i < per_leaf; ++i) {
-        const auto src = platform_.tenant(l * per_leaf + i);
-        const auto dst = platform_.tenant(((l + 1) % leaves) * per_leaf + i);
-        (void)platform_.route_hosts(src, dst);
-        engine::Task t = task_of(engine::TaskKind::background);
-        t.flows.push_back({src, dst, kForever});
-        add(std::move(t), make_info(TaskCategory::cross_traffic, fmt::format("tenant flow {}.{}", l, i)));
-      }
-  }
-
-  /// Infrastructure agents on every node: background work of `agent_cores` host cores, on the host or
-  /// (as more of the slower Arm cores) spread over the node's DPUs.
-  void agents() {
-    if (host_.agent_cores <= 0)
-      return;
-    const bool on_arm = host_.agent_site == offload::Site::dpu_arm;
-    const int dpus = platform_.topology().layout().node.nics;
-    constexpr double kForever = 1e12; // core-seconds: stopped when the iteration ends
-    auto spawn = [&](engine::HostIndex where, double cores, int node) {
-      const int entries = static_cast<int>(std::ceil(cores - 1e-9));
-      for (int e = 0; e < entries; ++e) {
-        engine::Task t = task_of(engine::TaskKind::background);
-        t.loads.push_back({where, kForever});
-        t.loads.push_back({platform_.add_limiter(cores / entries), kForever}); // caps it at its share
-        TaskInfo i = make_info(TaskCategory::agent, fmt::format("agents node {}", node));
-        (on_arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(CpuUse::agents)] = kForever;
-        add(std::move(t), std::move(i));
-      }
-    };
-    for (int n = 0; n < platform_.nodes(); ++n) {
-      if (on_arm) {
-        for (int k = 0; k < dpus; ++k)
-          spawn(platform_.arm(n, k), host_.agent_cores * host_.arm_cores_per_host_core / dpus, n);
-      } else {
-        spawn(platform_.cpu(n), host_.agent_cores, n);
-      }
-    }
-  }
-
   const scenario::WorkloadConfig& w_;
   const std::vector<StageCosts>& costs_;
   platform::PlatformBuilder& platform_;
@@ -790,7 +603,6 @@ private:
   std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
   std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete
   std::vector<engine::TaskId> data_slot_;     // by replica * m + micro-batch: the task before its forward
-  std::map<int, engine::HostIndex> storage_client_; // by node: its storage client's connection limiter
 };
 
 } // namespace
