@@ -62,22 +62,29 @@ constexpr std::array kMoneyUnits{UnitDef{"USD", 1.0}, UnitDef{"kUSD", 1e3}, Unit
 
 template <class Q>
 struct Traits;
-#define DPUSIM_UNIT_TRAITS(Q, table, name, example)                                                          \
+// Each dimension's name, example, units and the range of magnitudes the models work with (SI): far
+// outside what hardware does, yet narrow enough that durations, rates and sizes stay finite and exact
+// in the simulator's arithmetic. Zero is a separate matter, allowed or not by the reader.
+#define DPUSIM_UNIT_TRAITS(Q, table, name, example, least, most, range)                                      \
   template <>                                                                                                \
   struct Traits<Q> {                                                                                         \
     static std::span<const UnitDef> units() { return table; }                                                \
     static constexpr std::string_view kName = name;                                                          \
     static constexpr std::string_view kExample = example;                                                    \
+    static constexpr double kLeast = least;                                                                  \
+    static constexpr double kMost = most;                                                                    \
+    static constexpr std::string_view kRange = range;                                                        \
   };
-DPUSIM_UNIT_TRAITS(Bytes, kDataUnits, "data size", "80GiB")
-DPUSIM_UNIT_TRAITS(Seconds, kTimeUnits, "duration", "2us")
-DPUSIM_UNIT_TRAITS(DataRate, kRateUnits, "data rate", "400Gbps")
-DPUSIM_UNIT_TRAITS(Flops, kWorkUnits, "amount of work", "3.2TFLOP")
-DPUSIM_UNIT_TRAITS(FlopRate, kWorkRateUnits, "compute rate", "989TFLOPS")
-DPUSIM_UNIT_TRAITS(Frequency, kFreqUnits, "frequency", "2.25GHz")
-DPUSIM_UNIT_TRAITS(Power, kPowerUnits, "power", "700W")
-DPUSIM_UNIT_TRAITS(Energy, kEnergyUnits, "energy", "1.5kWh")
-DPUSIM_UNIT_TRAITS(Money, kMoneyUnits, "price", "25000USD")
+DPUSIM_UNIT_TRAITS(Bytes, kDataUnits, "data size", "80GiB", 1.0, 1e18, "from 1B to 1000PB")
+DPUSIM_UNIT_TRAITS(Seconds, kTimeUnits, "duration", "2us", 1e-9, 1e6, "from 1ns to 1000000s")
+DPUSIM_UNIT_TRAITS(DataRate, kRateUnits, "data rate", "400Gbps", 125.0, 1e15, "from 1Kbps to 8000Tbps")
+DPUSIM_UNIT_TRAITS(Flops, kWorkUnits, "amount of work", "3.2TFLOP", 1.0, 1e27, "from 1FLOP to 1e9EFLOP")
+DPUSIM_UNIT_TRAITS(FlopRate, kWorkRateUnits, "compute rate", "989TFLOPS", 1e3, 1e18,
+                   "from 1000FLOPS to 1000PFLOPS")
+DPUSIM_UNIT_TRAITS(Frequency, kFreqUnits, "frequency", "2.25GHz", 1.0, 1e12, "from 1Hz to 1000GHz")
+DPUSIM_UNIT_TRAITS(Power, kPowerUnits, "power", "700W", 1e-3, 1e10, "from 0.001W to 10000MW")
+DPUSIM_UNIT_TRAITS(Energy, kEnergyUnits, "energy", "1.5kWh", 1e-3, 1e16, "from 0.001J to 1e10MJ")
+DPUSIM_UNIT_TRAITS(Money, kMoneyUnits, "price", "25000USD", 1e-6, 1e13, "from 0.000001USD to 1e7MUSD")
 #undef DPUSIM_UNIT_TRAITS
 
 std::string_view trim(std::string_view s) {
@@ -132,8 +139,14 @@ Q parse_quantity(std::string_view text) {
     throw UnitError(fmt::format("\"{}\" has no unit; a {} needs one, e.g. \"{}\" (valid units: {})", buf,
                                 T::kName, T::kExample, symbol_list(T::units())));
   for (const auto& u : T::units()) {
-    if (u.symbol == unit)
-      return Q::from_si(number * u.factor);
+    if (u.symbol != unit)
+      continue;
+    const auto value = Q::from_si(number * u.factor);
+    const double magnitude = std::abs(value.si());
+    if (magnitude != 0 && (magnitude < T::kLeast || magnitude > T::kMost))
+      throw UnitError(fmt::format("\"{}\" is outside the range of a {} that dpusim models: {}", buf, T::kName,
+                                  T::kRange));
+    return value;
   }
   std::vector<std::string> symbols;
   for (const auto& u : T::units())

@@ -3,6 +3,7 @@
 #include "models/core/text_distance.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <limits>
@@ -44,7 +45,10 @@ std::string Node::describe_found() const {
     return "a mapping";
   if (node_.IsSequence())
     return "a list";
-  return fmt::format("\"{}\"", node_.Scalar());
+  const std::string& text = node_.Scalar();
+  constexpr std::size_t kShown = 60; // a long value (a whole file read as YAML) is cut short
+  return text.size() <= kShown ? fmt::format("\"{}\"", text)
+                               : fmt::format("\"{}...\"", text.substr(0, kShown));
 }
 
 std::string Node::scalar_text(std::string_view expected) const {
@@ -237,7 +241,13 @@ Seq::Seq(Node node) : node_(std::move(node)) {
 Node parse_text(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
   try {
-    YAML::Node root = YAML::Load(text);
+    const auto documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {
+      const auto mark = documents[1].Mark();
+      throw InputError(Location{name, mark.line + 1, mark.column + 1}, "",
+                       "a second YAML document (after \"---\"): a file holds one scenario, entry or profile");
+    }
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     return Node(root, file, "", Location{name, 1, 1});
   } catch (const YAML::ParserException& e) {
     throw InputError(Location{name, e.mark.line + 1, e.mark.column + 1}, "",
@@ -246,6 +256,20 @@ Node parse_text(const std::string& text, const std::string& name) {
 }
 
 Node load_file(const std::string& path) {
+  // Scenarios, catalog entries and profiles are small text files: anything else (a directory, a
+  // device, a file of many megabytes) is refused before it is read.
+  constexpr std::uintmax_t kMaxBytes = 16u << 20;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw InputError(Location{path, 0, 0}, "", "cannot open the file (does it exist and is it readable?)");
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(Location{path, 0, 0}, "",
+                     std::filesystem::is_directory(status) ? "is a directory, not a YAML file"
+                                                           : "is not a regular file (a device or a pipe?)");
+  if (std::filesystem::file_size(path, ec) > kMaxBytes)
+    throw InputError(Location{path, 0, 0}, "",
+                     "is larger than 16 MiB: not a scenario, catalog entry or profile");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw InputError(Location{path, 0, 0}, "", "cannot open the file (does it exist and is it readable?)");

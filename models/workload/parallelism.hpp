@@ -16,7 +16,11 @@ struct Parallelism {
   // evenly (Megatron-LM's --decoder-first/last-pipeline-num-layers).
   int first_stage_layers = 0;
   int last_stage_layers = 0;
-  [[nodiscard]] int world() const { return tp * cp * pp * dp; }
+  /// GPUs the layout needs (a double: the product of unchecked degrees may exceed any integer type).
+  [[nodiscard]] double world() const {
+    return static_cast<double>(tp) * static_cast<double>(cp) * static_cast<double>(pp) *
+           static_cast<double>(dp);
+  }
 };
 
 /// Transformer layers held by pipeline stage `stage` of a model of `layers`.

@@ -4,6 +4,8 @@
 #include "sim/cli/command.hpp"
 
 #include <boost/program_options.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <functional>
 #include <iostream>
@@ -31,6 +33,16 @@ Options:
 
 Exit status: 0 success, 1 simulation or I/O failure, 2 bad input (usage, scenario, catalog or profile).
 )";
+
+/// Ends the process after a failure without running static destructors: a simulation stopped part-way
+/// leaves SimGrid's global state half torn down, and its destructors must not run then. Every output
+/// file is complete or absent by now (they are written atomically).
+[[noreturn]] void fail_with(int status) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
 
 } // namespace
 
@@ -63,12 +75,12 @@ int main(int argc, char** argv) {
     return it->second(args);
   } catch (const dpusim::InputError& e) {
     std::cerr << e.what() << "\n";
-    return kBadInput;
+    fail_with(kBadInput);
   } catch (const boost::program_options::error& e) {
     std::cerr << fmt::format("dpusim {}: {}\n(see dpusim {} --help)\n", first, e.what(), first);
-    return kBadInput;
+    fail_with(kBadInput);
   } catch (const std::exception& e) {
     std::cerr << fmt::format("dpusim {}: error: {}\n", first, e.what());
-    return kFailure;
+    fail_with(kFailure);
   }
 }

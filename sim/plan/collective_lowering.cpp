@@ -164,7 +164,13 @@ void Lowered::merge(const Lowered& other, bool zip) {
   }
   if (zip && !parts.empty()) {
     for (std::size_t i = 0; i < other.parts.size(); ++i) {
-      if (i >= parts.size()) {
+      // A part is one SimGrid parallel task, whose cost grows with the square of its members: beyond
+      // kMaxZippedEntries flows and loads, a further part runs beside it instead of inside it.
+      const std::size_t entries = i < parts.size()
+                                      ? parts[i].flows.size() + parts[i].loads.size() +
+                                            other.parts[i].flows.size() + other.parts[i].loads.size()
+                                      : 0;
+      if (i >= parts.size() || entries > kMaxZippedEntries) {
         parts.push_back(other.parts[i]);
         continue;
       }

@@ -34,6 +34,9 @@ struct Transfer {
   std::vector<engine::Load> loads; // host CPU work (TCP stack), one entry per busy core
 };
 
+/// Most flows and loads in one part made by zipping symmetric operations together (Lowered::merge).
+inline constexpr std::size_t kMaxZippedEntries = 2048;
+
 struct Lowered {
   std::vector<Transfer> parts; // independent parts (one per ring); the operation ends when all have
   double latency_s = 0;        // to charge before the transfer (the transfer itself adds one route latency)
@@ -57,8 +60,9 @@ struct Lowered {
 
   /// Adds another operation to run at the same time. With `zip`, part i of `other` joins part i of this
   /// one (for symmetric operations that progress alike, such as the same ring of every tensor-parallel
-  /// rank); otherwise its parts are added as independent ones. Operations with phases are merged phase
-  /// by phase (a single-phase one runs alongside phase 0).
+  /// rank), up to kMaxZippedEntries flows and loads per part, beyond which it runs as a part of its own;
+  /// otherwise its parts are added as independent ones. Operations with phases are merged phase by phase
+  /// (a single-phase one runs alongside phase 0).
   void merge(const Lowered& other, bool zip);
 };
 

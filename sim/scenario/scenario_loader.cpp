@@ -64,7 +64,7 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
 ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   m.declare({"nodes", "gpus_per_node", "node", "nic", "dpu", "fabric", "services", "storage", "tenants"});
   ClusterConfig c;
-  c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 20));
+  c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 16));
   c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
   const auto* node = cat.node(c.node);
   c.gpus_per_node = node->gpus.value;
@@ -99,8 +99,13 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
     }
     if (auto o = sm.optional("overlay"))
       c.services.overlay = o->as_choice({"none", "vxlan"}) == "vxlan";
-    if (auto a = sm.optional("agents"))
+    if (auto a = sm.optional("agents")) {
       c.services.agent_cores = a->as_number(0, 4096);
+      const int cores = cat.cpu(node->cpu)->cores.value * node->cpu_sockets.value;
+      if (c.services.agent_cores > cores)
+        a->fail(fmt::format("{:g} agent cores exceed the {} host cores of a {} ({} x {})",
+                            c.services.agent_cores, cores, c.node, node->cpu_sockets.value, node->cpu));
+    }
     sm.finish();
   }
   if (auto tn = m.optional("tenants")) {
@@ -356,13 +361,13 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat, const Clu
   const auto* node = cat.node(cluster.node);
   const int gpus = cluster.nodes * cluster.gpus_per_node;
   const auto& p = w.parallelism;
-  if (p.world() != gpus)
+  if (p.world() != static_cast<double>(gpus))
     par_node.fail(
         fmt::format("{} = {} GPUs, but the cluster has {} nodes x {} GPUs = {} (cluster at {}:{})",
                     p.cp > 1 ? fmt::format("tp x cp x pp x dp = {} x {} x {} x {}", p.tp, p.cp, p.pp, p.dp)
                              : fmt::format("tp x pp x dp = {} x {} x {}", p.tp, p.pp, p.dp),
-                    p.world(), cluster.nodes, cluster.gpus_per_node, gpus, cluster_node.location().line,
-                    cluster_node.location().column));
+                    fmt::format("{:.0f}", p.world()), cluster.nodes, cluster.gpus_per_node, gpus,
+                    cluster_node.location().line, cluster_node.location().column));
   if (w.model.heads % p.tp != 0)
     par_node.fail(fmt::format("tp = {} must divide the model's {} attention heads", p.tp, w.model.heads));
   if (w.model.kv_heads % p.tp != 0 && p.tp % w.model.kv_heads != 0)
@@ -465,6 +470,10 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
     return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.';
   });
+  if (s.name.size() > 100)
+    name.fail(
+        fmt::format("is {} characters long; a scenario name (a directory under results/) has at most 100",
+                    s.name.size()));
   if (!safe || s.name == "." || s.name == "..")
     name.fail(fmt::format(
         "\"{}\" is used as a directory name under results/: use letters, digits, '-', '_' or '.'", s.name));
@@ -484,7 +493,16 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     if (n.is_map()) {
       auto vm = n.as_map();
       vm.declare({"name", "placement"});
-      given_name = vm.required("name").as_string();
+      const auto name_node = vm.required("name");
+      given_name = name_node.as_string();
+      // The name is a column value of comparison.csv and a --variant argument: keep it plain.
+      const bool plain =
+          !given_name.empty() && given_name.size() <= 64 &&
+          std::all_of(given_name.begin(), given_name.end(), [](unsigned char ch) {
+            return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '+' || ch == '=';
+          });
+      if (!plain)
+        name_node.fail("a variant name has 1 to 64 letters, digits, '-', '_', '.', '+' or '='");
       spec = vm.required("placement", "a preset with +function=site changes, e.g. rdma-nic+storage=dpu_arm")
                  .as_string();
       vm.finish();
@@ -535,6 +553,8 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
       p = std::filesystem::path(s.file).parent_path() / p;
     if (!std::filesystem::exists(p))
       c->fail(fmt::format("no calibration profile at {}", p.string()));
+    if (!std::filesystem::is_regular_file(p))
+      c->fail(fmt::format("{} is not a file: give the profile.yaml that dpusim-calib wrote", p.string()));
     s.calibration = p.string();
   }
   if (auto v = m.optional("validation")) {

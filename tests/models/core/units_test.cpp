@@ -74,3 +74,23 @@ TEST(TextDistance, SuggestsCloseCandidatesOnly) {
   EXPECT_EQ(dpusim::did_you_mean("zzzzzz", keys), "");
   EXPECT_EQ(dpusim::did_you_mean("h100", {"h100-sxm", "a100-sxm-80gb"}), "h100-sxm");
 }
+
+TEST(Units, QuantitiesOutsideTheModelledRangeAreRejected) {
+  // Far outside what hardware does, and where durations and rates would overflow the simulator.
+  EXPECT_THROW((void)parse_quantity<Seconds>("1000000h"), UnitError);
+  EXPECT_THROW((void)parse_quantity<DataRate>("1e-300bps"), UnitError);
+  EXPECT_THROW((void)parse_quantity<Bytes>("1e300PiB"), UnitError);
+  EXPECT_THROW((void)parse_quantity<Bytes>("0.5B"), UnitError);
+  try {
+    (void)parse_quantity<Seconds>("2e6s");
+    FAIL();
+  } catch (const UnitError& e) {
+    EXPECT_STREQ(e.what(),
+                 "\"2e6s\" is outside the range of a duration that dpusim models: from 1ns to 1000000s");
+  }
+  // The ends of the range, and zero (allowed or not by the reader), are accepted.
+  EXPECT_DOUBLE_EQ(parse_quantity<Seconds>("1ns").si(), 1e-9);
+  EXPECT_DOUBLE_EQ(parse_quantity<DataRate>("1Kbps").si(), 125.0);
+  EXPECT_DOUBLE_EQ(parse_quantity<Bytes>("1000PB").si(), 1e18);
+  EXPECT_DOUBLE_EQ(parse_quantity<Bytes>("0B").si(), 0.0);
+}

@@ -102,3 +102,25 @@ TEST(PointToPoint, IntraNodeSendUsesNvlinkAndInterNodeUsesTheNics) {
   EXPECT_EQ(remote.nics.size(), 2u);
   EXPECT_NEAR(remote.parts.front().flows.front().bytes, 1e9 / rig.hw.nic.rdma_efficiency.value, 1.0);
 }
+
+TEST(Lowered, ZippingStopsWhereAPartWouldGrowTooLarge) {
+  // Symmetric rings zip into one part (they progress alike) until the part would hold more than
+  // kMaxZippedEntries flows and loads; the next ring then runs as a part of its own.
+  auto ring = [](std::size_t flows) {
+    plan::Lowered l;
+    plan::Transfer t;
+    t.flows.assign(flows, engine::Flow{0, 1, 1.0});
+    l.parts.push_back(t);
+    l.rings = 1;
+    return l;
+  };
+  const std::size_t half = plan::kMaxZippedEntries / 2;
+  plan::Lowered all = ring(half);
+  all.merge(ring(half), true);
+  ASSERT_EQ(all.parts.size(), 1u);
+  EXPECT_EQ(all.parts[0].flows.size(), 2 * half);
+  all.merge(ring(1), true);
+  ASSERT_EQ(all.parts.size(), 2u);
+  EXPECT_EQ(all.parts[1].flows.size(), 1u);
+  EXPECT_EQ(all.rings, 3);
+}
