@@ -350,19 +350,19 @@ private:
     if (wait_for >= 0)
       after.push_back(wait_for);
     return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g],
-                         peer_copies(d, tensors));
+                         peer_copies(d, s, tensors));
   }
 
   /// With per-peer buffers, a ZeRO-3 collective over n ranks hands the library one tensor per peer for
   /// each weight matrix, and every rank launches one copy per peer and matrix (out of the gathered buffer,
   /// into the buffer to reduce-scatter): the launch time on the collective's critical path.
-  double peer_copies(int d, int tensors) {
+  double peer_copies(int d, int s, int tensors) {
     if (!w_.zero_per_peer_buffers || tensors <= 0)
       return 0.0;
-    const double s = static_cast<double>(tensors) * p_.dp * p_.cp * host_.launch_s_per_kernel;
-    if (d == 0)
-      plan_.peer_copy_s += s;
-    return s;
+    const double launches = static_cast<double>(tensors) * p_.dp * p_.cp * host_.launch_s_per_kernel;
+    if (d == 0 && s == 0) // one rank's: replica 0's first stage
+      plan_.peer_copy_s += launches;
+    return launches;
   }
 
   /// Weight matrices gathered with layer l of stage s (the embedding tables with the first layer and as
@@ -451,7 +451,7 @@ private:
         plan_.graph.depend(gathered, id);
         dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
                       fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g],
-                      peer_copies(d, layer_tensors(c, l)));
+                      peer_copies(d, s, layer_tensors(c, l)));
         if (first < 0)
           first = id;
         last = id;
