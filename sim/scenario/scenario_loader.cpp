@@ -173,7 +173,7 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
                                    units::format(dpu->line_rate.value)));
   }
   try {
-    (void)topology::Topology::build(cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw));
+    (void)topology::fabric_shape(cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw));
   } catch (const std::invalid_argument& e) {
     fabric_node.fail(e.what());
   }

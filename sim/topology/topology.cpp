@@ -92,59 +92,81 @@ bool Topology::is_transit(VertexId v) const {
   return false;
 }
 
-void Topology::build_core_tier(int leaves, int spines, double links_per_spine) {
-  // Three tiers: pods of leaves, each pod with its own spines (one link from every leaf of the pod to
-  // every spine of the pod, as in two tiers), and core switches in planes: spine j of every pod links
-  // to the cores of plane j. A spine splits its ports between leaves and cores by
-  // `core_oversubscription`; a core switch holds one spine of each pod.
-  const auto& f = layout_.fabric;
-  const int radix = f.switch_radix;
-  const int spine_down = static_cast<int>(radix * f.core_oversubscription / (f.core_oversubscription + 1.0));
-  // A pod holds whole groups of leaves: a rail group (one leaf per NIC index) or a single leaf.
-  const int group = f.kind == FabricKind::rail_optimized ? layout_.node.nics : 1;
-  const int leaves_per_pod =
-      static_cast<int>(std::floor(spine_down / links_per_spine + 1e-9)) / group * group;
-  if (spine_down < 1 || spine_down >= radix || leaves_per_pod < 1)
-    throw std::invalid_argument(
-        fmt::format("a {}-port spine with core oversubscription {:g}:1 cannot hold a pod of {} leaves", radix,
-                    f.core_oversubscription, std::max(group, 1)));
-  pods_ = (leaves + leaves_per_pod - 1) / leaves_per_pod;
-  if (pods_ > radix)
-    throw std::invalid_argument(fmt::format(
-        "{} pods of {} leaves exceed the {} ports of a core switch: a three-tier fabric of {}-port "
-        "switches holds at most {} leaves",
-        pods_, leaves_per_pod, radix, radix, radix * leaves_per_pod));
-  // Up-links of one spine, in links: its pod's down-link bandwidth / core oversubscription.
-  const double down_links = leaves_per_pod * links_per_spine;
-  const int up_links = std::max(1, static_cast<int>(std::ceil(down_links / f.core_oversubscription - 1e-9)));
-  const int cores_per_plane = std::min(up_links, std::max(1, (pods_ * up_links + radix - 1) / radix));
-  const double links_per_core = static_cast<double>(up_links) / cores_per_plane;
-  for (int p = 0; p < pods_; ++p)
-    for (int s = 0; s < spines; ++s) {
-      spines_.push_back(
-          add_vertex(VertexKind::spine, fmt::format("pod{}.spine{}", p, s), -1, p * spines + s));
-      for (int l = p * leaves_per_pod; l < std::min(leaves, (p + 1) * leaves_per_pod); ++l)
-        add_link(leaves_[static_cast<std::size_t>(l)], spines_.back(), LinkKind::fabric,
-                 f.link * links_per_spine, f.latency);
-    }
-  for (int s = 0; s < spines; ++s)
-    for (int c = 0; c < cores_per_plane; ++c) {
-      cores_.push_back(
-          add_vertex(VertexKind::core, fmt::format("core{}.{}", s, c), -1, s * cores_per_plane + c));
-      for (int p = 0; p < pods_; ++p)
-        add_link(spines_[static_cast<std::size_t>(p * spines + s)], cores_.back(), LinkKind::fabric,
-                 f.link * links_per_core, f.latency);
-    }
-}
-
-Topology Topology::build(const ClusterLayout& layout) {
+FabricShape fabric_shape(const ClusterLayout& layout) {
   const auto& n = layout.node;
   const auto& f = layout.fabric;
   if (n.gpus < 1 || n.nics < 1 || n.pcie_switches < 1)
     throw std::invalid_argument("a node needs at least one GPU, one NIC and one PCIe switch");
   if (f.tiers != 0 && f.tiers != 2 && f.tiers != 3)
     throw std::invalid_argument(fmt::format("a fabric has 2 or 3 tiers, not {}", f.tiers));
+  FabricShape sh;
+  // Leaves: down ports per leaf follow from the radix and the oversubscription (down:up = o:1).
+  const int radix = f.switch_radix;
+  sh.down_ports = static_cast<int>(radix * f.oversubscription / (f.oversubscription + 1.0));
+  if (sh.down_ports < 1 || sh.down_ports >= radix)
+    throw std::invalid_argument(fmt::format(
+        "oversubscription {:g}:1 leaves no usable ports on a {}-port switch", f.oversubscription, radix));
+  if (f.kind == FabricKind::fat_tree) {
+    // Top-of-rack style: all NICs of a node on the same leaf.
+    sh.nodes_per_leaf = sh.down_ports / n.nics;
+    if (sh.nodes_per_leaf < 1)
+      throw std::invalid_argument(
+          fmt::format("a node's {} NIC ports do not fit on one leaf's {} down ports; use "
+                      "topology: rail-optimized or a larger switch_radix",
+                      n.nics, sh.down_ports));
+    sh.leaves = (layout.nodes + sh.nodes_per_leaf - 1) / sh.nodes_per_leaf;
+  } else {
+    // Rail-optimized: NIC k of every node in a group of down_ports nodes on rail leaf k of that group.
+    sh.leaves = (layout.nodes + sh.down_ports - 1) / sh.down_ports * n.nics;
+  }
+  if (sh.leaves < 2)
+    return sh;
+  // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines
+  // with one link from every leaf to every spine (of its pod).
+  const double down_bw = sh.down_ports * n.nic_line_rate.si();
+  sh.uplinks = std::max(1, static_cast<int>(std::ceil(down_bw / f.oversubscription / f.link.si() - 1e-9)));
+  sh.spines = std::min(sh.uplinks, radix);
+  sh.links_per_spine = static_cast<double>(sh.uplinks) / sh.spines;
+  sh.tiers = f.tiers != 0 ? f.tiers : (sh.leaves <= radix ? 2 : 3);
+  if (sh.tiers == 2) {
+    if (sh.leaves > radix)
+      throw std::invalid_argument(
+          fmt::format("{} leaves exceed the {} ports of a spine switch: a two-tier fabric of {}-port "
+                      "switches holds at most {} leaves; use tiers: 3 (or leave tiers out)",
+                      sh.leaves, radix, radix, radix));
+    sh.leaves_per_pod = sh.leaves;
+    return sh;
+  }
+  // Three tiers: pods of leaves, each with its own spines, and core switches in planes (spine j of every
+  // pod links to the cores of plane j). A spine splits its ports between leaves and cores by
+  // `core_oversubscription`; a core switch holds one spine of each pod. A pod holds whole groups of
+  // leaves: a rail group (one leaf per NIC index) or a single leaf.
+  const int spine_down = static_cast<int>(radix * f.core_oversubscription / (f.core_oversubscription + 1.0));
+  const int group = f.kind == FabricKind::rail_optimized ? n.nics : 1;
+  sh.leaves_per_pod = static_cast<int>(std::floor(spine_down / sh.links_per_spine + 1e-9)) / group * group;
+  if (spine_down < 1 || spine_down >= radix || sh.leaves_per_pod < 1)
+    throw std::invalid_argument(
+        fmt::format("a {}-port spine with core oversubscription {:g}:1 cannot hold a pod of {} leaves", radix,
+                    f.core_oversubscription, group));
+  sh.pods = (sh.leaves + sh.leaves_per_pod - 1) / sh.leaves_per_pod;
+  if (sh.pods > radix)
+    throw std::invalid_argument(fmt::format(
+        "{} pods of {} leaves exceed the {} ports of a core switch: a three-tier fabric of {}-port "
+        "switches holds at most {} leaves",
+        sh.pods, sh.leaves_per_pod, radix, radix, radix * sh.leaves_per_pod));
+  // Up-links of one spine, in links: its pod's down-link bandwidth / core oversubscription.
+  const double down_links = sh.leaves_per_pod * sh.links_per_spine;
+  const int up_links = std::max(1, static_cast<int>(std::ceil(down_links / f.core_oversubscription - 1e-9)));
+  sh.cores_per_plane = std::min(up_links, std::max(1, (sh.pods * up_links + radix - 1) / radix));
+  sh.links_per_core = static_cast<double>(up_links) / sh.cores_per_plane;
+  return sh;
+}
 
+Topology Topology::build(const ClusterLayout& layout) {
+  const auto& n = layout.node;
+  const auto& f = layout.fabric;
+  // The fabric's shape first: a cluster it cannot hold is rejected before any of it is built.
+  const FabricShape shape = fabric_shape(layout);
   Topology t;
   t.layout_ = layout;
   // Nodes: GPUs on an NVSwitch, GPUs and NICs spread over PCIe switches, switches up to the CPU.
@@ -183,38 +205,16 @@ Topology Topology::build(const ClusterLayout& layout) {
     }
   }
 
-  // Fabric. Down ports per leaf follow from the radix and the oversubscription (down:up = o:1).
-  const int radix = f.switch_radix;
-  const int down_ports = static_cast<int>(radix * f.oversubscription / (f.oversubscription + 1.0));
-  if (down_ports < 1 || down_ports >= radix)
-    throw std::invalid_argument(fmt::format(
-        "oversubscription {:g}:1 leaves no usable ports on a {}-port switch", f.oversubscription, radix));
-  std::vector<std::vector<VertexId>> leaf_down; // NICs attached to each leaf
-  if (f.kind == FabricKind::fat_tree) {
-    // Top-of-rack style: all NICs of a node on the same leaf.
-    const int nodes_per_leaf = down_ports / n.nics;
-    if (nodes_per_leaf < 1)
-      throw std::invalid_argument(
-          fmt::format("a node's {} NIC ports do not fit on one leaf's {} down ports; use "
-                      "topology: rail-optimized or a larger switch_radix",
-                      n.nics, down_ports));
-    const int leaves = (layout.nodes + nodes_per_leaf - 1) / nodes_per_leaf;
-    leaf_down.resize(static_cast<std::size_t>(leaves));
-    for (int node = 0; node < layout.nodes; ++node)
-      for (int k = 0; k < n.nics; ++k)
-        leaf_down[static_cast<std::size_t>(node / nodes_per_leaf)].push_back(
-            t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
-  } else {
-    // Rail-optimized: NIC k of every node in a group on rail leaf k of that group.
-    const int nodes_per_group = down_ports;
-    const int groups = (layout.nodes + nodes_per_group - 1) / nodes_per_group;
-    leaf_down.resize(static_cast<std::size_t>(groups * n.nics));
-    for (int node = 0; node < layout.nodes; ++node)
-      for (int k = 0; k < n.nics; ++k)
-        leaf_down[static_cast<std::size_t>((node / nodes_per_group) * n.nics + k)].push_back(
-            t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
-  }
-  const int leaves = static_cast<int>(leaf_down.size());
+  // Fabric.
+  std::vector<std::vector<VertexId>> leaf_down(static_cast<std::size_t>(shape.leaves)); // NICs on each leaf
+  for (int node = 0; node < layout.nodes; ++node)
+    for (int k = 0; k < n.nics; ++k) {
+      const int leaf = f.kind == FabricKind::fat_tree ? node / shape.nodes_per_leaf
+                                                      : (node / shape.down_ports) * n.nics + k;
+      leaf_down[static_cast<std::size_t>(leaf)].push_back(
+          t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
+    }
+  const int leaves = shape.leaves;
   for (int l = 0; l < leaves; ++l) {
     t.leaves_.push_back(t.add_vertex(VertexKind::leaf, fmt::format("leaf{}", l), -1, l));
     for (VertexId nic : leaf_down[static_cast<std::size_t>(l)])
@@ -228,29 +228,28 @@ Topology Topology::build(const ClusterLayout& layout) {
                  layout.storage.link, n.nic_latency + f.latency);
   }
   if (leaves > 1) {
-    // Up-link bandwidth per leaf = its down-link bandwidth / oversubscription, spread over the spines
-    // with one link from every leaf to every spine (of its pod).
-    const double down_bw = down_ports * n.nic_line_rate.si();
-    const int uplinks =
-        std::max(1, static_cast<int>(std::ceil(down_bw / f.oversubscription / f.link.si() - 1e-9)));
-    const int spines = std::min(uplinks, radix);
-    const double links_per_spine = static_cast<double>(uplinks) / spines;
-    t.tiers_ = f.tiers != 0 ? f.tiers : (leaves <= radix ? 2 : 3);
-    if (t.tiers_ == 2) {
-      if (leaves > radix)
-        throw std::invalid_argument(
-            fmt::format("{} leaves exceed the {} ports of a spine switch: a two-tier fabric of {}-port "
-                        "switches holds at most {} leaves; use tiers: 3 (or leave tiers out)",
-                        leaves, radix, radix, radix));
-      for (int s = 0; s < spines; ++s) {
-        t.spines_.push_back(t.add_vertex(VertexKind::spine, fmt::format("spine{}", s), -1, s));
-        for (int l = 0; l < leaves; ++l)
+    t.tiers_ = shape.tiers;
+    t.pods_ = shape.pods;
+    // Spines: one set per pod (a two-tier fabric is one pod), every leaf of the pod linked to each.
+    for (int p = 0; p < shape.pods; ++p)
+      for (int s = 0; s < shape.spines; ++s) {
+        t.spines_.push_back(
+            t.add_vertex(VertexKind::spine,
+                         shape.tiers == 3 ? fmt::format("pod{}.spine{}", p, s) : fmt::format("spine{}", s),
+                         -1, p * shape.spines + s));
+        for (int l = p * shape.leaves_per_pod; l < std::min(leaves, (p + 1) * shape.leaves_per_pod); ++l)
           t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
-                     f.link * links_per_spine, f.latency);
+                     f.link * shape.links_per_spine, f.latency);
       }
-    } else {
-      t.build_core_tier(leaves, spines, links_per_spine);
-    }
+    // Cores (three tiers): plane s joins spine s of every pod.
+    for (int s = 0; s < shape.spines && shape.tiers == 3; ++s)
+      for (int c = 0; c < shape.cores_per_plane; ++c) {
+        t.cores_.push_back(t.add_vertex(VertexKind::core, fmt::format("core{}.{}", s, c), -1,
+                                        s * shape.cores_per_plane + c));
+        for (int p = 0; p < shape.pods; ++p)
+          t.add_link(t.spines_[static_cast<std::size_t>(p * shape.spines + s)], t.cores_.back(),
+                     LinkKind::fabric, f.link * shape.links_per_core, f.latency);
+      }
     // Other tenants: their endpoints together may send up to `uplink_share` of a leaf's up-links.
     const auto& tn = layout.tenants;
     for (int l = 0; l < leaves && tn.flows > 0; ++l)
@@ -258,7 +257,7 @@ Topology Topology::build(const ClusterLayout& layout) {
         t.tenants_.push_back(
             t.add_vertex(VertexKind::tenant, fmt::format("tenant{}.{}", l, i), -1, l * tn.flows + i));
         t.add_link(t.tenants_.back(), t.leaves_[static_cast<std::size_t>(l)], LinkKind::nic_port,
-                   f.link * (uplinks * tn.uplink_share / tn.flows), n.nic_latency + f.latency);
+                   f.link * (shape.uplinks * tn.uplink_share / tn.flows), n.nic_latency + f.latency);
       }
   }
   // A separate storage fabric, added last so that the training fabric's vertices (and their ECMP

@@ -108,6 +108,23 @@ struct ClusterLayout {
   TenantLayout tenants;
 };
 
+/// The fabric's dimensions for a cluster, computed before any of it is built; throws
+/// std::invalid_argument when the fabric cannot hold the cluster (the message says which limit).
+struct FabricShape {
+  int down_ports = 0;     // NIC ports per leaf
+  int nodes_per_leaf = 0; // fat-tree: nodes on one leaf
+  int leaves = 0;
+  int uplinks = 0;            // per leaf, in links of the fabric's speed
+  int spines = 0;             // per pod
+  double links_per_spine = 1; // parallel links between a leaf and each spine of its pod
+  int tiers = 1;              // 1 (one leaf), 2 or 3
+  int pods = 1;               // three tiers: pods of leaves_per_pod leaves
+  int leaves_per_pod = 0;
+  int cores_per_plane = 0;   // three tiers: core switches joining spine j of every pod
+  double links_per_core = 1; // parallel links between a spine and each core of its plane
+};
+FabricShape fabric_shape(const ClusterLayout& layout);
+
 class Topology {
 public:
   /// Builds nodes and the fabric: leaves and spines (two tiers), or pods of leaves and spines joined by
@@ -160,7 +177,6 @@ public:
 private:
   VertexId add_vertex(VertexKind kind, std::string name, int node, int local);
   void add_link(VertexId a, VertexId b, LinkKind kind, units::DataRate bw, units::Seconds latency);
-  void build_core_tier(int leaves, int spines, double links_per_spine);
 
   ClusterLayout layout_;
   Graph g_;

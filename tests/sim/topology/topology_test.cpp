@@ -106,6 +106,19 @@ TEST(Topology, ALargerClusterGetsAThirdTierOfPodsAndCores) {
   EXPECT_NEAR(spine_up, leaf_up / 65 * 32 * 3, 1e-6 * spine_up);
 }
 
+TEST(Topology, TheFabricsShapeIsKnownBeforeAnythingIsBuilt) {
+  // What Topology::build makes, from the layout alone (the scenario check uses it: no graph is built).
+  const auto shape = fabric_shape(dgx_like(257));
+  const auto t = Topology::build(dgx_like(257));
+  EXPECT_EQ(shape.tiers, t.tiers());
+  EXPECT_EQ(shape.leaves, t.num_leaves());
+  EXPECT_EQ(shape.pods, t.num_pods());
+  EXPECT_EQ(shape.spines * shape.pods, t.num_spines());
+  EXPECT_EQ(shape.cores_per_plane * shape.spines, t.num_cores());
+  // A cluster of half a million GPUs that no three-tier fabric of 64-port switches holds.
+  EXPECT_THROW((void)fabric_shape(dgx_like(65536)), std::invalid_argument);
+}
+
 TEST(Topology, CoreOversubscriptionNarrowsTheLinksBetweenPods) {
   auto l = dgx_like(257);
   l.fabric.core_oversubscription = 3.0;
