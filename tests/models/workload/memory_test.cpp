@@ -5,13 +5,13 @@
 using namespace dpusim::workload;
 
 TEST(Memory, ActivationFormulasFollowKorthikanti) {
-  TransformerShape m;
-  m.layers = 1;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.ffn = 4 * 4096;
-  m.vocab = 50000;
+  const TransformerShape m{.name = "test",
+                           .layers = 1,
+                           .hidden = 4096,
+                           .heads = 32,
+                           .kv_heads = 32,
+                           .ffn = 4 * 4096,
+                           .vocab = 50000};
   const double sbh = 2048.0 * 1 * 4096;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none),
                    sbh * (34 + 5.0 * 32 * 2048 / 4096));
@@ -28,13 +28,13 @@ TEST(Memory, ActivationsFollowTheFeedForwardAndTheKeyValueHeads) {
   // Llama-style layer: 8 of 64 heads for keys and values, SwiGLU with ffn = 3.5h. Outside the
   // tensor-parallel region 10 sbh; inside Q 2, K and V 2 x 2/8, projection input 2, and SwiGLU's gate,
   // up, activation and product 8 x 3.5.
-  TransformerShape m;
-  m.layers = 1;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.ffn = 28672;
-  m.activation = Activation::swiglu;
+  const TransformerShape m{.name = "test",
+                           .layers = 1,
+                           .hidden = 8192,
+                           .heads = 64,
+                           .kv_heads = 8,
+                           .ffn = 28672,
+                           .activation = Activation::swiglu};
   const double sbh = 4096.0 * 2 * 8192;
   const double inside = 2 + 4.0 / 8 + 2 + 8 * 3.5;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 2, 4096, 8, true, Recompute::selective),
@@ -44,13 +44,8 @@ TEST(Memory, ActivationsFollowTheFeedForwardAndTheKeyValueHeads) {
 }
 
 TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {
-  TransformerShape m;
-  m.layers = 10;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.ffn = 4096;
-  m.vocab = 32000;
+  const TransformerShape m{
+      .name = "test", .layers = 10, .hidden = 1024, .heads = 16, .kv_heads = 16, .ffn = 4096, .vocab = 32000};
   MemoryConfig c;
   c.seq_len = 1024;
   c.dp = 8;
@@ -69,16 +64,16 @@ TEST(Memory, OptimizerStateShardsWithTheDistributedOptimizer) {
 }
 
 TEST(Memory, ExpertsShardOverExpertParallelRanksAndTheirOptimizerOverTheRest) {
-  TransformerShape m;
-  m.layers = 4;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.ffn = 4096;
-  m.vocab = 1000;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn = 4096;
+  const TransformerShape m{.name = "test",
+                           .layers = 4,
+                           .hidden = 1024,
+                           .heads = 16,
+                           .kv_heads = 16,
+                           .ffn = 4096,
+                           .vocab = 1000,
+                           .experts = 8,
+                           .top_k = 2,
+                           .expert_ffn = 4096};
   MemoryConfig c;
   c.seq_len = 1024;
   c.dp = 8;
@@ -97,13 +92,8 @@ TEST(Memory, ExpertsShardOverExpertParallelRanksAndTheirOptimizerOverTheRest) {
 }
 
 TEST(Memory, ContextParallelismSplitsActivationsAndShardsTheOptimizerFurther) {
-  TransformerShape m;
-  m.layers = 2;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 32;
-  m.ffn = 16384;
-  m.vocab = 1000;
+  const TransformerShape m{
+      .name = "test", .layers = 2, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 16384, .vocab = 1000};
   MemoryConfig c;
   c.seq_len = 8192;
   c.tp = 8;

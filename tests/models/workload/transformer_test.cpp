@@ -7,13 +7,13 @@ using namespace dpusim::workload;
 
 namespace {
 TransformerShape gpt(int layers, int hidden, int heads, int vocab) {
-  TransformerShape m;
-  m.layers = layers;
-  m.hidden = hidden;
-  m.heads = heads;
-  m.kv_heads = heads;
-  m.ffn = 4 * hidden;
-  m.vocab = vocab;
+  const TransformerShape m{.name = "test",
+                           .layers = layers,
+                           .hidden = hidden,
+                           .heads = heads,
+                           .kv_heads = heads,
+                           .ffn = 4 * hidden,
+                           .vocab = vocab};
   return m;
 }
 } // namespace
@@ -73,20 +73,20 @@ TEST(Parallelism, RanksAreTensorInnermostThenDataThenPipeline) {
 
 namespace {
 TransformerShape mixtral() {
-  TransformerShape m;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn = 14336;
-  m.vocab = 32000;
-  m.activation = Activation::swiglu;
-  m.tied_embeddings = false;
-  m.learned_positions = false;
-  m.biases = false;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn = 14336;
+  const TransformerShape m{.name = "mixtral-8x7b",
+                           .layers = 32,
+                           .hidden = 4096,
+                           .heads = 32,
+                           .kv_heads = 8,
+                           .ffn = 14336,
+                           .vocab = 32000,
+                           .activation = Activation::swiglu,
+                           .tied_embeddings = false,
+                           .learned_positions = false,
+                           .biases = false,
+                           .experts = 8,
+                           .top_k = 2,
+                           .expert_ffn = 14336};
   return m;
 }
 } // namespace
@@ -175,14 +175,14 @@ TEST(Parallelism, ExpertGroupsAreBlocksOfDataParallelRanks) {
 }
 
 TEST(ContextParallelism, RanksSplitEveryLayersWorkEvenly) {
-  TransformerShape m;
-  m.layers = 1;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn = 14336;
-  m.vocab = 32000;
-  m.activation = Activation::swiglu;
+  const TransformerShape m{.name = "test",
+                           .layers = 1,
+                           .hidden = 4096,
+                           .heads = 32,
+                           .kv_heads = 8,
+                           .ffn = 14336,
+                           .vocab = 32000,
+                           .activation = Activation::swiglu};
   for (auto attention : {AttentionKernel::unfused, AttentionKernel::flash}) {
     LayerConfig whole;
     whole.seq_len = 16384;
