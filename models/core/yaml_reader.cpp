@@ -213,6 +213,12 @@ void Map::declare(std::initializer_list<std::string_view> keys) {
   declared_upfront_ = true;
 }
 
+void Map::declare(const std::vector<std::string_view>& keys) {
+  for (auto k : keys)
+    allow(k);
+  declared_upfront_ = true;
+}
+
 void Map::finish() const {
   if (all_consumed_)
     return;

@@ -78,6 +78,7 @@ public:
   /// Declares every key this mapping accepts before any is read: a missing required key can then be
   /// traced to a misspelt one ("seq_lne"), since any undeclared key is known to be wrong.
   void declare(std::initializer_list<std::string_view> keys);
+  void declare(const std::vector<std::string_view>& keys);
   /// Throws for the first key that was never asked for, listing the valid keys.
   void finish() const;
   [[nodiscard]] const Node& node() const { return node_; }

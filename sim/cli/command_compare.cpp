@@ -3,12 +3,12 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "sim/offload/attribution.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/report/attribution.hpp"
 #include "sim/report/comparison.hpp"
 #include "sim/run/variant_run.hpp"
-#include "sim/scenario/scenario_loader.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -53,13 +53,13 @@ int command_compare(const std::vector<std::string>& args) {
           options, args, vm, true))
     return kOk;
   const auto cat = load_catalog(vm);
-  const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
+  const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
   std::vector<offload::Variant> variants = s.variants;
   if (vm.count("variants") != 0) {
     variants.clear();
     for (const auto& spec : split_list(vm["variants"].as<std::string>())) {
       try {
-        variants.push_back(scenario::variant_for(s, cat, spec));
+        variants.push_back(input::variant_for(s, cat, spec));
       } catch (const std::invalid_argument& e) {
         throw po::error(e.what());
       }

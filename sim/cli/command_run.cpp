@@ -1,9 +1,9 @@
 #include "models/core/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "sim/report/comparison.hpp"
 #include "sim/run/variant_run.hpp"
-#include "sim/scenario/scenario_loader.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -25,11 +25,11 @@ int command_run(const std::vector<std::string>& args) {
           args, vm, true))
     return kOk;
   const auto cat = load_catalog(vm);
-  const auto s = scenario::load_scenario(vm["scenario"].as<std::string>(), cat);
+  const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
   offload::Variant variant = s.variants.front();
   if (vm.count("variant") != 0) {
     try {
-      variant = scenario::variant_for(s, cat, vm["variant"].as<std::string>());
+      variant = input::variant_for(s, cat, vm["variant"].as<std::string>());
     } catch (const std::invalid_argument& e) {
       throw po::error(e.what());
     }

@@ -3,8 +3,8 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
-#include "sim/scenario/scenario_loader.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -61,7 +61,7 @@ int command_validate(const std::vector<std::string>& args) {
   po::options_description options("Options");
   options.add_options()("jobs,j", po::value<int>(), "simulation processes at once (default: one per core)")(
       "check", "fail (exit 1) when a table's error exceeds its target in <DIR>/targets.yaml")(
-      "out,o", po::value<std::string>(), "output directory (default: results/validation)")(
+      "out,o", po::value<std::string>(), "output directory (default: out/validation)")(
       "catalog", po::value<std::string>(), "catalog directory (default: the bundled one)")(
       "progress", "report progress on standard error (default when it is a terminal)")("quiet,q",
                                                                                        "print only errors");
@@ -83,7 +83,7 @@ int command_validate(const std::vector<std::string>& args) {
   std::sort(files.begin(), files.end());
   std::vector<scenario::Scenario> scenarios;
   for (const auto& f : files) {
-    auto s = scenario::load_scenario(f.string(), cat);
+    auto s = input::load_scenario(f.string(), cat);
     if (s.validation)
       scenarios.push_back(std::move(s));
   }
@@ -123,7 +123,7 @@ int command_validate(const std::vector<std::string>& args) {
     csv += fmt::format("{},{},{},{:.9g},{:.9g},{:.9g},{:.9g}\n", r.scenario, r.table, r.metric, r.published,
                        r.predicted, r.error(), r.step_time_s);
   const auto out = (vm.count("out") != 0 ? std::filesystem::path(vm["out"].as<std::string>())
-                                         : std::filesystem::path("results") / "validation") /
+                                         : std::filesystem::path("out") / "validation") /
                    "validation.csv";
   write_file_atomically(out, csv);
 

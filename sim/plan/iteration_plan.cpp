@@ -97,9 +97,10 @@ class Builder {
 public:
   Builder(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
           platform::PlatformBuilder& platform, CollectiveLowering& lowering, bool representative,
-          const HostSide& host)
-      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), p_(w.parallelism),
-        v_(w.virtual_stages), m_(w.micro_batches()), replicas_(representative ? 1 : w.parallelism.dp),
+          const HostSide& host, const std::vector<const IterationExtension*>& extensions)
+      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), extensions_(extensions),
+        p_(w.parallelism), v_(w.virtual_stages), m_(w.micro_batches()),
+        replicas_(representative ? 1 : w.parallelism.dp),
         zero3_(w.zero_stage >= 3 && w.parallelism.dp * w.parallelism.cp > 1),
         algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
 
@@ -140,14 +141,10 @@ public:
     std::vector<engine::TaskId> finals;
     for (int s = 0; s < p_.pp; ++s)
       gradient_reduction(s, finals);
-    HostWork host(platform_, host_, plan_);
-    if (host_.data)
-      for (int d = 0; d < replicas_; ++d)
-        host.data_loader(replica_input(d), finals);
-    host.agents();
-    host.cross_traffic();
-    if (host_.checkpoint_bytes_per_gpu > 0)
-      host.checkpoint(finals);
+    HostWork work(platform_, host_, plan_);
+    const IterationContext ctx{host_, replicas_, [this](int d) { return replica_input(d); }, finals};
+    for (const auto* extension : extensions_)
+      extension->add_tasks(work, ctx);
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);
@@ -587,6 +584,7 @@ private:
   platform::PlatformBuilder& platform_;
   CollectiveLowering& lowering_;
   const HostSide& host_;
+  const std::vector<const IterationExtension*>& extensions_;
   workload::Parallelism p_;
   int v_;
   int m_;
@@ -609,8 +607,9 @@ private:
 
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
                               platform::PlatformBuilder& platform, CollectiveLowering& lowering,
-                              bool representative, const HostSide& host) {
-  return Builder(w, costs, platform, lowering, representative, host).build();
+                              bool representative, const HostSide& host,
+                              const std::vector<const IterationExtension*>& extensions) {
+  return Builder(w, costs, platform, lowering, representative, host, extensions).build();
 }
 
 } // namespace dpusim::plan

@@ -11,6 +11,7 @@
 #include "sim/engine/task_graph.hpp"
 #include "sim/offload/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/plan/iteration_extension.hpp"
 #include "sim/plan/stage_costs.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -108,9 +109,11 @@ struct HostSide {
 };
 
 /// `costs` has one entry per virtual stage (pp x virtual_stages). With `representative` set, only
-/// data-parallel replica 0 computes and sends activations; collectives still span every replica.
+/// data-parallel replica 0 computes and sends activations; collectives still span every replica. Once
+/// the schedule is built, each of `extensions` adds its host-side tasks, in order.
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
                               platform::PlatformBuilder& platform, CollectiveLowering& lowering,
-                              bool representative, const HostSide& host = {});
+                              bool representative, const HostSide& host = {},
+                              const std::vector<const IterationExtension*>& extensions = {});
 
 } // namespace dpusim::plan

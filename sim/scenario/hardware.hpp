@@ -2,7 +2,6 @@
 // profile measured put in their place (and the citation saying so).
 #pragma once
 
-#include "models/calibration/profile.hpp"
 #include "models/catalog/catalog.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -32,7 +31,7 @@ struct Hardware {
   [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
 };
 
-Hardware resolve_hardware(const Scenario& s, const catalog::Catalog& cat, const offload::Variant& variant,
-                          const calibration::Profile* profile, const std::string& profile_path);
+/// The catalog's parts for one variant (a calibration profile is applied by model::hardware_for).
+Hardware resolve_hardware(const Scenario& s, const catalog::Catalog& cat, const offload::Variant& variant);
 
 } // namespace dpusim::scenario

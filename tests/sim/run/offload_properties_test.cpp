@@ -7,9 +7,9 @@
 #include "models/core/yaml_reader.hpp"
 #include "models/workload/transformer.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
 #include "sim/scenario/hardware.hpp"
-#include "sim/scenario/scenario_loader.hpp"
 #include "tests/support/bundled_catalog.hpp"
 #include "tests/support/subprocess.hpp"
 
@@ -29,7 +29,7 @@ const catalog::Catalog& the_catalog() {
 }
 
 scenario::Scenario parse(const std::string& text) {
-  return scenario::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+  return input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
 }
 
 /// One simulation: a scenario, a placement, and optionally the host's core count (through a
@@ -51,7 +51,7 @@ std::vector<report::VariantResult> simulate(const std::vector<Job>& jobs) {
   const auto outcomes = cli::run_in_processes(jobs.size(), 2, [&](std::size_t i) {
     const auto& j = jobs[i];
     const auto v =
-        j.variant.empty() ? j.s.variants.front() : scenario::variant_for(j.s, the_catalog(), j.variant);
+        j.variant.empty() ? j.s.variants.front() : input::variant_for(j.s, the_catalog(), j.variant);
     run::RunOptions ro;
     ro.calibration = j.profile;
     const auto r = run::run_variant(j.s, the_catalog(), v, ro);
@@ -261,8 +261,7 @@ TEST(Accounting, CoreSecondsAreTheBytesTheRingMovesOverEachProcessorsRate) {
                            {s, "rdma-nic", ""}});
   const int n = 4;
   const double total = 2.0 * (n - 1) * gradient_bytes(s);
-  const auto hw = scenario::resolve_hardware(s, the_catalog(), scenario::variant_for(s, the_catalog(), "dpu"),
-                                             nullptr, "");
+  const auto hw = scenario::resolve_hardware(s, the_catalog(), input::variant_for(s, the_catalog(), "dpu"));
   const auto& cpu = hw.cpu;
   ASSERT_TRUE(hw.nic.arm);
   const auto& arm = *hw.nic.arm;
@@ -330,8 +329,7 @@ TEST(ClosedForm, HostTcpReductionRunsAtItsCoresRateEndToEnd) {
   const auto r = simulate({{s, "host-tcp", ""}, {s, "host-tcp+encryption=dpu_arm+vswitch=dpu_arm", ""}});
   const int n = 4;
   const double per_rank = 2.0 * (n - 1) / n * gradient_bytes(s);
-  const auto hw = scenario::resolve_hardware(s, the_catalog(), scenario::variant_for(s, the_catalog(), "dpu"),
-                                             nullptr, "");
+  const auto hw = scenario::resolve_hardware(s, the_catalog(), input::variant_for(s, the_catalog(), "dpu"));
   auto inv = [](const catalog::Cited<units::DataRate>& rate) { return 1.0 / rate.value.si(); };
   const auto& cpu = hw.cpu;
   const auto& arm = *hw.nic.arm;

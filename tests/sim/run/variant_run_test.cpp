@@ -1,7 +1,7 @@
 // Whole-iteration properties. One simulation per test: ctest runs each in a process of its own.
 #include "models/core/yaml_reader.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
-#include "sim/scenario/scenario_loader.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@ const catalog::Catalog& the_catalog() {
 }
 
 report::VariantResult simulate(const std::string& text) {
-  const auto s = scenario::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+  const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
   return run::run_variant(s, the_catalog(), s.variants.front(), {});
 }
 

@@ -1,5 +1,5 @@
 #include "models/core/input_error.hpp"
-#include "sim/scenario/scenario_loader.hpp"
+#include "sim/input/scenario_loader.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@ const catalog::Catalog& the_catalog() {
 }
 
 scenario::Scenario parse(const std::string& text) {
-  return scenario::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+  return input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
 }
 
 const std::string kBase = R"(name: t
@@ -33,8 +33,8 @@ offload: {baseline: host-tcp, variants: [rdma-nic, dpu, rdma-nic]}
 } // namespace
 
 TEST(ScenarioLoader, LoadsTheQuickstart) {
-  const auto s = scenario::load_scenario(
-      std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml", the_catalog());
+  const auto s = input::load_scenario(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                                      the_catalog());
   EXPECT_EQ(s.name, "gpt3-13b-64xh100");
   EXPECT_EQ(s.cluster.nodes, 8);
   EXPECT_DOUBLE_EQ(s.cluster.fabric.link.si(), 50e9);

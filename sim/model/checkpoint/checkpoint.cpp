@@ -1,0 +1,120 @@
+// Periodic checkpoints: every node writes its GPUs' shards to the storage servers through the storage
+// client's placement (host client, SNAP on the Arm cores, or the NIC), synchronously or overlapping the
+// next iteration. The run simulates an iteration that writes one beside the plain one.
+#include "sim/model/checkpoint/checkpoint.hpp"
+
+#include "sim/model/model.hpp"
+#include "sim/plan/host_work.hpp"
+#include "sim/plan/plan_tasks.hpp"
+#include "sim/report/variant_result.hpp"
+#include "sim/scenario/rank_memory.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <numeric>
+
+namespace dpusim::model {
+namespace {
+
+/// Every node writes its GPUs' checkpoint shards to the storage servers (GPU i of the cluster to server
+/// i mod servers), through the storage client's placement: from host memory over the node's NICs with
+/// the host client's per-byte CPU (split over its connections), via the Arm cores (SNAP), or by the NIC
+/// (GPUDirect Storage / NVMe-oF over RDMA). The servers' media write at `storage_write_rate` each.
+/// A synchronous checkpoint starts after everything in `finals`; an asynchronous one at once.
+void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
+  auto& platform = work.platform();
+  const auto& host = work.host();
+  auto& iteration = work.plan();
+  const auto& path = *host.path;
+  const int per_node = platform.topology().layout().node.gpus;
+  const int servers = platform.storage_servers();
+  const double bytes = host.checkpoint_bytes_per_gpu;
+  const std::vector<engine::TaskId> before = host.checkpoint_async ? std::vector<engine::TaskId>{} : finals;
+  for (int n = 0; n < platform.nodes(); ++n) {
+    const auto cpu = platform.cpu(n);
+    engine::Task t = plan::task_of(engine::TaskKind::transfer);
+    plan::TaskInfo i = plan::make_info(plan::TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
+    for (int g = 0; g < per_node; ++g) {
+      const int gpu = n * per_node + g;
+      const auto server = platform.storage(gpu % servers);
+      const int nic = platform.topology().nic_of_gpu(g);
+      work.storage_flows(t, server, cpu, n, nic, bytes, true);
+      t.loads.push_back({server, bytes / host.storage_write_rate});
+      i.gpus.push_back(gpu);
+    }
+    const double node_bytes = bytes * per_node;
+    i.bytes = node_bytes;
+    std::vector<int> nics(static_cast<std::size_t>(platform.topology().layout().node.nics));
+    std::iota(nics.begin(), nics.end(), 0);
+    work.storage_client_work(t, i, path.storage_write(node_bytes, host.storage_connections), n, nics);
+    const auto id = work.add(std::move(t), std::move(i));
+    for (auto b : before)
+      iteration.graph.depend(b, id);
+    finals.push_back(id);
+  }
+}
+
+class CheckpointModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "checkpoint"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "periodic checkpoint writes to the storage servers, synchronous or asynchronous";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"workload.checkpoint", "section", "none (no checkpoint simulated)", "periodic checkpoints"},
+        {"workload.checkpoint.every", "count", "required", "iterations between checkpoints"},
+        {"workload.checkpoint.mode", "choice", "sync",
+         "sync (GPUs wait) | async (overlaps the next iteration)"},
+        {"workload.checkpoint.size", "bytes", "weights + optimizer state of the largest stage, sharded",
+         "bytes per GPU"},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+    const auto& ck = s.workload.checkpoint;
+    if (!ck)
+      return;
+    if (ck->every < 1)
+      out.push_back({"workload.checkpoint.every", fmt::format("must be at least 1, found {}", ck->every)});
+    if (s.cluster.storage.servers == 0)
+      out.push_back(
+          {"workload.checkpoint",
+           "checkpoints are written to storage servers: add cluster.storage {servers, link, read_rate}",
+           "cluster"});
+  }
+  void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {
+    if (ctx.host.checkpoint_bytes_per_gpu > 0)
+      add_checkpoint(work, ctx.finals);
+  }
+  void report(const RunView& run, report::VariantResult& r) const override {
+    const auto& s = run.scenario;
+    if (!s.workload.checkpoint)
+      return;
+    const double bytes = checkpoint_bytes_per_gpu(s.workload);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    r.notes.push_back(fmt::format(
+        "{} checkpoint every {} iterations: {:.2f} GiB per GPU ({:.1f} GiB per node) to {} "
+        "storage servers; the iteration that writes it takes {:.4f} s instead of {:.4f} s, "
+        "{:.4f} s per step over the interval",
+        s.workload.checkpoint->async ? "asynchronous" : "synchronous", s.workload.checkpoint->every,
+        bytes / gib, bytes * run.topology.layout().node.gpus / gib, s.cluster.storage.servers,
+        r.metrics.checkpoint_step_s, r.metrics.step_time_s, r.metrics.checkpoint_overhead_s));
+  }
+};
+
+} // namespace
+
+double checkpoint_bytes_per_gpu(const scenario::WorkloadConfig& w) {
+  if (w.checkpoint && w.checkpoint->size)
+    return w.checkpoint->size->si();
+  auto sharded = w;
+  sharded.zero_stage = 3;
+  const auto m = scenario::peak_rank_memory(sharded);
+  return m.weights + m.optimizer;
+}
+
+std::unique_ptr<Model> make_checkpoint_model() {
+  return std::make_unique<CheckpointModel>();
+}
+
+} // namespace dpusim::model

@@ -1,0 +1,69 @@
+// NCCL-like collectives: the algorithm (ring, double binary tree, hierarchical, NVLS) and the socket
+// transport's threads; the efficiencies a profile may calibrate (docs/models/collectives.md).
+#include "sim/model/model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+constexpr std::array<std::string_view, 4> kAlgorithms{"ring", "tree", "hierarchical", "nvls"};
+
+class CollectivesModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "collectives"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "NCCL-like ring, tree, hierarchical and NVLS collectives; socket transport threads";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"workload.communication", "section", "none", "how collectives run"},
+        {"workload.communication.algorithm", "choice", "ring",
+         "ring | tree | hierarchical | nvls (NCCL_ALGO)"},
+        {"workload.communication.socket_threads", "count", "the catalog's",
+         "cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)"},
+    };
+  }
+  [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
+    return {
+        {"collective.network_efficiency", "nic.collective_efficiency",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
+           hw.nic.collective_efficiency = {v, c};
+           return true;
+         }},
+        {"collective.nvlink_efficiency", "gpu.nvlink_collective_efficiency",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
+           hw.gpu.nvlink_collective_efficiency = {v, c};
+           return true;
+         }},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+    const auto& w = s.workload;
+    if (std::find(kAlgorithms.begin(), kAlgorithms.end(), w.collective_algorithm) == kAlgorithms.end())
+      out.push_back({"workload.communication.algorithm",
+                     fmt::format("\"{}\" is not valid; valid values: ring, tree, hierarchical, nvls",
+                                 w.collective_algorithm)});
+    if (w.socket_threads && (*w.socket_threads < 1 || *w.socket_threads > 64))
+      out.push_back({"workload.communication.socket_threads",
+                     fmt::format("must be between 1 and 64, found {}", *w.socket_threads)});
+  }
+  void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
+    if (s.workload.socket_threads) {
+      hw.collective.socket_threads.value = *s.workload.socket_threads;
+      hw.collective.socket_threads.cite = {catalog::Citation::Kind::assumption,
+                                           "set by the scenario (workload.communication.socket_threads)"};
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_collectives_model() {
+  return std::make_unique<CollectivesModel>();
+}
+
+} // namespace dpusim::model

@@ -1,0 +1,51 @@
+// Expert parallelism (mixture of experts): experts spread over groups of data-parallel ranks; the
+// dispatch and combine all-to-alls are simulated once on the variant's transport (the probe) and reused.
+#include "sim/model/core/degrees.hpp"
+#include "sim/model/model.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+class ExpertParallelModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "expert-parallel"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "mixture-of-experts expert parallelism; dispatch/combine all-to-alls simulated once (probe)";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {{"workload.parallelism.ep", "count", "1",
+             "expert-parallel degree (MoE), a divisor of dp and of the model's experts"}};
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+    const auto& w = s.workload;
+    const auto& p = w.parallelism;
+    if (p.ep < 1) {
+      out.push_back({"workload.parallelism.ep", fmt::format("must be at least 1, found {}", p.ep)});
+      return;
+    }
+    if (p.ep > 1 && !w.model.moe())
+      out.push_back(
+          {"workload.parallelism.ep",
+           "expert parallelism (ep > 1) needs a mixture-of-experts model (experts, top_k, expert_ffn)"});
+    if (p.dp >= 1 && p.dp % p.ep != 0)
+      out.push_back(
+          {"workload.parallelism.ep",
+           fmt::format("ep = {} must divide dp = {} (expert-parallel groups are made of data-parallel "
+                       "ranks)",
+                       p.ep, p.dp)});
+    if (w.model.moe() && w.model.experts % p.ep != 0)
+      out.push_back({"workload.parallelism.ep",
+                     fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_expert_parallel_model() {
+  return std::make_unique<ExpertParallelModel>();
+}
+
+} // namespace dpusim::model

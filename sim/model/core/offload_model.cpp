@@ -1,0 +1,82 @@
+// Offload as placement: each variant puts the transport, storage client, encryption, virtual switch
+// and agents on the host, the NIC's hardware or a DPU's Arm cores (sim/offload/variant.hpp); the
+// baseline is the one the others are compared with.
+#include "sim/model/core/offload_model.hpp"
+
+#include "sim/model/model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+class OffloadModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "offload"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "variants: where each host-side function runs (host, NIC hardware, DPU Arm cores)";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"offload.baseline", "variant", "required", "the variant the others are compared with"},
+        {"offload.variants", "list", "none", "other variants: preset names, placements or {name, placement}"},
+        {"offload.variants[].name", "text", "required", "a variant's name (letters, digits, - _ . + =)"},
+        {"offload.variants[].placement", "placement", "required",
+         "a preset with +function=site changes, e.g. rdma-nic+storage=dpu_arm"},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
+    if (s.variants.empty()) {
+      out.push_back({"offload.baseline", "missing required key (expected a variant name)"});
+      return;
+    }
+    for (std::size_t i = 0; i < s.variants.size(); ++i) {
+      const auto& v = s.variants[i];
+      const std::string key = i == 0 ? "offload.baseline" : fmt::format("offload.variants[{}]", i - 1);
+      if (!plain_variant_name(v.name))
+        out.push_back({key, "a variant name has 1 to 64 letters, digits, '-', '_', '.', '+' or '='"});
+      for (std::size_t j = 0; j < i; ++j)
+        if (s.variants[j].name == v.name)
+          out.push_back(
+              {key, fmt::format("variant \"{}\" is listed twice (the baseline and variants share one "
+                                "list of names)",
+                                v.name)});
+      if (auto why = variant_problem(s, cat, v); !why.empty())
+        out.push_back({key, std::move(why)});
+    }
+  }
+};
+
+} // namespace
+
+std::string variant_problem(const scenario::Scenario& s, const catalog::Catalog& cat,
+                            const offload::Variant& v) {
+  const auto req = s.requirements();
+  if (const auto why = offload::moves_unused(v, req); !why.empty())
+    return fmt::format("variant \"{}\": {}", v.name, why);
+  if (v.on_dpu && s.cluster.dpu.empty())
+    return fmt::format("variant \"{}\" needs a DPU but the catalog has none built around {}; add cluster.dpu "
+                       "(e.g. bluefield-3)",
+                       v.name, s.cluster.nic);
+  const auto* device = cat.nic(v.on_dpu ? s.cluster.dpu : s.cluster.nic);
+  if (device == nullptr)
+    return {}; // the cluster model reports the unknown device
+  if (const auto why = offload::unsupported(v, *device, req); !why.empty())
+    return fmt::format("variant \"{}\": {}", v.name, why);
+  return {};
+}
+
+bool plain_variant_name(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char ch) {
+    return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.' || ch == '+' || ch == '=';
+  });
+}
+
+std::unique_ptr<Model> make_offload_model() {
+  return std::make_unique<OffloadModel>();
+}
+
+} // namespace dpusim::model

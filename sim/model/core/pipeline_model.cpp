@@ -1,0 +1,85 @@
+// The pipeline schedule: (interleaved) 1F1B over pp stages of virtual_stages model chunks each, with
+// optionally uneven first and last stages.
+#include "sim/model/core/degrees.hpp"
+#include "sim/model/model.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+class PipelineModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "pipeline"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "(interleaved) 1F1B schedule over the pipeline stages, with uneven first and last stages";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"workload.parallelism.virtual_stages", "count", "1",
+         "interleaved 1F1B: model chunks per GPU (needs pp > 1)"},
+        {"workload.parallelism.first_stage_layers", "count", "an even share",
+         "layers of the first pipeline stage (the others share the rest evenly)"},
+        {"workload.parallelism.last_stage_layers", "count", "an even share",
+         "layers of the last pipeline stage"},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+    const auto& w = s.workload;
+    const auto& par = w.parallelism;
+    const auto before = out.size();
+    if (w.virtual_stages < 1) {
+      out.push_back({"workload.parallelism.virtual_stages",
+                     fmt::format("must be at least 1, found {}", w.virtual_stages)});
+      return;
+    }
+    if (w.virtual_stages > 1 && par.pp < 2)
+      out.push_back({"workload.parallelism.virtual_stages",
+                     "interleaving (virtual_stages > 1) needs pipeline parallelism (pp > 1)"});
+    for (const auto& [key, layers] : {std::pair{"first_stage_layers", par.first_stage_layers},
+                                      std::pair{"last_stage_layers", par.last_stage_layers}}) {
+      if (layers == 0)
+        continue;
+      const std::string path = fmt::format("workload.parallelism.{}", key);
+      if (layers < 0)
+        out.push_back({path, fmt::format("must be at least 1, found {}", layers)});
+      else if (par.pp < 2)
+        out.push_back({path, fmt::format("{} needs pipeline parallelism (pp > 1)", key)});
+      else if (layers < w.virtual_stages)
+        out.push_back({path, fmt::format("{} = {} leaves a model chunk of that stage without a layer "
+                                         "(virtual_stages = {})",
+                                         key, layers, w.virtual_stages)});
+    }
+    if (out.size() != before || !degrees_positive(w))
+      return;
+    if (par.first_stage_layers > 0 || par.last_stage_layers > 0) {
+      const int fixed = par.first_stage_layers + par.last_stage_layers;
+      const int rest = par.pp - (par.first_stage_layers > 0 ? 1 : 0) - (par.last_stage_layers > 0 ? 1 : 0);
+      const int left = w.model.layers - fixed;
+      if (rest == 0 ? left != 0 : (left < rest * w.virtual_stages || left % rest != 0))
+        out.push_back(
+            {"workload.parallelism",
+             fmt::format("the model's {} layers less the first and last stages' {} leave {} for the other "
+                         "{} stages: {}",
+                         w.model.layers, fixed, left, rest,
+                         rest == 0 ? "with pp = 2 the two counts must add up to the model's layers"
+                                   : fmt::format("they must share them evenly, at least {} each",
+                                                 w.virtual_stages))});
+    }
+    if (w.virtual_stages > 1 && w.micro_batches() % par.pp != 0)
+      out.push_back(
+          {"workload.global_batch",
+           fmt::format("the interleaved schedule needs a number of micro-batches per replica ({}) that is a "
+                       "multiple of pp = {}",
+                       w.micro_batches(), par.pp)});
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_pipeline_model() {
+  return std::make_unique<PipelineModel>();
+}
+
+} // namespace dpusim::model

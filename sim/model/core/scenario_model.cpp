@@ -1,0 +1,62 @@
+// The scenario file itself: its sections, its name and the run's seed and calibration profile.
+#include "sim/model/model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+class ScenarioModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "scenario"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "the scenario file: its sections, its name, the seed and the calibration profile";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"name", "text", "required", "a short name, used as the output directory's name"},
+        {"description", "text", "empty", "free text"},
+        {"cluster", "section", "required", "the nodes, their devices and the fabric"},
+        {"workload", "section", "required", "the model trained, its batch and its parallelism"},
+        {"offload", "section", "required", "the offload variants to compare"},
+        {"seed", "count", "1", "seeds every random choice (ECMP hashing); same seed, same results"},
+        {"calibration", "path", "none", "a profile.yaml written by dpusim-calib, relative to the scenario"},
+        {"validation", "section", "none", "the published result a validation scenario reproduces"},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+    const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
+      return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.';
+    });
+    if (s.name.size() > 100)
+      out.push_back(
+          {"name", fmt::format("is {} characters long; a scenario name (a directory under results/) "
+                               "has at most 100",
+                               s.name.size())});
+    else if (s.name.empty() || !safe || s.name == "." || s.name == "..")
+      out.push_back({"name", fmt::format("\"{}\" is used as a directory name under results/: use letters, "
+                                         "digits, '-', '_' or '.'",
+                                         s.name)});
+    if (!s.calibration.empty()) {
+      const std::filesystem::path p = s.calibration;
+      if (!std::filesystem::exists(p))
+        out.push_back({"calibration", fmt::format("no calibration profile at {}", p.string())});
+      else if (!std::filesystem::is_regular_file(p))
+        out.push_back({"calibration", fmt::format("{} is not a file: give the profile.yaml that dpusim-calib "
+                                                  "wrote",
+                                                  p.string())});
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_scenario_model() {
+  return std::make_unique<ScenarioModel>();
+}
+
+} // namespace dpusim::model

@@ -1,0 +1,112 @@
+// The training workload: the transformer, its batch and sequence length, precision, recomputation,
+// ZeRO stage and the overlaps of its communication; the GPU compute rates a profile may calibrate.
+#include "models/core/unit_parse.hpp"
+#include "sim/model/core/degrees.hpp"
+#include "sim/model/model.hpp"
+#include "sim/report/variant_result.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+
+namespace dpusim::model {
+namespace {
+
+class WorkloadModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "workload"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "the transformer trained, its batch, precision, recomputation, ZeRO stage and overlaps; GPU "
+           "compute";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"workload.model", "catalog model or section", "required",
+         "a catalog model, or inline {layers, hidden, heads, vocab, kv_heads, ffn, activation, "
+         "tied_embeddings, "
+         "position_embeddings, biases, name; experts, top_k, expert_ffn}"},
+        {"workload.seq_len", "count", "required", "tokens per sequence"},
+        {"workload.global_batch", "count", "required",
+         "sequences per iteration, a multiple of micro_batch x dp"},
+        {"workload.micro_batch", "count", "required", "sequences per micro-batch"},
+        {"workload.parallelism", "section", "required", "the parallel layout; its product is the GPU count"},
+        {"workload.precision", "choice", "bf16", "bf16 | fp16 | fp8 (needs fp8 tensor cores)"},
+        {"workload.recompute", "choice", "none", "none | selective | full activation recomputation"},
+        {"workload.sequence_parallel", "bool", "false", "Megatron sequence parallelism (needs tp > 1)"},
+        {"workload.attention", "choice", "flash", "flash | unfused"},
+        {"workload.overlap_grad_reduce", "bool", "true",
+         "gradient reduction overlapped with the backward pass"},
+        {"workload.overlap_param_gather", "bool", "true", "ZeRO-3: next layer's parameters gathered ahead"},
+        {"workload.overlap_p2p", "bool", "true", "pipeline sends run beside the sender's next computation"},
+        {"workload.grad_reduce_dtype", "choice", "fp32", "fp32 | bf16 | fp16: gradients as reduced"},
+        {"workload.grad_bucket", "bytes", "max(40M, 1M x dp) parameters",
+         "gradient bytes per all-reduce bucket"},
+        {"workload.zero", "count", "0", "0 | 1 (optimizer state sharded) | 2 (+gradients) | 3 (+weights)"},
+        {"workload.zero_buffers", "choice", "flat",
+         "flat | per_peer: ZeRO-3 collectives take one tensor per peer"},
+    };
+  }
+  [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
+    return {
+        {"gpu.hbm_efficiency", "gpu.hbm_efficiency",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
+           hw.gpu.hbm_efficiency = {v, c};
+           return true;
+         }},
+        {"gpu.gemm_peak_achieved", "gpu.gemm (scaled), gpu.gemm_ceiling",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
+           hw.gpu.gemm = hw.gpu.gemm.scaled(v / hw.gpu.gemm.best().si());
+           hw.gpu.gemm_ceiling = catalog::Cited<units::FlopRate>{units::FlopRate::from_si(v), c};
+           return true;
+         }},
+    };
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
+    const auto& w = s.workload;
+    for (const auto& [key, value] :
+         {std::pair{"workload.seq_len", w.seq_len}, std::pair{"workload.global_batch", w.global_batch},
+          std::pair{"workload.micro_batch", w.micro_batch}})
+      if (value < 1)
+        out.push_back({key, fmt::format("must be at least 1, found {}", value)});
+    if (w.zero_stage < 0 || w.zero_stage > 3)
+      out.push_back({"workload.zero", fmt::format("must be 0, 1, 2 or 3, found {}", w.zero_stage)});
+    if (w.zero_per_peer_buffers && w.zero_stage < 3)
+      out.push_back({"workload.zero_buffers",
+                     "zero_buffers: per_peer describes ZeRO-3's parameter gathers and "
+                     "gradient reduce-scatters; set zero: 3 or remove the key"});
+    const auto& p = w.parallelism;
+    if (degrees_positive(w) && w.global_batch % (w.micro_batch * p.dp) != 0)
+      out.push_back({"workload.global_batch",
+                     fmt::format("must be a multiple of micro_batch x dp = {} x {} = {}, found {}",
+                                 w.micro_batch, p.dp, w.micro_batch * p.dp, w.global_batch)});
+    const auto* node = cat.node(s.cluster.node);
+    if (node == nullptr)
+      return;
+    const auto* gpu = cat.gpu(node->gpu);
+    if (w.precision == workload::Precision::fp8 && !gpu->peak_fp8)
+      out.push_back(
+          {"workload.precision", fmt::format("a {} has no fp8 tensor cores; use bf16 or fp16", gpu->name)});
+    if (w.zero_per_peer_buffers && !cat.cpu(node->cpu)->kernel_launch_cpu)
+      out.push_back(
+          {"workload.zero_buffers",
+           fmt::format("per_peer needs the CPU time to launch one copy, and the catalog's {} has no "
+                       "kernel_launch_cpu; add it to the CPU's entry or use zero_buffers: flat",
+                       node->cpu)});
+  }
+  void report(const RunView& run, report::VariantResult& r) const override {
+    const auto& par = run.scenario.workload.parallelism;
+    if (run.iteration.peer_copy_s > 0)
+      r.notes.push_back(fmt::format(
+          "ZeRO-3 with per-peer buffers: each rank launches one copy per peer ({}) and weight matrix around "
+          "every parameter gather and gradient reduce-scatter, {:.2f} s of launches per iteration at {} each",
+          par.dp * par.cp, run.iteration.peer_copy_s,
+          units::format(units::Seconds::from_si(run.host.launch_s_per_kernel))));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Model> make_workload_model() {
+  return std::make_unique<WorkloadModel>();
+}
+
+} // namespace dpusim::model

@@ -1,0 +1,107 @@
+// A model of the simulator — the input pipeline, checkpoints, other tenants, a parallelism's probe, next
+// stragglers or congestion — declares in one place what it takes and what it adds: its scenario keys
+// (with unit, default and meaning), the calibration parameters it consumes and the fields they set, the
+// checks a scenario held in memory must pass, the tasks it adds to an iteration, and the notes it
+// writes in the report. The registry (registry.hpp) lists every model; the scenario reader, the schema,
+// `dpusim models`, the calibration and the run all read it from there.
+#pragma once
+
+#include "models/catalog/catalog.hpp"
+#include "models/catalog/cited.hpp"
+#include "sim/plan/iteration_extension.hpp"
+#include "sim/scenario/hardware.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dpusim::report {
+struct VariantResult;
+}
+namespace dpusim::plan {
+struct IterationPlan;
+}
+namespace dpusim::topology {
+class Topology;
+}
+namespace dpusim::offload {
+class DataPath;
+}
+
+namespace dpusim::model {
+
+/// One scenario key. `path` is dotted from the file's root ("cluster.storage.servers"); a section (a
+/// mapping of further keys) has the kind "section".
+struct Key {
+  std::string_view path;
+  std::string_view kind;          // section | count | number | fraction | ratio | data rate | ...
+  std::string_view default_value; // "required", "—" (absent: the feature is off), or the default
+  std::string_view description;
+};
+
+/// What is wrong with a scenario, and the key it concerns. `related`, when set, names another key the
+/// message refers to (the YAML reader adds where it is in the file).
+struct Problem {
+  Problem(std::string k, std::string m, std::string r = {})
+      : key(std::move(k)), message(std::move(m)), related(std::move(r)) {}
+  std::string key;
+  std::string message;
+  std::string related;
+};
+using Problems = std::vector<Problem>;
+
+/// A calibration parameter (models/calibration/parameters.hpp) and the hardware field it sets. `apply`
+/// returns false where the field does not exist in this variant (no Arm cores on a plain NIC): the
+/// profile's value is then reported as unused.
+struct CalibrationBinding {
+  std::string_view parameter;
+  std::string_view field;
+  bool (*apply)(scenario::Hardware& hw, double si_value, const catalog::Citation& cite);
+};
+
+/// What a model may read when it explains a finished run.
+struct RunView {
+  const scenario::Scenario& scenario;
+  const offload::Variant& variant;
+  const scenario::Hardware& hardware;
+  const topology::Topology& topology;
+  const offload::DataPath& path;
+  const plan::IterationPlan& iteration;
+  const plan::HostSide& host;
+  bool representative; // one data-parallel replica stood for all
+};
+
+class Model : public plan::IterationExtension {
+public:
+  ~Model() override = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view summary() const = 0;
+  [[nodiscard]] virtual std::vector<Key> keys() const { return {}; }
+  [[nodiscard]] virtual std::vector<CalibrationBinding> calibration() const { return {}; }
+  /// Appends what is wrong with `s` for this model (nothing when it is consistent).
+  virtual void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const {
+    (void)s;
+    (void)cat;
+    (void)out;
+  }
+  /// Sets what the scenario asks of the hardware beyond the catalog and the profile (after both).
+  virtual void configure(const scenario::Scenario& s, scenario::Hardware& hw) const {
+    (void)s;
+    (void)hw;
+  }
+  /// Adds to the result of a finished run of one variant: its notes, and the fields this model owns.
+  virtual void report(const RunView& run, report::VariantResult& result) const {
+    (void)run;
+    (void)result;
+  }
+  /// Tasks this model adds to the iteration (plan::IterationExtension); none by default.
+  void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {
+    (void)work;
+    (void)ctx;
+  }
+};
+
+} // namespace dpusim::model

@@ -1,0 +1,160 @@
+#include "sim/model/registry.hpp"
+
+#include "models/calibration/parameters.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace dpusim::model {
+
+// The models, one registration line each. Core models first (their keys give the order of the
+// scenario's sections), then the parallelisms' probes, the host-side work in the order its tasks join
+// the plan, and the offload variants.
+std::unique_ptr<Model> make_scenario_model();
+std::unique_ptr<Model> make_cluster_model();
+std::unique_ptr<Model> make_fabric_model();
+std::unique_ptr<Model> make_services_model();
+std::unique_ptr<Model> make_storage_model();
+std::unique_ptr<Model> make_workload_model();
+std::unique_ptr<Model> make_parallelism_model();
+std::unique_ptr<Model> make_expert_parallel_model();
+std::unique_ptr<Model> make_context_parallel_model();
+std::unique_ptr<Model> make_pipeline_model();
+std::unique_ptr<Model> make_memory_model();
+std::unique_ptr<Model> make_input_pipeline_model();
+std::unique_ptr<Model> make_agents_model();
+std::unique_ptr<Model> make_tenants_model();
+std::unique_ptr<Model> make_collectives_model();
+std::unique_ptr<Model> make_checkpoint_model();
+std::unique_ptr<Model> make_transport_model();
+std::unique_ptr<Model> make_offload_model();
+std::unique_ptr<Model> make_validation_model();
+
+const Registry& registry() {
+  static const Registry r = [] {
+    std::vector<std::unique_ptr<Model>> m;
+    m.push_back(make_scenario_model());
+    m.push_back(make_cluster_model());
+    m.push_back(make_fabric_model());
+    m.push_back(make_services_model());
+    m.push_back(make_storage_model());
+    m.push_back(make_workload_model());
+    m.push_back(make_parallelism_model());
+    m.push_back(make_expert_parallel_model());
+    m.push_back(make_context_parallel_model());
+    m.push_back(make_pipeline_model());
+    m.push_back(make_memory_model());
+    m.push_back(make_input_pipeline_model());
+    m.push_back(make_agents_model());
+    m.push_back(make_tenants_model());
+    m.push_back(make_collectives_model());
+    m.push_back(make_checkpoint_model());
+    m.push_back(make_transport_model());
+    m.push_back(make_offload_model());
+    m.push_back(make_validation_model());
+    return Registry(std::move(m));
+  }();
+  return r;
+}
+
+Registry::Registry(std::vector<std::unique_ptr<Model>> models) : models_(std::move(models)) {
+  for (const auto& m : models_) {
+    for (const auto& k : m->keys()) {
+      const auto same =
+          std::find_if(keys_.begin(), keys_.end(), [&](const Key& o) { return o.path == k.path; });
+      if (same == keys_.end())
+        keys_.push_back(k);
+      else if (same->kind != "section" || k.kind != "section")
+        throw std::logic_error(fmt::format("scenario key {} is declared by two models", k.path));
+    }
+    for (const auto& b : m->calibration()) {
+      if (calibration::find_parameter(b.parameter) == nullptr)
+        throw std::logic_error(
+            fmt::format("model {} binds an unknown calibration parameter {}", m->name(), b.parameter));
+      if (binding(b.parameter) != nullptr)
+        throw std::logic_error(fmt::format("calibration parameter {} is bound twice", b.parameter));
+      bindings_.push_back(b);
+    }
+  }
+}
+
+const Model* Registry::find(std::string_view name) const {
+  for (const auto& m : models_)
+    if (m->name() == name)
+      return m.get();
+  return nullptr;
+}
+
+const Key* Registry::find_key(std::string_view path) const {
+  for (const auto& k : keys_)
+    if (k.path == path)
+      return &k;
+  return nullptr;
+}
+
+std::vector<std::string_view> Registry::keys_under(std::string_view section) const {
+  std::vector<std::string_view> out;
+  for (const auto& k : keys_) {
+    std::string_view rest = k.path;
+    if (!section.empty()) {
+      if (rest.size() <= section.size() + 1 || rest.substr(0, section.size()) != section ||
+          rest[section.size()] != '.')
+        continue;
+      rest.remove_prefix(section.size() + 1);
+    }
+    if (rest.find('.') == std::string_view::npos)
+      out.push_back(rest);
+  }
+  return out;
+}
+
+const CalibrationBinding* Registry::binding(std::string_view parameter) const {
+  for (const auto& b : bindings_)
+    if (b.parameter == parameter)
+      return &b;
+  return nullptr;
+}
+
+std::vector<const plan::IterationExtension*> Registry::extensions() const {
+  std::vector<const plan::IterationExtension*> out;
+  out.reserve(models_.size());
+  for (const auto& m : models_)
+    out.push_back(m.get());
+  return out;
+}
+
+Problems check_scenario(const scenario::Scenario& s, const catalog::Catalog& cat) {
+  Problems out;
+  for (const auto& m : registry().models())
+    m->check(s, cat, out);
+  return out;
+}
+
+void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path) {
+  using catalog::Citation;
+  for (const auto& p : profile.parameters) {
+    const auto* def = calibration::find_parameter(p.key);
+    scenario::CalibratedValue cv{p.key, calibration::format_parameter_value(*def, p.value),
+                                 std::string(calibration::provenance_name(p.provenance)), false};
+    const Citation cite{Citation::Kind::calibration, fmt::format("{} ({}, {})", p.key, cv.provenance, path)};
+    if (const auto* b = registry().binding(p.key))
+      cv.used = b->apply(hw, p.value, cite);
+    hw.calibrated.push_back(std::move(cv));
+  }
+}
+
+scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Catalog& cat,
+                                const offload::Variant& variant, const calibration::Profile* profile,
+                                const std::string& profile_path) {
+  auto hw = scenario::resolve_hardware(s, cat, variant);
+  if (profile != nullptr) {
+    hw.profile_path = profile_path;
+    apply_calibration(hw, *profile, profile_path);
+  }
+  for (const auto& m : registry().models())
+    m->configure(s, hw);
+  return hw;
+}
+
+} // namespace dpusim::model

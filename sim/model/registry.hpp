@@ -1,0 +1,55 @@
+// Every model of the simulator, in one table (see model.hpp): the source of the accepted scenario keys
+// and their "did you mean", of `dpusim schema --keys` and `dpusim models`, of the calibration
+// parameters a profile may set, of the checks a scenario must pass and of the host-side tasks and
+// notes of a run. The order of registration is the order of keys in messages and of tasks in a plan.
+#pragma once
+
+#include "models/calibration/profile.hpp"
+#include "sim/model/model.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dpusim::model {
+
+class Registry {
+public:
+  explicit Registry(std::vector<std::unique_ptr<Model>> models);
+
+  [[nodiscard]] const std::vector<std::unique_ptr<Model>>& models() const { return models_; }
+  [[nodiscard]] const Model* find(std::string_view name) const;
+  /// Every key of every model, in registration order.
+  [[nodiscard]] const std::vector<Key>& keys() const { return keys_; }
+  [[nodiscard]] const Key* find_key(std::string_view path) const;
+  /// The names of the keys directly under `section` ("" for the file's top level, "cluster.storage",
+  /// "offload.variants[]" for the items of a list), in the order they were first declared.
+  [[nodiscard]] std::vector<std::string_view> keys_under(std::string_view section) const;
+  [[nodiscard]] const CalibrationBinding* binding(std::string_view parameter) const;
+  /// The models as iteration extensions, in registration order.
+  [[nodiscard]] std::vector<const plan::IterationExtension*> extensions() const;
+
+private:
+  std::vector<std::unique_ptr<Model>> models_;
+  std::vector<Key> keys_;
+  std::vector<CalibrationBinding> bindings_;
+};
+
+/// The registry of the models built into dpusim (registry.cpp lists them).
+const Registry& registry();
+
+/// Every problem of a scenario built in memory, each with the key it concerns; empty when it can run.
+Problems check_scenario(const scenario::Scenario& s, const catalog::Catalog& cat);
+
+/// The parts one variant runs on: the catalog's, a profile's values in their place (with `profile`),
+/// then what the scenario's models configure.
+scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Catalog& cat,
+                                const offload::Variant& variant, const calibration::Profile* profile,
+                                const std::string& profile_path);
+
+/// Puts a profile's values in place of the catalog's through the registry's bindings, recording each
+/// value in hw.calibrated (unused where no model of this variant takes it).
+void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path);
+
+} // namespace dpusim::model

@@ -1,0 +1,41 @@
+// What the training schedule hands to the models that add host-side work to an iteration (the input
+// pipeline, checkpoints, agents, other tenants' traffic): the replicas it simulated, what each replica's
+// input pipeline feeds, and the tasks the iteration's end waits for.
+#pragma once
+
+#include "sim/engine/task_graph.hpp"
+
+#include <functional>
+#include <vector>
+
+namespace dpusim::plan {
+
+class HostWork;
+struct HostSide;
+
+/// What one data-parallel replica's input pipeline feeds.
+struct ReplicaInput {
+  int replica = 0;
+  int first_gpu = 0; // the GPU whose node loads the replica's samples
+  int micro_batch = 1;
+  double weight = 1;                 // replicas this one stands for
+  std::vector<engine::TaskId> slots; // by micro-batch: the task after which its queue slot frees (-1: none)
+  std::vector<engine::TaskId> forwards; // by micro-batch: its first forward task
+};
+
+struct IterationContext {
+  const HostSide& host;
+  int replicas = 0; // data-parallel replicas whose schedule was simulated
+  std::function<ReplicaInput(int replica)> replica_input;
+  std::vector<engine::TaskId>& finals; // the iteration ends after all of these: add to it
+};
+
+/// A model that adds tasks to the iteration once the training schedule is built; extensions run in
+/// the registry's order.
+class IterationExtension {
+public:
+  virtual ~IterationExtension() = default;
+  virtual void add_tasks(HostWork& work, const IterationContext& ctx) const = 0;
+};
+
+} // namespace dpusim::plan

@@ -1,0 +1,78 @@
+#include "sim/run/variant_parts.hpp"
+
+#include "sim/platform/platform_builder.hpp"
+
+namespace dpusim::run {
+
+compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw) {
+  compute::GpuComputeParams gp;
+  gp.gemm_bf16 = hw.gpu.gemm;
+  gp.fp8_speedup = hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value / hw.gpu.peak_bf16.value : 1.0;
+  gp.hbm_bandwidth = hw.gpu.hbm_bandwidth.value * hw.gpu.hbm_efficiency.value;
+  gp.kernel_floor = hw.gpu.kernel_floor.value;
+  return compute::GpuComputeModel(gp);
+}
+
+plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
+                         const offload::DataPath& path) {
+  using offload::Function;
+  using offload::Site;
+  plan::HostSide h;
+  h.path = &path;
+  h.data = s.workload.data;
+  h.storage_read_rate = s.cluster.storage.read_rate.si();
+  h.storage_connections = s.cluster.storage.client_connections;
+  const auto& services = s.cluster.services;
+  h.agent_cores = services.agent_cores;
+  h.agent_site = v.placement[Function::agents];
+  if (hw.nic.arm)
+    h.arm_cores_per_host_core =
+        hw.cpu.tcp_rx_rate_per_core.value.si() / hw.nic.arm->tcp_rx_rate_per_core.value.si();
+  // The launch threads are simulated when something else competes for the host's cores; alone, one
+  // core per GPU is always available to them.
+  const auto req = s.requirements();
+  const bool host_shared =
+      v.transport() == offload::Transport::host_tcp ||
+      (req.encryption != offload::Encryption::none && v.placement[Function::encryption] == Site::host) ||
+      (req.overlay && v.placement[Function::vswitch] == Site::host) ||
+      (req.storage && v.placement[Function::storage] == Site::host) ||
+      (req.agents && v.placement[Function::agents] == Site::host) || (h.data && h.data->decode.si() > 0);
+  if (hw.cpu.kernel_launch_cpu)
+    h.launch_s_per_kernel = hw.cpu.kernel_launch_cpu->value.si();
+  h.couple_launch = host_shared && h.launch_s_per_kernel > 0;
+  return h;
+}
+
+bool representative_replica(const scenario::WorkloadConfig& w) {
+  constexpr double kFullReplicaTaskBudget = 60000;
+  const auto& par = w.parallelism;
+  const double layers_per_gpu = static_cast<double>(w.model.layers) / par.pp;
+  const double ops_per_replica = static_cast<double>(par.pp) * w.virtual_stages * w.micro_batches() * 2;
+  const double tasks_per_op = w.zero_stage >= 3 ? 4.0 * layers_per_gpu / w.virtual_stages : 3.0;
+  return par.dp > 1 && ops_per_replica * tasks_per_op * par.dp > kFullReplicaTaskBudget;
+}
+
+metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
+                                      const platform::PlatformBuilder& platform) {
+  metrics::MetricsInputs in;
+  in.gpus = platform.gpus();
+  in.nodes = platform.nodes();
+  in.host_cores = hw.host_cores();
+  in.arm_cores =
+      platform.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * platform.topology().layout().node.nics : 0;
+  switch (s.workload.precision) {
+  case workload::Precision::bf16:
+    in.peak_flops = hw.gpu.peak_bf16.value.si();
+    break;
+  case workload::Precision::fp16:
+    in.peak_flops = hw.gpu.peak_fp16.value.si();
+    break;
+  case workload::Precision::fp8:
+    in.peak_flops = hw.gpu.peak_fp8->value.si();
+    break;
+  }
+  in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
+  return in;
+}
+
+} // namespace dpusim::run
