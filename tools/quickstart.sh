@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
 # Sets everything up (dependencies, build) and runs the bundled quickstart scenario: prints the
-# comparison table and writes results/<scenario-name>/comparison.csv.
+# comparison table and writes out/<scenario-name>/comparison.csv (or under the --out given), then says
+# where. It never touches the reference outputs (only tools/regenerate-results.sh rewrites those).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh default
-exec build/sim/dpusim compare scenarios/examples/quickstart.yaml "$@"
+scenario=scenarios/examples/quickstart.yaml
+out="out/$(sed -n 's/^name: //p' "$scenario" | head -n 1)"
+args=("$@")
+given=""
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case "${args[i]}" in
+    --out | -o) given="${args[i + 1]:-}" ;;
+    --out=*) given="${args[i]#--out=}" ;;
+  esac
+done
+if [ -n "$given" ]; then out=$given; else args+=(--out "$out"); fi
+build/sim/dpusim compare "$scenario" "${args[@]}"
+if [ -f "$out/comparison.csv" ]; then echo "quickstart: wrote $out/comparison.csv"; fi

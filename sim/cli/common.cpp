@@ -32,8 +32,8 @@ bool parse_command(const std::string& name, const std::string& synopsis, const s
 }
 
 void add_common_options(po::options_description& options) {
-  options.add_options()                                                                          //
-      ("out,o", po::value<std::string>(), "output directory (default: results/<scenario name>)") //
+  options.add_options()                                                                      //
+      ("out,o", po::value<std::string>(), "output directory (default: out/<scenario name>)") //
       ("calibration", po::value<std::string>(),
        "calibration profile (from dpusim-calib) overriding catalog values")                                 //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
@@ -50,7 +50,7 @@ catalog::Catalog load_catalog(const po::variables_map& vm) {
 std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name) {
   if (vm.count("out") != 0)
     return vm["out"].as<std::string>();
-  return std::filesystem::path("results") / scenario_name;
+  return std::filesystem::path("out") / scenario_name;
 }
 
 bool show_progress(const po::variables_map& vm) {

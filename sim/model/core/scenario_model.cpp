@@ -33,12 +33,11 @@ public:
       return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.';
     });
     if (s.name.size() > 100)
-      out.push_back(
-          {"name", fmt::format("is {} characters long; a scenario name (a directory under results/) "
-                               "has at most 100",
-                               s.name.size())});
+      out.push_back({"name", fmt::format("is {} characters long; a scenario name (a directory under out/) "
+                                         "has at most 100",
+                                         s.name.size())});
     else if (s.name.empty() || !safe || s.name == "." || s.name == "..")
-      out.push_back({"name", fmt::format("\"{}\" is used as a directory name under results/: use letters, "
+      out.push_back({"name", fmt::format("\"{}\" is used as a directory name under out/: use letters, "
                                          "digits, '-', '_' or '.'",
                                          s.name)});
     if (!s.calibration.empty()) {
