@@ -8,7 +8,7 @@
 #include "models/workload/parallelism.hpp"
 #include "models/workload/transformer.hpp"
 #include "sim/offload/variant.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/fabric_kind.hpp"
 
 #include <cstdint>
 #include <optional>

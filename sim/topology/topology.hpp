@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/core/units.hpp"
+#include "sim/topology/fabric_kind.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
@@ -85,9 +86,6 @@ struct TenantLayout {
   int flows = 0;
   double uplink_share = 1.0;
 };
-
-enum class FabricKind { fat_tree, rail_optimized };
-std::string_view fabric_kind_name(FabricKind k);
 
 struct FabricLayout {
   FabricKind kind = FabricKind::fat_tree;

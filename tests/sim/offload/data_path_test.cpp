@@ -3,6 +3,7 @@
 #include "sim/offload/data_path.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 using namespace dpusim;
