@@ -14,6 +14,7 @@ int command_compare(const std::vector<std::string>& args);
 int command_schema(const std::vector<std::string>& args);
 int command_catalog(const std::vector<std::string>& args);
 int command_variants(const std::vector<std::string>& args);
+int command_models(const std::vector<std::string>& args);
 int command_validate(const std::vector<std::string>& args);
 
 } // namespace dpusim::cli

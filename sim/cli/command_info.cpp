@@ -1,5 +1,7 @@
+#include "models/calibration/parameters.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/offload/variant.hpp"
 
 #include <fmt/format.h>
@@ -10,13 +12,53 @@ namespace dpusim::cli {
 
 extern const char* const kScenarioSchema; // docs/scenario-schema.md, embedded at build time
 
+std::string key_table() {
+  const auto& reg = model::registry();
+  std::string out = "| key | kind | default | model | meaning |\n|---|---|---|---|---|\n";
+  for (const auto& k : reg.keys())
+    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", k.path, k.kind, k.default_value, reg.owner(k.path),
+                       k.description);
+  return out;
+}
+
 int command_schema(const std::vector<std::string>& args) {
   po::options_description options("Options");
+  options.add_options()("keys", "print only the table of every key, by model, from the model registry");
   po::variables_map vm;
-  if (!parse_command("schema", "", "Prints the scenario file reference (docs/scenario-schema.md).", options,
-                     args, vm, false))
+  if (!parse_command(
+          "schema", "[options]",
+          "Prints the scenario file reference (docs/scenario-schema.md); its table of keys comes from "
+          "the model registry (--keys prints that table alone).",
+          options, args, vm, false))
     return kOk;
-  std::cout << kScenarioSchema;
+  std::cout << (vm.count("keys") != 0 ? key_table() : std::string(kScenarioSchema));
+  return kOk;
+}
+
+int command_models(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  po::variables_map vm;
+  if (!parse_command("models", "",
+                     "Lists the registered models: what each simulates, the scenario keys it takes and the "
+                     "calibration parameters it consumes.",
+                     options, args, vm, false))
+    return kOk;
+  const auto& reg = model::registry();
+  for (const auto& m : reg.models()) {
+    std::cout << fmt::format("{}: {}\n", m->name(), m->summary());
+    for (const auto& k : m->keys())
+      std::cout << fmt::format("  key   {:<42} {:<15} default: {}\n", k.path, k.kind, k.default_value);
+    for (const auto& b : m->calibration())
+      std::cout << fmt::format("  param {:<42} sets {}\n", b.parameter, b.field);
+  }
+  std::vector<std::string> unused;
+  for (const auto& def : calibration::parameter_registry())
+    if (reg.binding(def.key) == nullptr)
+      unused.emplace_back(def.key);
+  if (!unused.empty())
+    std::cout << fmt::format("\nmeasured by dpusim-calib but consumed by no model (reported as unused when a "
+                             "profile has them):\n  {}\n",
+                             fmt::join(unused, "\n  "));
   return kOk;
 }
 

@@ -26,6 +26,7 @@ Commands:
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants
+  models             list the models: what each simulates, its scenario keys and calibration parameters
 
 Options:
   -h, --help         show this help (dpusim <command> --help for a command's options)
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
   using namespace dpusim::cli;
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
-      {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants}};
+      {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants},
+      {"models", command_models}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

@@ -63,9 +63,10 @@ Registry::Registry(std::vector<std::unique_ptr<Model>> models) : models_(std::mo
     for (const auto& k : m->keys()) {
       const auto same =
           std::find_if(keys_.begin(), keys_.end(), [&](const Key& o) { return o.path == k.path; });
-      if (same == keys_.end())
+      if (same == keys_.end()) {
         keys_.push_back(k);
-      else if (same->kind != "section" || k.kind != "section")
+        owners_.push_back(m.get());
+      } else if (same->kind != "section" || k.kind != "section")
         throw std::logic_error(fmt::format("scenario key {} is declared by two models", k.path));
     }
     for (const auto& b : m->calibration()) {
@@ -77,6 +78,13 @@ Registry::Registry(std::vector<std::unique_ptr<Model>> models) : models_(std::mo
       bindings_.push_back(b);
     }
   }
+}
+
+std::string_view Registry::owner(std::string_view path) const {
+  for (std::size_t i = 0; i < keys_.size(); ++i)
+    if (keys_[i].path == path)
+      return owners_[i]->name();
+  return {};
 }
 
 const Model* Registry::find(std::string_view name) const {

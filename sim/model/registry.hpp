@@ -23,6 +23,8 @@ public:
   /// Every key of every model, in registration order.
   [[nodiscard]] const std::vector<Key>& keys() const { return keys_; }
   [[nodiscard]] const Key* find_key(std::string_view path) const;
+  /// The name of the model that declared `path` first (empty for an unknown key).
+  [[nodiscard]] std::string_view owner(std::string_view path) const;
   /// The names of the keys directly under `section` ("" for the file's top level, "cluster.storage",
   /// "offload.variants[]" for the items of a list), in the order they were first declared.
   [[nodiscard]] std::vector<std::string_view> keys_under(std::string_view section) const;
@@ -33,6 +35,7 @@ public:
 private:
   std::vector<std::unique_ptr<Model>> models_;
   std::vector<Key> keys_;
+  std::vector<const Model*> owners_; // by key
   std::vector<CalibrationBinding> bindings_;
 };
 
