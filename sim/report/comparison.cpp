@@ -1,5 +1,7 @@
 #include "sim/report/comparison.hpp"
 
+#include "sim/offload/variant.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -249,28 +251,39 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
 std::vector<std::string> explain(const Comparison& c) {
   std::vector<std::string> out;
   const auto& base = c.results.front();
+  // The plain RDMA NIC, whatever the scenario calls it: the rdma-nic preset's placement on the NIC.
   const VariantResult* nic_rdma = nullptr;
+  const auto rdma_nic = offload::placement_text(offload::parse_variant("rdma-nic").placement);
   for (const auto& r : c.results)
-    if (r.variant == "rdma-nic")
+    if (!r.on_dpu && r.placement == rdma_nic && nic_rdma == nullptr)
       nic_rdma = &r;
   for (std::size_t i = 1; i < c.results.size(); ++i) {
     const auto& r = c.results[i];
     std::string s = difference(base, r);
     // A DPU is worth its price only for what it does beyond a plain RDMA NIC: say so when that is nothing.
-    if (r.variant == "dpu" && nic_rdma != nullptr && nic_rdma != &base) {
+    if (r.on_dpu && nic_rdma != nullptr && nic_rdma != &base) {
       const double vs_nic = r.metrics.step_time_s / nic_rdma->metrics.step_time_s - 1.0;
-      s += fmt::format(" Against rdma-nic the DPU changes the step by {:+.2f}%", 100 * vs_nic);
+      s += fmt::format(" Against {} the DPU changes the step by {:+.2f}%", nic_rdma->variant, 100 * vs_nic);
       const double freed = nic_rdma->metrics.host_cpu_busy_cores - r.metrics.host_cpu_busy_cores;
+      std::vector<std::string> on_arm; // what this variant's DPU Arm cores were busy with
+      for (std::size_t u = 0; u < plan::kCpuUses; ++u)
+        if (r.metrics.arm_busy_cores_by_use[u] > 0.005)
+          on_arm.push_back(use_name(u));
       if (std::abs(vs_nic) < 0.01 && std::abs(freed) < 0.05)
-        s +=
-            fmt::format(": {} carries RDMA on the same kind of NIC core as {}, and no other host function of "
-                        "this scenario moves to it, so the DPU buys nothing here.",
-                        r.device, nic_rdma->device);
+        s += on_arm.empty()
+                 ? fmt::format(
+                       ": {} carries RDMA on the same kind of NIC core as {}, and no other host function "
+                       "of this scenario moves to it, so the DPU buys nothing here.",
+                       r.device, nic_rdma->device)
+                 : fmt::format(
+                       ": its Arm cores run {} but free no host core that {} does not free already, so "
+                       "the DPU buys nothing here.",
+                       fmt::join(on_arm, " and "), nic_rdma->variant);
       else if (freed >= 0.05)
         s += fmt::format(
             " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
-            "Arm cores what rdma-nic leaves on the host.",
-            freed, freed * r.nodes);
+            "Arm cores what {} leaves on the host.",
+            freed, freed * r.nodes, nic_rdma->variant);
       else if (r.isolation == "dpu_qos" && nic_rdma->isolation == "shared")
         s += fmt::format(": its DPUs enforce the other tenants' rate limits, which a plain NIC cannot, "
                          "guaranteeing this job {:.0f}% of the leaf up-links.",

@@ -48,6 +48,7 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "variant" << YAML::Value << r.variant;
   out << YAML::Key << "device" << YAML::Value << r.device;
   out << YAML::Key << "placement" << YAML::Value << r.placement;
+  out << YAML::Key << "on_dpu" << YAML::Value << r.on_dpu;
   out << YAML::Key << "host_cores" << YAML::Value << r.host_cores;
   out << YAML::Key << "arm_cores" << YAML::Value << r.arm_cores;
   out << YAML::Key << "seed" << YAML::Value << r.seed;
@@ -97,6 +98,7 @@ VariantResult deserialize(const std::string& text) {
   r.variant = n["variant"].as<std::string>();
   r.device = n["device"].as<std::string>();
   r.placement = n["placement"].as<std::string>();
+  r.on_dpu = n["on_dpu"].as<bool>();
   r.host_cores = n["host_cores"].as<int>();
   r.arm_cores = n["arm_cores"].as<int>();
   r.seed = n["seed"].as<std::uint64_t>();

@@ -16,6 +16,7 @@ struct VariantResult {
   std::string variant;
   std::string device;    // NIC or DPU carrying inter-node traffic
   std::string placement; // function=site for each function, ';'-separated
+  bool on_dpu = false;   // the device is the scenario's DPU
   int host_cores = 0;    // per node
   int arm_cores = 0;     // per node, all DPUs
   std::uint64_t seed = 0;

@@ -79,6 +79,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.variant = variant.name;
   r.device = hw.nic.name;
   r.placement = offload::placement_text(variant.placement);
+  r.on_dpu = variant.on_dpu;
   r.host_cores = in.host_cores;
   r.arm_cores = in.arm_cores;
   r.seed = s.seed;
