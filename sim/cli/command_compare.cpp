@@ -4,6 +4,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/offload/attribution.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/report/attribution.hpp"
@@ -158,7 +159,7 @@ int command_compare(const std::vector<std::string>& args) {
     attributions.push_back(std::move(a));
   }
   const auto out = output_directory(vm, s.name) / "comparison.csv";
-  write_file_atomically(out, report::render_csv(c));
+  write_file_atomically(out, report::render_csv(c, model::registry().columns()));
   const auto attribution_out = out.parent_path() / "attribution.csv";
   if (vm.count("attribute") != 0)
     write_file_atomically(attribution_out, report::render_attribution_csv(attributions));

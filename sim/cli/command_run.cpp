@@ -2,6 +2,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/report/comparison.hpp"
 #include "sim/run/variant_run.hpp"
 
@@ -48,7 +49,7 @@ int command_run(const std::vector<std::string>& args) {
   const auto result = run::run_variant(s, cat, variant, ro);
   report::Comparison c{variant.name, {result}};
   const auto out = output_directory(vm, s.name) / "run.csv";
-  write_file_atomically(out, report::render_csv(c));
+  write_file_atomically(out, report::render_csv(c, model::registry().columns()));
   if (vm.count("quiet") == 0) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
                              result.gpus);

@@ -9,6 +9,7 @@
 #include "models/catalog/catalog.hpp"
 #include "models/catalog/cited.hpp"
 #include "sim/plan/iteration_extension.hpp"
+#include "sim/report/column.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -92,6 +93,8 @@ public:
     (void)s;
     (void)hw;
   }
+  /// Its columns in the run's CSV, after the core metrics, in registry order.
+  [[nodiscard]] virtual std::vector<report::Column> columns() const { return {}; }
   /// Adds to the result of a finished run of one variant: its notes, and the fields this model owns.
   virtual void report(const RunView& run, report::VariantResult& result) const {
     (void)run;

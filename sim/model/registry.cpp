@@ -124,6 +124,14 @@ const CalibrationBinding* Registry::binding(std::string_view parameter) const {
   return nullptr;
 }
 
+std::vector<report::Column> Registry::columns() const {
+  std::vector<report::Column> out;
+  for (const auto& m : models_)
+    for (const auto& c : m->columns())
+      out.push_back(c);
+  return out;
+}
+
 std::vector<const plan::IterationExtension*> Registry::extensions() const {
   std::vector<const plan::IterationExtension*> out;
   out.reserve(models_.size());

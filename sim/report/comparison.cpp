@@ -325,10 +325,10 @@ std::string render_calibration(const VariantResult& r) {
   return items.empty() ? std::string() : fmt::format("from calibration: {}\n", fmt::join(items, "; "));
 }
 
-std::string render_csv(const Comparison& c) {
-  std::string out = csv_header();
+std::string render_csv(const Comparison& c, const std::vector<Column>& model_columns) {
+  std::string out = csv_header(model_columns);
   for (const auto& r : c.results)
-    out += csv_row(r, c.speedup(r));
+    out += csv_row(r, c.speedup(r), model_columns);
   return out;
 }
 

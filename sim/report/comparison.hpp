@@ -20,7 +20,8 @@ std::string render_table(const Comparison& c);
 std::string render_cores_table(const Comparison& c);
 /// One paragraph per non-baseline variant saying how it differs and why, in terms of what was simulated.
 std::vector<std::string> explain(const Comparison& c);
-std::string render_csv(const Comparison& c);
+/// The models' columns (model::Registry::columns) follow the core metrics.
+std::string render_csv(const Comparison& c, const std::vector<Column>& model_columns);
 /// What was simulated flow by flow and what was reused, for one variant.
 std::string render_simulation_summary(const VariantResult& r);
 /// "from calibration: key = value (provenance); ...", or empty when no profile was applied.

@@ -1,6 +1,7 @@
 #include "sim/report/variant_result.hpp"
 
 #include <fmt/format.h>
+#include <span>
 #include <yaml-cpp/yaml.h>
 
 namespace dpusim::report {
@@ -34,12 +35,32 @@ constexpr Field kMetricFields[] = {
     {"tflops_per_gpu", &metrics::IterationMetrics::tflops_per_gpu},
     {"mfu", &metrics::IterationMetrics::mfu},
     {"tokens_per_s", &metrics::IterationMetrics::tokens_per_s},
+};
+
+// Fields of the metrics that models own and write as their columns: carried between processes here.
+constexpr Field kModelMetricFields[] = {
     {"checkpoint_step_s", &metrics::IterationMetrics::checkpoint_step_s},
     {"checkpoint_overhead_s", &metrics::IterationMetrics::checkpoint_overhead_s},
     {"step_with_checkpoints_s", &metrics::IterationMetrics::step_with_checkpoints_s},
 };
 
 } // namespace
+
+void VariantResult::set_value(const std::string& name, double v) {
+  for (auto& [n, x] : values)
+    if (n == name) {
+      x = v;
+      return;
+    }
+  values.emplace_back(name, v);
+}
+
+double VariantResult::value(std::string_view name) const {
+  for (const auto& [n, x] : values)
+    if (n == name)
+      return x;
+  return 0;
+}
 
 std::string serialize(const VariantResult& r) {
   YAML::Emitter out;
@@ -55,8 +76,10 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "nodes" << YAML::Value << r.nodes;
   out << YAML::Key << "gpus" << YAML::Value << r.gpus;
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
-  for (const auto& f : kMetricFields)
-    out << YAML::Key << f.name << YAML::Value << num(r.metrics.*f.member);
+  for (const auto fields :
+       {std::span<const Field>(kMetricFields), std::span<const Field>(kModelMetricFields)})
+    for (const auto& f : fields)
+      out << YAML::Key << f.name << YAML::Value << num(r.metrics.*f.member);
   out << YAML::Key << "tasks" << YAML::Value << r.metrics.tasks;
   for (const auto& [key, values] : {std::pair{"host_busy_cores_by_use", &r.metrics.host_busy_cores_by_use},
                                     std::pair{"arm_busy_cores_by_use", &r.metrics.arm_busy_cores_by_use}}) {
@@ -83,6 +106,10 @@ std::string serialize(const VariantResult& r) {
   out << YAML::EndSeq;
   out << YAML::Key << "isolation" << YAML::Value << r.isolation;
   out << YAML::Key << "guarantee" << YAML::Value << num(r.guarantee);
+  out << YAML::Key << "values" << YAML::Value << YAML::BeginSeq;
+  for (const auto& [name, v] : r.values)
+    out << YAML::Flow << YAML::BeginSeq << name << num(v) << YAML::EndSeq;
+  out << YAML::EndSeq;
   out << YAML::Key << "notes" << YAML::Value << YAML::BeginSeq;
   for (const auto& n : r.notes)
     out << n;
@@ -104,8 +131,10 @@ VariantResult deserialize(const std::string& text) {
   r.seed = n["seed"].as<std::uint64_t>();
   r.nodes = n["nodes"].as<int>();
   r.gpus = n["gpus"].as<int>();
-  for (const auto& f : kMetricFields)
-    r.metrics.*f.member = n["metrics"][f.name].as<double>();
+  for (const auto fields :
+       {std::span<const Field>(kMetricFields), std::span<const Field>(kModelMetricFields)})
+    for (const auto& f : fields)
+      r.metrics.*f.member = n["metrics"][f.name].as<double>();
   r.metrics.tasks = n["metrics"]["tasks"].as<std::size_t>();
   for (std::size_t u = 0; u < plan::kCpuUses; ++u) {
     const std::string use(plan::cpu_use_name(static_cast<plan::CpuUse>(u)));
@@ -126,15 +155,19 @@ VariantResult deserialize(const std::string& text) {
                             c[3].as<std::string>() == "used"});
   r.isolation = n["isolation"].as<std::string>();
   r.guarantee = n["guarantee"].as<double>();
+  for (const auto& v : n["values"])
+    r.values.emplace_back(v[0].as<std::string>(), v[1].as<double>());
   for (const auto& note : n["notes"])
     r.notes.push_back(note.as<std::string>());
   return r;
 }
 
-std::string csv_header() {
+std::string csv_header(const std::vector<Column>& model_columns) {
   std::string h = "scenario,variant,device,seed,nodes,gpus";
   for (const auto& f : kMetricFields)
     h += fmt::format(",{}", f.name);
+  for (const auto& c : model_columns)
+    h += fmt::format(",{}", c.name);
   for (const char* where : {"host", "arm"})
     for (std::size_t u = 0; u < plan::kCpuUses; ++u)
       h += fmt::format(",{}_cores_{}", where, plan::cpu_use_name(static_cast<plan::CpuUse>(u)));
@@ -142,11 +175,13 @@ std::string csv_header() {
   return h + "\n";
 }
 
-std::string csv_row(const VariantResult& r, double speedup) {
+std::string csv_row(const VariantResult& r, double speedup, const std::vector<Column>& model_columns) {
   std::string row =
       fmt::format("{},{},{},{},{},{}", r.scenario, r.variant, r.device, r.seed, r.nodes, r.gpus);
   for (const auto& f : kMetricFields)
     row += "," + num(r.metrics.*f.member);
+  for (const auto& c : model_columns)
+    row += "," + num(c.value(r));
   for (const auto* by_use : {&r.metrics.host_busy_cores_by_use, &r.metrics.arm_busy_cores_by_use})
     for (double cores : *by_use)
       row += "," + num(cores);

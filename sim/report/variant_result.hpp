@@ -3,10 +3,13 @@
 #pragma once
 
 #include "sim/metrics/iteration_metrics.hpp"
+#include "sim/report/column.hpp"
 #include "sim/scenario/hardware.hpp"
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dpusim::report {
@@ -37,14 +40,22 @@ struct VariantResult {
   // Other tenants on the fabric: "" (none met the job), "shared" or "dpu_qos" (guaranteed share).
   std::string isolation;
   double guarantee = 0;
+  // Values a model adds to the result, by column name, in the order they were set.
+  std::vector<std::pair<std::string, double>> values;
+
+  void set_value(const std::string& name, double v);
+  /// A model's value, 0 where it set none.
+  [[nodiscard]] double value(std::string_view name) const;
 };
 
 /// YAML text (used between processes).
 std::string serialize(const VariantResult& r);
 VariantResult deserialize(const std::string& text);
 
-/// CSV: one header row, units in the column names, stable column order.
-std::string csv_header();
-std::string csv_row(const VariantResult& r, double speedup_vs_baseline);
+/// CSV: one header row, units in the column names, stable column order; the models' columns follow the
+/// core metrics.
+std::string csv_header(const std::vector<Column>& model_columns);
+std::string csv_row(const VariantResult& r, double speedup_vs_baseline,
+                    const std::vector<Column>& model_columns);
 
 } // namespace dpusim::report

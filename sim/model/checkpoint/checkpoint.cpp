@@ -82,6 +82,15 @@ public:
            "checkpoints are written to storage servers: add cluster.storage {servers, link, read_rate}",
            "cluster"});
   }
+  [[nodiscard]] std::vector<report::Column> columns() const override {
+    return {
+        {"checkpoint_step_s", [](const report::VariantResult& r) { return r.metrics.checkpoint_step_s; }},
+        {"checkpoint_overhead_s",
+         [](const report::VariantResult& r) { return r.metrics.checkpoint_overhead_s; }},
+        {"step_with_checkpoints_s",
+         [](const report::VariantResult& r) { return r.metrics.step_with_checkpoints_s; }},
+    };
+  }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {
     if (ctx.host.checkpoint_bytes_per_gpu > 0)
       add_checkpoint(work, ctx.finals);
