@@ -1,5 +1,12 @@
 #include "sim/plan/collective_lowering.hpp"
 
+#include "models/collectives/all_to_all.hpp"
+#include "models/collectives/hierarchical.hpp"
+#include "models/collectives/nvls.hpp"
+#include "models/collectives/point_to_point.hpp"
+#include "models/collectives/ring.hpp"
+#include "models/collectives/tree.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -13,84 +20,6 @@ constexpr std::pair<CollectiveAlgorithm, std::string_view> kAlgorithmNames[] = {
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::nvls, "nvls"},
 };
-
-using NodeMembers = std::map<int, std::vector<int>>; // node -> its GPUs of the group, ascending
-
-NodeMembers group_by_node(std::vector<int>& gpus, int per_node) {
-  std::sort(gpus.begin(), gpus.end());
-  NodeMembers by_node;
-  for (int g : gpus)
-    by_node[g / per_node].push_back(g);
-  return by_node;
-}
-
-std::size_t fewest_members(const NodeMembers& by_node) {
-  std::size_t fewest = by_node.empty() ? 0 : by_node.begin()->second.size();
-  for (const auto& [node, members] : by_node)
-    fewest = std::min(fewest, members.size());
-  return fewest;
-}
-
-/// The same number of members in every node: that number, else 0.
-std::size_t uniform_members(const NodeMembers& by_node) {
-  const std::size_t k = fewest_members(by_node);
-  for (const auto& [node, members] : by_node)
-    if (members.size() != k)
-      return 0;
-  return k;
-}
-
-/// Member at which channel c enters a node of k members. With fewer NICs than GPUs, channels are
-/// spread over the members so that they leave and enter through different NICs (GPU i uses NIC
-/// i * nics / gpus).
-std::size_t channel_offset(int c, std::size_t k, int channels, bool spread) {
-  const std::size_t stride = spread ? std::max<std::size_t>(1, k / static_cast<std::size_t>(channels)) : 1;
-  return (static_cast<std::size_t>(c) * stride) % k;
-}
-
-/// Parents in NCCL's binary tree over n ranks (ncclGetBtree): rank r's parent flips its lowest set bit
-/// and sets the next one (or only clears it past the end); rank 0 is the root, with one child.
-std::vector<int> btree_parents(int n) {
-  std::vector<int> parent(static_cast<std::size_t>(n), -1);
-  for (int r = 1; r < n; ++r) {
-    int bit = 1;
-    while ((r & bit) == 0)
-      bit <<= 1;
-    int up = (r ^ bit) | (bit << 1);
-    if (up >= n)
-      up = r ^ bit;
-    parent[static_cast<std::size_t>(r)] = up;
-  }
-  return parent;
-}
-
-/// The complementary tree of NCCL's double binary tree (ncclGetDtree): the first one mirrored when n is
-/// even, shifted by one rank when it is odd, so that no rank is an inner node of both.
-std::vector<int> second_tree_parents(int n) {
-  const auto first = btree_parents(n);
-  std::vector<int> parent(static_cast<std::size_t>(n), -1);
-  for (int r = 0; r < n; ++r) {
-    if (n % 2 == 0) {
-      const int p = first[static_cast<std::size_t>(n - 1 - r)];
-      parent[static_cast<std::size_t>(r)] = p < 0 ? -1 : n - 1 - p;
-    } else {
-      const int p = first[static_cast<std::size_t>((r - 1 + n) % n)];
-      parent[static_cast<std::size_t>(r)] = p < 0 ? -1 : (p + 1) % n;
-    }
-  }
-  return parent;
-}
-
-int tree_depth(const std::vector<int>& parent) {
-  int depth = 0;
-  for (std::size_t r = 0; r < parent.size(); ++r) {
-    int d = 0;
-    for (int p = parent[r]; p >= 0; p = parent[static_cast<std::size_t>(p)])
-      ++d;
-    depth = std::max(depth, d);
-  }
-  return depth;
-}
 
 /// Fills the summary fields of an operation made of phases.
 void summarise(Lowered& seq) {
@@ -368,60 +297,50 @@ void CollectiveLowering::finish(Lowered& out, double step_latencies) {
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
 }
 
+void CollectiveLowering::add_channels(Lowered& out, const std::vector<collectives::Channel>& channels) {
+  for (const auto& channel : channels) {
+    Transfer part;
+    for (const auto& hop : channel)
+      add_hop(out, part, hop.src, hop.dst, hop.bytes);
+    out.parts.push_back(std::move(part));
+    ++out.rings;
+  }
+}
+
 Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, double bytes) {
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
   Lowered out;
-  const int n = static_cast<int>(gpus.size());
-  if (n < 2 || bytes <= 0)
-    return out;
   const auto& node = platform_.topology().layout().node;
-  // Members grouped by node, in node order.
-  const auto by_node = group_by_node(gpus, node.gpus);
-  const std::size_t min_local = fewest_members(by_node);
-  const bool spans_nodes = by_node.size() > 1;
-  const int rings = spans_nodes ? std::max(1, std::min(static_cast<int>(min_local), node.nics)) : 1;
-  out.rings = rings;
-  const double factor =
-      kind == CollectiveKind::all_reduce ? 2.0 * (n - 1) / n : static_cast<double>(n - 1) / n;
-  out.steps = kind == CollectiveKind::all_reduce ? 2 * (n - 1) : n - 1;
-  const double payload = factor * bytes / rings;
-  // In a ring spanning nodes each GPU sends one network hop and rings-1 NVLink hops. When NVLink is
-  // clearly faster for that load than the NIC for one hop, the NVLink hops never set the ring's pace
-  // and are left out of the simulated flows (they would only slow the simulation down).
-  const double nvlink_time =
-      (rings - 1) / (node.nvlink_per_gpu.si() * hw_.gpu.nvlink_collective_efficiency.value);
-  const double network_time = 1.0 / (node.nic_line_rate.si() * hw_.nic.collective_efficiency.value);
-  out.intra_node_hops = !spans_nodes || node.gpus < 2 || nvlink_time >= 0.9 * network_time;
+  const collectives::NodeShape shape{node.gpus, node.nics};
+  const auto plan = collectives::ring(kind, std::move(gpus), bytes, shape);
+  if (plan.channels.empty())
+    return out;
+  out.rings = plan.rings;
+  out.steps = plan.steps;
+  // NVLink hops that never set the ring's pace are left out of the simulated flows (they would only
+  // slow the simulation down).
+  out.intra_node_hops = collectives::ring_nvlink_hops_matter(
+      plan, shape, node.nvlink_per_gpu.si() * hw_.gpu.nvlink_collective_efficiency.value,
+      node.nic_line_rate.si() * hw_.nic.collective_efficiency.value);
   double route_latency = 0;
   bool network = false;
-  for (int c = 0; c < rings; ++c) {
-    // Ring c enters each node at another member, so that each ring leaves a node through another GPU
-    // and hence another NIC.
-    std::vector<int> order;
-    for (const auto& [node_id, members] : by_node) {
-      const std::size_t k = members.size();
-      const std::size_t offset = channel_offset(c, k, rings, node.nics < node.gpus);
-      for (std::size_t i = 0; i < k; ++i)
-        order.push_back(members[(i + offset) % k]);
-    }
+  for (const auto& channel : plan.channels) {
     Transfer part;
-    for (int i = 0; i < n; ++i) {
-      const int src = order[static_cast<std::size_t>(i)];
-      const int dst = order[static_cast<std::size_t>((i + 1) % n)];
-      const auto& r = platform_.route(src, dst);
+    for (const auto& hop : channel) {
+      const auto& r = platform_.route(hop.src, hop.dst);
       route_latency = std::max(route_latency, r.latency_s);
       network = network || r.kind == platform::HopKind::network;
       if (r.kind == platform::HopKind::nvlink && !out.intra_node_hops)
         continue;
-      add_hop(out, part, src, dst, payload);
+      add_hop(out, part, hop.src, hop.dst, hop.bytes);
     }
     out.parts.push_back(std::move(part));
   }
   // Each step waits for the library's per-step latency and the wire; host TCP adds its stack latency.
   const double step =
-      route_latency + step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink,
-                                   static_cast<int>(by_node.size()));
+      route_latency +
+      step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
   out.latency_s = hw_.collective.base_latency.value.si() + out.steps * step - route_latency;
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
@@ -430,13 +349,14 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
 
 Lowered CollectiveLowering::p2p(int src_gpu, int dst_gpu, double bytes) {
   Lowered out;
-  if (bytes <= 0 || src_gpu == dst_gpu)
+  const auto send = collectives::send(src_gpu, dst_gpu, bytes);
+  if (!send)
     return out;
   Transfer part;
   // A send/recv is one step; protocol efficiency is the NIC's RDMA efficiency rather than a ring's.
-  add_hop(out, part, src_gpu, dst_gpu, bytes, Protocol::p2p);
+  add_hop(out, part, send->src, send->dst, send->bytes, Protocol::p2p);
   out.parts.push_back(std::move(part));
-  out.latency_s = step_latency(platform_.route(src_gpu, dst_gpu).kind);
+  out.latency_s = step_latency(platform_.route(send->src, send->dst).kind);
   out.steps = 1;
   out.rings = 1;
   return out;
@@ -457,70 +377,19 @@ Lowered CollectiveLowering::collective(CollectiveKind kind, CollectiveAlgorithm 
   return ring(kind, std::move(gpus), bytes);
 }
 
-int CollectiveLowering::add_tree(Lowered& out, const std::vector<std::vector<int>>& chains, double bytes) {
-  // Each of the two trees carries half of `bytes`; reduce (towards the root) and broadcast (away from
-  // it) are pipelined, so every edge carries the half once in each direction. Inside a node the data
-  // runs along the chain to its head, which talks to the heads of the parent and child nodes.
-  const int m = static_cast<int>(chains.size());
-  const double half = bytes / 2;
-  int depth = 0;
-  for (const auto& parent : {btree_parents(m), second_tree_parents(m)}) {
-    Transfer part;
-    for (int j = 0; j < m; ++j) {
-      const auto& chain = chains[static_cast<std::size_t>(j)];
-      for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
-        add_hop(out, part, chain[i + 1], chain[i], half);
-        add_hop(out, part, chain[i], chain[i + 1], half);
-      }
-      const int p = parent[static_cast<std::size_t>(j)];
-      if (p < 0)
-        continue;
-      const int head = chain.front();
-      const int parent_head = chains[static_cast<std::size_t>(p)].front();
-      add_hop(out, part, head, parent_head, half);
-      add_hop(out, part, parent_head, head, half);
-    }
-    out.parts.push_back(std::move(part));
-    depth = std::max(depth, tree_depth(parent));
-  }
-  out.rings += 2;
-  return depth;
-}
-
 Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, double bytes) {
   const auto& node = platform_.topology().layout().node;
-  const auto by_node = group_by_node(gpus, node.gpus);
-  // NCCL's tree is an all-reduce algorithm between nodes; inside one node it never beats the ring.
-  if (kind != CollectiveKind::all_reduce || by_node.size() < 2 || bytes <= 0)
+  const auto plan = collectives::tree(kind, gpus, bytes, {node.gpus, node.nics});
+  if (!plan)
     return ring(kind, std::move(gpus), bytes);
   Lowered out;
-  // One pair of trees per channel, one channel per NIC as for the ring; channel c's chain starts at
-  // another member of every node, whose NIC carries that channel's trees.
-  const std::size_t min_local = fewest_members(by_node);
-  const int channels = std::max(1, std::min(static_cast<int>(min_local), node.nics));
-  std::size_t longest_chain = 0;
-  int depth = 0;
-  for (int c = 0; c < channels; ++c) {
-    std::vector<std::vector<int>> chains;
-    for (const auto& [node_id, members] : by_node) {
-      const std::size_t k = members.size();
-      const std::size_t offset = channel_offset(c, k, channels, node.nics < node.gpus);
-      std::vector<int> chain;
-      for (std::size_t i = 0; i < k; ++i)
-        chain.push_back(members[(i + offset) % k]);
-      longest_chain = std::max(longest_chain, k);
-      chains.push_back(std::move(chain));
-    }
-    depth = add_tree(out, chains, bytes / channels);
-  }
+  add_channels(out, plan->trees);
   // The pipeline fills through the chain and the tree's depth on the way up, and again down.
   const auto [nvlink_route, network_route] = route_latencies(out);
-  const int chain_hops = static_cast<int>(longest_chain) - 1;
-  out.steps = 2 * (depth + chain_hops);
+  out.steps = plan->steps;
   const double steps_s =
-      2 *
-      (depth * (step_latency(platform::HopKind::network, static_cast<int>(by_node.size())) + network_route) +
-       chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
+      2 * (plan->depth * (step_latency(platform::HopKind::network, plan->nodes) + network_route) +
+           plan->chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -529,42 +398,16 @@ Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, dou
 Lowered CollectiveLowering::hierarchical(CollectiveKind kind, std::vector<int> gpus, double bytes) {
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
-  const auto by_node = group_by_node(gpus, platform_.topology().layout().node.gpus);
-  const std::size_t k = uniform_members(by_node);
-  if (by_node.size() < 2 || k < 2 || bytes <= 0)
+  const auto plan = collectives::hierarchical(kind, gpus, bytes, platform_.topology().layout().node.gpus);
+  if (!plan)
     return ring(kind, std::move(gpus), bytes);
-  // Inside every node at once (independent rings), or along every rail at once: member i of each node.
-  auto intra = [&](CollectiveKind what, double size) {
-    Lowered l;
-    for (const auto& [node_id, members] : by_node)
-      l.merge(ring(what, members, size), false);
-    return l;
-  };
-  auto rails = [&](CollectiveKind what, double size) {
-    Lowered l;
-    for (std::size_t i = 0; i < k; ++i) {
-      std::vector<int> rail;
-      for (const auto& [node_id, members] : by_node)
-        rail.push_back(members[i]);
-      l.merge(ring(what, rail, size), false);
-    }
-    return l;
-  };
-  const double shard = bytes / static_cast<double>(k);
+  // Each phase's rings run at the same time, independently; the phases one after another.
   Lowered out;
-  switch (kind) {
-  case CollectiveKind::all_reduce:
-    out.phases = {intra(CollectiveKind::reduce_scatter, bytes), rails(CollectiveKind::all_reduce, shard),
-                  intra(CollectiveKind::all_gather, bytes)};
-    break;
-  case CollectiveKind::reduce_scatter:
-    out.phases = {intra(CollectiveKind::reduce_scatter, bytes), rails(CollectiveKind::reduce_scatter, shard)};
-    break;
-  case CollectiveKind::all_gather:
-    out.phases = {rails(CollectiveKind::all_gather, shard), intra(CollectiveKind::all_gather, bytes)};
-    break;
-  case CollectiveKind::all_to_all:
-    break;
+  for (const auto& phase : plan->phases) {
+    Lowered l;
+    for (const auto& call : phase)
+      l.merge(ring(call.kind, call.gpus, call.bytes), false);
+    out.phases.push_back(std::move(l));
   }
   summarise(out);
   return out;
@@ -573,42 +416,25 @@ Lowered CollectiveLowering::hierarchical(CollectiveKind kind, std::vector<int> g
 Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, double bytes) {
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
-  const auto by_node = group_by_node(gpus, platform_.topology().layout().node.gpus);
-  const std::size_t k = uniform_members(by_node);
-  const bool one_node = by_node.size() == 1;
-  if (!nvls_available() || k < 2 || bytes <= 0 || (!one_node && kind != CollectiveKind::all_reduce))
+  const auto plan =
+      collectives::nvls(kind, gpus, bytes, platform_.topology().layout().node.gpus, nvls_available());
+  if (!plan)
     return ring(kind, std::move(gpus), bytes);
   Lowered out;
-  // The switch reads every GPU's S (its reduction) and multicasts S back: each GPU's NVLink carries S
-  // up and S down, at the efficiency measured for NVLS. Flows from each member to the next load every
-  // up-link and every down-link with S. (A reduce-scatter only needs S/k down, an all-gather S/k up;
-  // their other direction is the busy one, and only traffic inside the node could share it.)
-  const double switch_bytes = bytes / hw_.gpu.nvls_efficiency.value;
-  for (const auto& [node_id, members] : by_node) {
+  // Each GPU's NVLink carries S up and S down, at the efficiency measured for NVLS.
+  for (const auto& channel : plan->switch_parts) {
     Transfer part;
-    for (std::size_t i = 0; i < k; ++i)
-      add_flow(out, part, members[i], members[(i + 1) % k], switch_bytes);
+    for (const auto& hop : channel)
+      add_flow(out, part, hop.src, hop.dst, hop.bytes / hw_.gpu.nvls_efficiency.value);
     out.parts.push_back(std::move(part));
     ++out.rings;
   }
-  const int switch_steps = kind == CollectiveKind::all_reduce ? 2 : 1;
-  int depth = 0;
-  if (!one_node) {
-    // NVLS-tree: GPU i of every node reduces its 1/k shard with the other nodes over its own NIC, in a
-    // double binary tree, pipelined with the switch's reduction and multicast.
-    for (std::size_t i = 0; i < k; ++i) {
-      std::vector<std::vector<int>> heads;
-      for (const auto& [node_id, members] : by_node)
-        heads.push_back({members[i]});
-      depth = add_tree(out, heads, bytes / static_cast<double>(k));
-    }
-  }
+  add_channels(out, plan->tree_parts);
   const auto [nvlink_route, network_route] = route_latencies(out);
-  out.steps = switch_steps + 2 * depth;
+  out.steps = plan->steps;
   const double steps_s =
-      switch_steps * (step_latency(platform::HopKind::nvlink) + nvlink_route) +
-      2 * depth *
-          (step_latency(platform::HopKind::network, static_cast<int>(by_node.size())) + network_route);
+      plan->switch_steps * (step_latency(platform::HopKind::nvlink) + nvlink_route) +
+      2 * plan->depth * (step_latency(platform::HopKind::network, plan->nodes) + network_route);
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -616,52 +442,27 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
 
 Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
   Lowered out;
-  const int n = static_cast<int>(gpus.size());
-  if (n < 2 || bytes <= 0)
-    return out;
   const auto& topo = platform_.topology();
   const int per_node = topo.layout().node.gpus;
-  const auto by_node = group_by_node(gpus, per_node);
-  const double chunk = bytes / n;
+  std::vector<int> rail_of_local;
+  for (int i = 0; i < per_node; ++i)
+    rail_of_local.push_back(topo.nic_of_gpu(i));
   // GPUDirect RDMA lets a GPU hand data to the local GPU on the destination's rail, which sends it
   // through its own NIC (NCCL's PXN); staged host TCP sends from the source's NIC.
-  const bool forward = transport_ == offload::Transport::rdma;
-  auto rail = [&](int g) { return topo.nic_of_gpu(g % per_node); };
-  for (const auto& [node_id, members] : by_node) {
-    // Payload per hop from this node, summed over its sources (in a fixed order, for determinism).
-    std::map<std::pair<int, int>, double> hops;
-    for (std::size_t s = 0; s < members.size(); ++s) {
-      const int src = members[s];
-      for (int dst : gpus) {
-        if (dst == src)
-          continue;
-        if (dst / per_node == node_id) {
-          hops[{src, dst}] += chunk;
-          continue;
-        }
-        int via = src;
-        if (forward && rail(src) != rail(dst)) {
-          std::vector<int> on_rail;
-          for (int g : members)
-            if (rail(g) == rail(dst))
-              on_rail.push_back(g);
-          if (!on_rail.empty())
-            via = on_rail[s % on_rail.size()];
-        }
-        if (via != src)
-          hops[{src, via}] += chunk;
-        hops[{via, dst}] += chunk;
-      }
-    }
+  const auto plan = collectives::all_to_all(std::move(gpus), bytes, per_node, rail_of_local,
+                                            transport_ == offload::Transport::rdma);
+  if (plan.parts.empty())
+    return out;
+  for (const auto& channel : plan.parts) {
     Transfer part;
-    for (const auto& [hop, payload] : hops)
-      add_hop(out, part, hop.first, hop.second, payload, Protocol::p2p);
+    for (const auto& hop : channel)
+      add_hop(out, part, hop.src, hop.dst, hop.bytes, Protocol::p2p);
     compact_loads(part);
     out.parts.push_back(std::move(part));
   }
   // All sends are posted at once: one step of the slowest hop kind, as for a single send.
-  out.latency_s = step_latency(by_node.size() > 1 ? platform::HopKind::network : platform::HopKind::nvlink,
-                               static_cast<int>(by_node.size()));
+  out.latency_s =
+      step_latency(plan.nodes > 1 ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
   out.steps = 1;
   out.rings = static_cast<int>(out.parts.size());
   drop_idle_nvlink_flows(out);
@@ -672,8 +473,8 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
 
 Lowered CollectiveLowering::send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes) {
   Lowered out;
-  for (const auto& [src, dst] : pairs)
-    out.merge(p2p(src, dst, bytes), false);
+  for (const auto& send : collectives::send_recv(pairs, bytes))
+    out.merge(p2p(send.src, send.dst, send.bytes), false);
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
   return out;

@@ -3,9 +3,12 @@
 // rings and trees — NCCL's channels — progress independently), the CPU work a host-TCP transport costs
 // on both ends, and the per-step latencies. Algorithms: NCCL's ring, double binary tree and NVLink
 // SHARP (NVLS, with a tree across nodes), and a hierarchical all-reduce run as three collectives in
-// sequence (a Lowered with phases). See docs/models/collectives.md.
+// sequence (a Lowered with phases). Each algorithm's structure — which ranks exchange how many bytes,
+// in which channels and steps — is platform-free code in models/collectives/ (one file per algorithm);
+// this class puts it on the platform's routes. See docs/models/collectives.md.
 #pragma once
 
+#include "models/collectives/collective.hpp"
 #include "sim/engine/task_graph.hpp"
 #include "sim/offload/data_path.hpp"
 #include "sim/platform/platform_builder.hpp"
@@ -21,7 +24,7 @@ namespace dpusim::plan {
 
 /// `bytes` of a collective is per rank: the buffer of an all-reduce, the input of a reduce-scatter,
 /// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank).
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
+using collectives::CollectiveKind;
 
 enum class CollectiveAlgorithm { ring, tree, hierarchical, nvls };
 std::string_view algorithm_name(CollectiveAlgorithm a);
@@ -138,7 +141,8 @@ private:
   /// Largest route latency among the flows of `out`: {NVLink hops, network hops}.
   std::pair<double, double> route_latencies(const Lowered& out);
   void drop_idle_nvlink_flows(Lowered& out);
-  int add_tree(Lowered& out, const std::vector<std::vector<int>>& chains, double bytes);
+  /// One part per channel (a ring's or tree's hops, through add_hop), each counted as a ring.
+  void add_channels(Lowered& out, const std::vector<collectives::Channel>& channels);
   void finish(Lowered& out, double step_latencies);
 
   platform::PlatformBuilder& platform_;

@@ -1,0 +1,26 @@
+// All-to-all: every rank sends S/N to every other rank (its own share stays). Inside a node the sends
+// go directly (over NVLink). Across nodes, with forwarding (GPUDirect RDMA; NCCL's PXN), a GPU hands
+// the data for a remote GPU on another rail to the local GPU on that rail, which sends it through its
+// own NIC, so that the network traffic is rail-aligned; without (staged host TCP) the source sends it.
+// See docs/models/collectives.md, "All-to-all".
+#pragma once
+
+#include "models/collectives/collective.hpp"
+
+namespace dpusim::collectives {
+
+struct AllToAllPlan {
+  /// One per source node (in node order): its hops with their payloads summed per (src, dst) pair,
+  /// in ascending (src, dst) order. SimGrid's solver slows with the number of activities far more than
+  /// with their flows, hence one channel per node rather than per pair.
+  std::vector<Channel> parts;
+  int nodes = 0;
+};
+
+/// The all-to-all of `bytes` per rank over `gpus`. `rail_of_local[i]` is the NIC (rail) of a node's
+/// GPU i (`gpus_per_node` entries); `forward` lets a GPU forward through the GPU of the destination's
+/// rail. No parts for fewer than two ranks or no bytes.
+AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
+                        const std::vector<int>& rail_of_local, bool forward);
+
+} // namespace dpusim::collectives

@@ -1,0 +1,53 @@
+#include "models/collectives/collective.hpp"
+
+#include <algorithm>
+
+namespace dpusim::collectives {
+
+NodeMembers group_by_node(std::vector<int>& gpus, int per_node) {
+  std::sort(gpus.begin(), gpus.end());
+  NodeMembers by_node;
+  for (int g : gpus)
+    by_node[g / per_node].push_back(g);
+  return by_node;
+}
+
+std::size_t fewest_members(const NodeMembers& by_node) {
+  std::size_t fewest = by_node.empty() ? 0 : by_node.begin()->second.size();
+  for (const auto& [node, members] : by_node)
+    fewest = std::min(fewest, members.size());
+  return fewest;
+}
+
+std::size_t uniform_members(const NodeMembers& by_node) {
+  const std::size_t k = fewest_members(by_node);
+  for (const auto& [node, members] : by_node)
+    if (members.size() != k)
+      return 0;
+  return k;
+}
+
+int nic_channels(const NodeMembers& by_node, NodeShape node) {
+  return std::max(1, std::min(static_cast<int>(fewest_members(by_node)), node.nics));
+}
+
+std::size_t channel_offset(int c, std::size_t k, int channels, bool spread) {
+  const std::size_t stride = spread ? std::max<std::size_t>(1, k / static_cast<std::size_t>(channels)) : 1;
+  return (static_cast<std::size_t>(c) * stride) % k;
+}
+
+std::vector<std::vector<int>> channel_chains(const NodeMembers& by_node, int c, int channels,
+                                             NodeShape node) {
+  std::vector<std::vector<int>> chains;
+  for (const auto& [node_id, members] : by_node) {
+    const std::size_t k = members.size();
+    const std::size_t offset = channel_offset(c, k, channels, node.nics < node.gpus);
+    std::vector<int> chain;
+    for (std::size_t i = 0; i < k; ++i)
+      chain.push_back(members[(i + offset) % k]);
+    chains.push_back(std::move(chain));
+  }
+  return chains;
+}
+
+} // namespace dpusim::collectives

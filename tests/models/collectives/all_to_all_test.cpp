@@ -1,0 +1,108 @@
+#include "models/collectives/all_to_all.hpp"
+
+#include <gtest/gtest.h>
+#include <map>
+
+using namespace dpusim::collectives;
+
+namespace {
+
+std::vector<int> iota(int n) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i)
+    v.push_back(i);
+  return v;
+}
+
+const std::vector<int> kRails{0, 1, 2, 3}; // one NIC per GPU, four GPUs per node
+
+} // namespace
+
+TEST(AllToAllStructure, OneNodeSendsEveryPairItsShare) {
+  const double S = 4e9;
+  const auto plan = all_to_all(iota(4), S, 4, kRails, true);
+  EXPECT_EQ(plan.nodes, 1);
+  ASSERT_EQ(plan.parts.size(), 1U);
+  ASSERT_EQ(plan.parts[0].size(), 12U);
+  for (const auto& h : plan.parts[0]) {
+    EXPECT_NE(h.src, h.dst);
+    EXPECT_DOUBLE_EQ(h.bytes, S / 4);
+  }
+  // In ascending (src, dst) order.
+  for (std::size_t i = 1; i < plan.parts[0].size(); ++i) {
+    const auto& a = plan.parts[0][i - 1];
+    const auto& b = plan.parts[0][i];
+    EXPECT_TRUE(a.src < b.src || (a.src == b.src && a.dst < b.dst));
+  }
+}
+
+TEST(AllToAllStructure, ForwardingMakesTheNetworkTrafficRailAligned) {
+  const double S = 8e9;
+  const auto plan = all_to_all(iota(8), S, 4, kRails, true); // two nodes of four
+  ASSERT_EQ(plan.parts.size(), 2U);
+  EXPECT_EQ(plan.nodes, 2);
+  for (std::size_t j = 0; j < plan.parts.size(); ++j) {
+    double network = 0;
+    int network_hops = 0;
+    for (const auto& h : plan.parts[j]) {
+      EXPECT_EQ(h.src / 4, static_cast<int>(j)) << "a part holds the hops leaving its node";
+      if (h.src / 4 == h.dst / 4)
+        continue;
+      ++network_hops;
+      EXPECT_EQ(h.src % 4, h.dst % 4) << h.src << " -> " << h.dst;
+      // The GPU on the destination's rail carries its node's four shares for that destination.
+      EXPECT_DOUBLE_EQ(h.bytes, 4 * S / 8);
+      network += h.bytes;
+    }
+    EXPECT_EQ(network_hops, 4);
+    // (N - k)/N S per rank, k ranks.
+    EXPECT_DOUBLE_EQ(network, (8.0 - 4) / 8 * S * 4);
+  }
+  // Inside the node each GPU sends its own share to each local peer and one forwarded share (for the
+  // remote GPU on the peer's rail): 2 S/N per peer.
+  std::map<std::pair<int, int>, double> intra;
+  for (const auto& h : plan.parts[0])
+    if (h.dst / 4 == 0)
+      intra[{h.src, h.dst}] += h.bytes;
+  EXPECT_EQ(intra.size(), 12U);
+  for (const auto& [pair, bytes] : intra)
+    EXPECT_DOUBLE_EQ(bytes, 2 * S / 8);
+}
+
+TEST(AllToAllStructure, WithoutForwardingTheSourceSendsEveryShare) {
+  const double S = 8e9;
+  const auto plan = all_to_all(iota(8), S, 4, kRails, false);
+  ASSERT_EQ(plan.parts.size(), 2U);
+  int network_hops = 0;
+  double total = 0;
+  for (const auto& h : plan.parts[0]) {
+    EXPECT_DOUBLE_EQ(h.bytes, S / 8);
+    network_hops += h.src / 4 != h.dst / 4;
+    total += h.bytes;
+  }
+  EXPECT_EQ(network_hops, 16);
+  EXPECT_EQ(plan.parts[0].size(), 4U * 7);
+  EXPECT_DOUBLE_EQ(total, 4 * 7 * S / 8); // every rank's send buffer less its own share
+}
+
+TEST(AllToAllStructure, FewerNicsSpreadTheForwardingOverTheGpusOfARail) {
+  // Two NICs for four GPUs: GPUs 0, 1 on rail 0 and 2, 3 on rail 1.
+  const auto plan = all_to_all(iota(8), 8e9, 4, {0, 0, 1, 1}, true);
+  std::map<int, int> via_count; // forwarding GPU -> remote destinations it sends to
+  for (const auto& h : plan.parts[0])
+    if (h.dst / 4 == 1) {
+      EXPECT_EQ(h.src % 4 / 2, h.dst % 4 / 2);
+      // Of the four shares for a destination, its rail's two GPUs send their own and one relayed each.
+      EXPECT_DOUBLE_EQ(h.bytes, 2 * 8e9 / 8) << h.src << " -> " << h.dst;
+      ++via_count[h.src];
+    }
+  // Every GPU of node 0 sends to the remote GPUs on its rail; none relays all the traffic.
+  EXPECT_EQ(via_count.size(), 4U);
+  for (const auto& [gpu, count] : via_count)
+    EXPECT_EQ(count, 2) << gpu;
+}
+
+TEST(AllToAllStructure, NothingForOneRankOrNoBytes) {
+  EXPECT_TRUE(all_to_all({5}, 1e9, 4, kRails, true).parts.empty());
+  EXPECT_TRUE(all_to_all(iota(8), 0, 4, kRails, true).parts.empty());
+}
