@@ -137,6 +137,10 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     vm.finish();
     s.validation = val;
   }
+  for (const auto& model : model::registry().models())
+    if (const auto section = model->section(); !section.empty())
+      if (auto n = m.optional(section))
+        model->read(n->as_map(), s);
   m.finish();
 
   // The models' checks, each problem placed where its key is in the file. A variant's key names its

@@ -8,6 +8,7 @@
 
 #include "models/catalog/catalog.hpp"
 #include "models/catalog/cited.hpp"
+#include "models/core/yaml_reader.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"
 #include "sim/scenario/hardware.hpp"
@@ -87,6 +88,18 @@ public:
     (void)s;
     (void)cat;
     (void)out;
+  }
+  /// A top-level section of the scenario this model reads itself into Scenario::extensions (empty:
+  /// none); `read` gets the section's mapping.
+  [[nodiscard]] virtual std::string_view section() const { return {}; }
+  virtual void read(yaml::Map section, scenario::Scenario& s) const {
+    (void)section;
+    (void)s;
+  }
+  /// Whether this model makes data-parallel replicas differ, so that one cannot stand for all.
+  [[nodiscard]] virtual bool replicas_differ(const scenario::Scenario& s) const {
+    (void)s;
+    return false;
   }
   /// Sets what the scenario asks of the hardware beyond the catalog and the profile (after both).
   virtual void configure(const scenario::Scenario& s, scenario::Hardware& hw) const {

@@ -12,6 +12,7 @@ namespace dpusim::plan {
 
 class HostWork;
 struct HostSide;
+struct IterationPlan;
 
 /// What one data-parallel replica's input pipeline feeds.
 struct ReplicaInput {
@@ -36,6 +37,12 @@ class IterationExtension {
 public:
   virtual ~IterationExtension() = default;
   virtual void add_tasks(HostWork& work, const IterationContext& ctx) const = 0;
+  /// Once every extension has added its tasks: changes the work of the plan's tasks (a slow GPU's
+  /// kernels take longer). Nothing by default.
+  virtual void shape(IterationPlan& plan, const IterationContext& ctx) const {
+    (void)plan;
+    (void)ctx;
+  }
 };
 
 } // namespace dpusim::plan

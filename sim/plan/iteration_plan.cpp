@@ -145,6 +145,8 @@ public:
     const IterationContext ctx{host_, replicas_, [this](int d) { return replica_input(d); }, finals};
     for (const auto* extension : extensions_)
       extension->add_tasks(work, ctx);
+    for (const auto* extension : extensions_)
+      extension->shape(plan_, ctx);
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);

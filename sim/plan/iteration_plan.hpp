@@ -105,7 +105,8 @@ struct HostSide {
   // (GPUs wait) or, `checkpoint_async`, from the iteration's start (overlapping it).
   double checkpoint_bytes_per_gpu = 0;
   bool checkpoint_async = false;
-  double storage_write_rate = 0; // bytes/s of each storage server's media
+  double storage_write_rate = 0;                // bytes/s of each storage server's media
+  const scenario::Scenario* scenario = nullptr; // for models that read settings of their own
 };
 
 /// `costs` has one entry per virtual stage (pp x virtual_stages). With `representative` set, only

@@ -18,6 +18,7 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   using offload::Function;
   using offload::Site;
   plan::HostSide h;
+  h.scenario = &s;
   h.path = &path;
   h.data = s.workload.data;
   h.storage_read_rate = s.cluster.storage.read_rate.si();

@@ -50,7 +50,9 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   for (int vs = 0; vs < s.workload.parallelism.pp * s.workload.virtual_stages; ++vs)
     costs.push_back(plan::stage_costs(s.workload, gpu, vs));
   plan::CollectiveLowering lowering(platform, hw, path);
-  const bool representative = representative_replica(s.workload);
+  bool representative = representative_replica(s.workload);
+  for (const auto& m : model::registry().models())
+    representative = representative && !m->replicas_differ(s);
   const auto host = host_side(s, hw, variant, path);
   const auto extensions = model::registry().extensions();
   auto iteration =

@@ -10,7 +10,10 @@
 #include "sim/offload/variant.hpp"
 #include "sim/topology/fabric_kind.hpp"
 
+#include <any>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -134,6 +137,15 @@ struct Scenario {
   std::uint64_t seed = 1;
   std::string calibration; // path of a calibration profile, empty when none
   std::optional<Validation> validation;
+  /// Settings of models that read a section of their own (model::Model::read), by section name: a
+  /// model adds its settings without a field here.
+  std::map<std::string, std::any, std::less<>> extensions;
+
+  template <class T>
+  [[nodiscard]] const T* extension(std::string_view section) const {
+    const auto it = extensions.find(section);
+    return it == extensions.end() ? nullptr : std::any_cast<T>(&it->second);
+  }
 
   /// What the scenario asks of the offloadable functions.
   [[nodiscard]] offload::Requirements requirements() const;
