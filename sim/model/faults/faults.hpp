@@ -1,0 +1,15 @@
+// What-if faults (faults.cpp): the settings a scenario's faults: section gives.
+#pragma once
+
+#include <vector>
+
+namespace dpusim::model {
+
+/// Nodes whose GPUs run slower than the catalog's (thermal or power throttling, a bad part): each of
+/// their kernels takes 1 / `slow_speed` as long.
+struct FaultsConfig {
+  std::vector<int> slow_nodes; // node indices, 0-based
+  double slow_speed = 1.0;     // in (0, 1]
+};
+
+} // namespace dpusim::model
