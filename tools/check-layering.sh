@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Layering guard: only sim/simgrid/ may include SimGrid's headers (<simgrid/...>, <simgrid.h>, <xbt/...>,
 # <xbt.h>, in angle brackets or quotes); the rest of sim/, models/, hw_calib/ and tests/ builds on the
-# SimGrid-free interface of sim/simgrid/. Prints each offending FILE:LINE and exits 1 when there is one,
-# 0 when there is none, 2 when ROOT holds none of those folders. ctest runs it (label unit).
+# SimGrid-free interface of sim/simgrid/. And folders depend one way (docs/architecture.md): models/ on
+# no sim/ folder; sim/offload/ (the variant vocabulary) and sim/scenario/ (the scenario's types) on no
+# folder above them, and the scenario's types on no graph library; sim/plan/ on no model, reader or run; sim/model/ on no reader, run or command.
+# Prints each offending FILE:LINE and exits 1 when there is one, 0 when there is none, 2 when ROOT holds
+# none of those folders. ctest runs it (label unit).
 # Usage: tools/check-layering.sh [ROOT]   (default: this repository)
 set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -24,4 +27,30 @@ if [ -n "$offenders" ]; then
   done <<<"$offenders"
   exit 1
 fi
-echo "check-layering: only sim/simgrid/ includes SimGrid"
+# Folder dependencies: FOLDER and the include prefixes its files must not use.
+rules=(
+  "models/|sim/"
+  "sim/offload/|sim/scenario/ sim/plan/ sim/model/ sim/input/ sim/run/ sim/datapath/ sim/topology/"
+  "sim/scenario/|sim/plan/ sim/model/ sim/input/ sim/run/ sim/datapath/"
+  "sim/scenario/scenario.hpp|sim/topology/topology.hpp boost/"
+  "sim/plan/|sim/model/ sim/input/ sim/run/ sim/cli/"
+  "sim/model/|sim/input/ sim/run/ sim/cli/"
+)
+bad=0
+for rule in "${rules[@]}"; do
+  folder=${rule%%|*}
+  [ -e "$folder" ] || continue
+  for prefix in ${rule#*|}; do
+    hits=$(grep -rnHIE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]${prefix}" "$folder" || true)
+    if [ -n "$hits" ]; then
+      while IFS= read -r line; do
+        echo "$(cut -d: -f1,2 <<<"$line"): $folder must not include $prefix: $(cut -d: -f3- <<<"$line")"
+      done <<<"$hits"
+      bad=1
+    fi
+  done
+done
+if [ "$bad" -ne 0 ]; then
+  exit 1
+fi
+echo "check-layering: only sim/simgrid/ includes SimGrid, and folders depend one way"

@@ -28,7 +28,7 @@ struct IterationPlan;
 namespace dpusim::topology {
 class Topology;
 }
-namespace dpusim::offload {
+namespace dpusim::datapath {
 class DataPath;
 }
 
@@ -69,7 +69,7 @@ struct RunView {
   const offload::Variant& variant;
   const scenario::Hardware& hardware;
   const topology::Topology& topology;
-  const offload::DataPath& path;
+  const datapath::DataPath& path;
   const plan::IterationPlan& iteration;
   const plan::HostSide& host;
   bool representative; // one data-parallel replica stood for all

@@ -70,7 +70,7 @@ double Lowered::host_cpu_core_s() const {
 }
 
 CollectiveLowering::CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
-                                       const offload::DataPath& path)
+                                       const datapath::DataPath& path)
     : platform_(platform), hw_(hw), path_(path), transport_(path.transport()) {}
 
 void Lowered::merge(const Lowered& other, bool zip) {
@@ -192,9 +192,9 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
   const int per_node = platform_.topology().layout().node.gpus;
   std::map<std::pair<engine::HostIndex, int>, double> per_host; // (host, threads) -> core-seconds
   for (const auto& work : path_.network_transfer(payload)) {
-    const int gpu = work.end == offload::End::sender ? src : dst;
+    const int gpu = work.end == datapath::End::sender ? src : dst;
     const int node = platform_.node_of(platform_.gpu(gpu));
-    const bool arm = work.processor == offload::Processor::dpu_arm;
+    const bool arm = work.processor == datapath::Processor::dpu_arm;
     const auto host =
         arm ? platform_.arm(node, platform_.topology().nic_of_gpu(gpu % per_node)) : platform_.cpu(node);
     per_host[{host, work.threads}] += work.core_s;

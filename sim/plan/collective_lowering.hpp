@@ -9,8 +9,8 @@
 #pragma once
 
 #include "models/collectives/collective.hpp"
+#include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
-#include "sim/offload/data_path.hpp"
 #include "sim/platform/platform_builder.hpp"
 #include "sim/scenario/hardware.hpp"
 
@@ -43,9 +43,9 @@ inline constexpr std::size_t kMaxZippedEntries = 2048;
 struct Lowered {
   std::vector<Transfer> parts; // independent parts (one per ring); the operation ends when all have
   double latency_s = 0;        // to charge before the transfer (the transfer itself adds one route latency)
-  offload::CoreSeconds host_core_s{}; // host CPU core-seconds of the loads, by function
-  offload::CoreSeconds arm_core_s{};  // DPU Arm core-seconds of the loads, by function
-  std::vector<int> nics;              // NICs crossed (for the timeline)
+  datapath::CoreSeconds host_core_s{}; // host CPU core-seconds of the loads, by function
+  datapath::CoreSeconds arm_core_s{};  // DPU Arm core-seconds of the loads, by function
+  std::vector<int> nics;               // NICs crossed (for the timeline)
   int rings = 0;
   int steps = 0;
   bool intra_node_hops = true; // false: NVLink hops were left out (never the bottleneck)
@@ -92,7 +92,7 @@ class CollectiveLowering {
 public:
   /// `path` says what processor time each network hop costs and what latency it adds.
   CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
-                     const offload::DataPath& path);
+                     const datapath::DataPath& path);
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
   /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings. An all-to-all
@@ -147,7 +147,7 @@ private:
 
   platform::PlatformBuilder& platform_;
   const scenario::Hardware& hw_;
-  const offload::DataPath& path_;
+  const datapath::DataPath& path_;
   offload::Transport transport_;
 };
 

@@ -26,10 +26,10 @@ void HostWork::storage_flows(engine::Task& t, engine::HostIndex server, engine::
   }
 }
 
-void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<offload::CpuWork>& works,
+void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
                                    int node, const std::vector<int>& nics) {
   for (const auto& work : works) {
-    const bool arm = work.processor == offload::Processor::dpu_arm;
+    const bool arm = work.processor == datapath::Processor::dpu_arm;
     for (int th = 0; th < work.threads; ++th) {
       const double share = work.core_s / work.threads;
       if (arm) {

@@ -27,8 +27,8 @@ public:
                      double bytes, bool write);
   /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
   /// node's connection limiter; SNAP's on the Arm cores of the DPUs in `nics`, in turn.
-  void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<offload::CpuWork>& works, int node,
-                           const std::vector<int>& nics);
+  void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
+                           int node, const std::vector<int>& nics);
 
 private:
   /// The limiter standing for node n's host storage client connections (created on first use).

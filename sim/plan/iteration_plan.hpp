@@ -8,8 +8,8 @@
 // pipeline traffic of one replica while every data-parallel collective still moves the bytes of all.
 #pragma once
 
+#include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
-#include "sim/offload/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/plan/stage_costs.hpp"
@@ -92,9 +92,9 @@ struct IterationPlan {
 /// Host-side work of the iteration besides communication: the framework's kernel-launch threads, the
 /// input pipeline, and infrastructure agents.
 struct HostSide {
-  double launch_s_per_kernel = 0;          // host CPU time to launch one kernel (booked as framework time)
-  bool couple_launch = false;              // compute tasks carry their launch threads as loads on the host
-  const offload::DataPath* path = nullptr; // where storage reads and agents run
+  double launch_s_per_kernel = 0;           // host CPU time to launch one kernel (booked as framework time)
+  bool couple_launch = false;               // compute tasks carry their launch threads as loads on the host
+  const datapath::DataPath* path = nullptr; // where storage reads and agents run
   std::optional<scenario::DataConfig> data;
   double storage_read_rate = 0; // bytes/s of each storage server's media
   int storage_connections = 1;  // TCP connections of a node's host storage client, one core each

@@ -14,7 +14,7 @@ compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw) {
 }
 
 plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
-                         const offload::DataPath& path) {
+                         const datapath::DataPath& path) {
   using offload::Function;
   using offload::Site;
   plan::HostSide h;

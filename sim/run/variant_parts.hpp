@@ -4,8 +4,8 @@
 #pragma once
 
 #include "models/compute/gpu_compute.hpp"
+#include "sim/datapath/data_path.hpp"
 #include "sim/metrics/iteration_metrics.hpp"
-#include "sim/offload/data_path.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/scenario/hardware.hpp"
 
@@ -16,7 +16,7 @@ compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw);
 /// The host-side work of this variant besides communication: launch threads, input pipeline, storage,
 /// agents (the tasks for them come from the models, sim/model/).
 plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
-                         const offload::DataPath& path);
+                         const datapath::DataPath& path);
 
 /// Above a task budget for all replicas, symmetric data-parallel replicas are represented by one (its
 /// collectives still carry every replica's bytes).

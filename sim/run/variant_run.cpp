@@ -41,7 +41,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   layout.tenants.uplink_share = model::isolated(s, variant) ? 1.0 - s.cluster.tenants.guarantee : 1.0;
   const auto topo = topology::Topology::build(layout);
   const topology::Router router(topo, s.seed);
-  const offload::DataPath path(variant, s.cluster.services, hw);
+  const datapath::DataPath path(variant, s.cluster.services, hw);
   platform::PlatformBuilder platform(
       topo, router, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
 

@@ -29,7 +29,7 @@ struct Rig {
   std::unique_ptr<topology::Topology> topo;
   std::unique_ptr<topology::Router> router;
   std::unique_ptr<platform::PlatformBuilder> platform;
-  std::unique_ptr<offload::DataPath> path;
+  std::unique_ptr<datapath::DataPath> path;
   std::unique_ptr<plan::CollectiveLowering> lowering;
 
   explicit Rig(const Setup& s) {
@@ -55,7 +55,7 @@ struct Rig {
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
     router = std::make_unique<topology::Router>(*topo, 1);
     platform = std::make_unique<platform::PlatformBuilder>(*topo, *router, hw, s.transport);
-    path = std::make_unique<offload::DataPath>(
+    path = std::make_unique<datapath::DataPath>(
         offload::parse_variant(s.transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),
         scenario::Services{}, hw);
     lowering = std::make_unique<plan::CollectiveLowering>(*platform, hw, *path);

@@ -39,3 +39,15 @@ rc=0
 bash "$script" "$tree/sim/plan" >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || fail "expected exit status 2 on a folder without sim/ models/ hw_calib/ tests/, got $rc"
 echo "check-layering.sh fails on offenders and passes without them"
+
+# Folders depend one way: the variant vocabulary includes no scenario, the scenario's types no Boost.Graph.
+mkdir -p "$tree/sim/offload" "$tree/sim/scenario"
+printf '#include "sim/scenario/scenario.hpp"\n' >"$tree/sim/offload/bad.hpp"
+printf '#pragma once\n#include <boost/graph/adjacency_list.hpp>\n' >"$tree/sim/scenario/scenario.hpp"
+rc=0
+out=$(bash "$script" "$tree" 2>&1) || rc=$?
+[ "$rc" -eq 1 ] || fail "expected exit status 1 on a folder dependency the wrong way, got $rc"
+for expected in sim/offload/bad.hpp:1: sim/scenario/scenario.hpp:2:; do
+  grep -qF "$expected" <<<"$out" || fail "expected $expected in the output: $out"
+done
+echo "check_layering_test: passed"

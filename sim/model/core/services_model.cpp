@@ -2,8 +2,8 @@
 // a tenant overlay's virtual switch (agents have a model of their own), with the CPU rates of software
 // AES-GCM on host and Arm cores.
 #include "models/core/unit_parse.hpp"
+#include "sim/datapath/data_path.hpp"
 #include "sim/model/model.hpp"
-#include "sim/offload/data_path.hpp"
 #include "sim/report/variant_result.hpp"
 
 #include <fmt/format.h>

@@ -77,7 +77,7 @@ TEST(RingAllReduce, MoreSocketThreadsMakeHostTcpFaster) {
   Rig four({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::host_tcp});
   four.hw.collective.socket_threads.value = 4;
   four.path =
-      std::make_unique<offload::DataPath>(offload::parse_variant("host-tcp"), scenario::Services{}, four.hw);
+      std::make_unique<datapath::DataPath>(offload::parse_variant("host-tcp"), scenario::Services{}, four.hw);
   four.lowering = std::make_unique<plan::CollectiveLowering>(*four.platform, four.hw, *four.path);
   const auto a = one.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9);
   const auto b = four.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9);

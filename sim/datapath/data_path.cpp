@@ -1,10 +1,10 @@
-#include "sim/offload/data_path.hpp"
+#include "sim/datapath/data_path.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-namespace dpusim::offload {
+namespace dpusim::datapath {
 
 DataPath::DataPath(const Variant& variant, const scenario::Services& services, const scenario::Hardware& hw)
     : placement_(variant.placement), services_(services), host_(hw.cpu), arm_(hw.nic.arm),
@@ -142,4 +142,4 @@ CoreSeconds core_seconds(const std::vector<CpuWork>& work, Processor processor) 
   return out;
 }
 
-} // namespace dpusim::offload
+} // namespace dpusim::datapath

@@ -1,15 +1,15 @@
 // Per-byte processor costs of each placement, from the catalog's per-core rates.
 #include "models/catalog/catalog.hpp"
-#include "sim/offload/data_path.hpp"
+#include "sim/datapath/data_path.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace dpusim;
-using offload::End;
+using datapath::End;
+using datapath::Processor;
 using offload::Function;
-using offload::Processor;
 
 namespace {
 
@@ -28,7 +28,7 @@ scenario::Hardware hardware(const std::string& device) {
   return hw;
 }
 
-double total(const std::vector<offload::CpuWork>& work, Function f, Processor p, End e) {
+double total(const std::vector<datapath::CpuWork>& work, Function f, Processor p, End e) {
   double s = 0;
   for (const auto& w : work)
     if (w.function == f && w.processor == p && w.end == e)
@@ -42,7 +42,7 @@ constexpr double kGB = 1e9;
 
 TEST(DataPath, RdmaCostsNoProcessorTimePerByte) {
   const auto hw = hardware("connectx-7");
-  const offload::DataPath path(offload::parse_variant("rdma-nic"), {}, hw);
+  const datapath::DataPath path(offload::parse_variant("rdma-nic"), {}, hw);
   EXPECT_TRUE(path.network_transfer(kGB).empty());
   EXPECT_EQ(path.software_latency_s(), 0.0);
   EXPECT_FALSE(path.through_arm());
@@ -50,7 +50,7 @@ TEST(DataPath, RdmaCostsNoProcessorTimePerByte) {
 
 TEST(DataPath, KernelTcpCostsEachEndItsPerCoreRate) {
   const auto hw = hardware("connectx-7");
-  const offload::DataPath path(offload::parse_variant("host-tcp"), {}, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp"), {}, hw);
   const auto work = path.network_transfer(kGB);
   EXPECT_DOUBLE_EQ(total(work, Function::transport, Processor::host_cpu, End::sender),
                    kGB / hw.cpu.tcp_tx_rate_per_core.value.si());
@@ -63,7 +63,7 @@ TEST(DataPath, HostEncryptionAddsAesGcmOnBothEnds) {
   const auto hw = hardware("connectx-7");
   scenario::Services services;
   services.encryption = offload::Encryption::ipsec;
-  const offload::DataPath path(offload::parse_variant("host-tcp"), services, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp"), services, hw);
   const auto work = path.network_transfer(kGB);
   for (auto end : {End::sender, End::receiver})
     EXPECT_DOUBLE_EQ(total(work, Function::encryption, Processor::host_cpu, end),
@@ -75,14 +75,14 @@ TEST(DataPath, InlineEncryptionIsARateLimitNotProcessorTime) {
   const auto hw = hardware("connectx-7");
   scenario::Services services;
   services.encryption = offload::Encryption::ipsec;
-  const offload::DataPath path(offload::parse_variant("host-tcp+encryption=nic"), services, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp+encryption=nic"), services, hw);
   const auto work = path.network_transfer(kGB);
-  EXPECT_EQ(offload::core_seconds(work, Processor::host_cpu)[static_cast<std::size_t>(Function::encryption)],
+  EXPECT_EQ(datapath::core_seconds(work, Processor::host_cpu)[static_cast<std::size_t>(Function::encryption)],
             0.0);
   ASSERT_TRUE(path.crypto_engine());
   EXPECT_DOUBLE_EQ(path.crypto_engine()->si(), hw.nic.offloads.ipsec_rate->value.si());
   services.encryption = offload::Encryption::tls;
-  const offload::DataPath tls(offload::parse_variant("host-tcp+encryption=nic"), services, hw);
+  const datapath::DataPath tls(offload::parse_variant("host-tcp+encryption=nic"), services, hw);
   EXPECT_DOUBLE_EQ(tls.crypto_engine()->si(), hw.nic.offloads.tls_rate->value.si());
 }
 
@@ -90,7 +90,7 @@ TEST(DataPath, ArmPlacedSwitchDetoursThroughTheArmCoresAndCostsThem) {
   const auto hw = hardware("bluefield-2");
   scenario::Services services;
   services.overlay = true;
-  const offload::DataPath path(offload::parse_variant("host-tcp+vswitch=dpu_arm"), services, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp+vswitch=dpu_arm"), services, hw);
   EXPECT_TRUE(path.through_arm());
   const auto work = path.network_transfer(kGB);
   EXPECT_DOUBLE_EQ(total(work, Function::vswitch, Processor::dpu_arm, End::sender),
@@ -105,7 +105,7 @@ TEST(DataPath, ArmEncryptionAlsoPaysForForwardingEachPacket) {
   const auto hw = hardware("bluefield-3");
   scenario::Services services;
   services.encryption = offload::Encryption::ipsec;
-  const offload::DataPath path(offload::parse_variant("host-tcp+encryption=dpu_arm"), services, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp+encryption=dpu_arm"), services, hw);
   const auto work = path.network_transfer(kGB);
   const auto& arm = *hw.nic.arm;
   EXPECT_DOUBLE_EQ(total(work, Function::encryption, Processor::dpu_arm, End::receiver),
@@ -114,19 +114,19 @@ TEST(DataPath, ArmEncryptionAlsoPaysForForwardingEachPacket) {
 
 TEST(DataPath, StorageReadsCostTheClientsPlacement) {
   const auto hw = hardware("bluefield-3");
-  const auto host = offload::DataPath(offload::parse_variant("host-tcp"), {}, hw).storage_read(kGB, 4);
+  const auto host = datapath::DataPath(offload::parse_variant("host-tcp"), {}, hw).storage_read(kGB, 4);
   ASSERT_EQ(host.size(), 1U);
   EXPECT_EQ(host[0].processor, Processor::host_cpu);
   EXPECT_EQ(host[0].threads, 4);
   EXPECT_DOUBLE_EQ(host[0].core_s, kGB / hw.cpu.storage_client_rate_per_core.value.si());
-  const offload::DataPath snap(offload::parse_variant("rdma-nic+storage=dpu_arm"), {}, hw);
+  const datapath::DataPath snap(offload::parse_variant("rdma-nic+storage=dpu_arm"), {}, hw);
   EXPECT_TRUE(snap.storage_through_arm());
   const auto arm = snap.storage_read(kGB, 64);
   ASSERT_EQ(arm.size(), 1U);
   EXPECT_EQ(arm[0].processor, Processor::dpu_arm);
   EXPECT_EQ(arm[0].threads, hw.nic.arm->cores.value); // no more threads than Arm cores
   EXPECT_DOUBLE_EQ(arm[0].core_s, kGB / hw.nic.arm->storage_client_rate_per_core.value.si());
-  EXPECT_TRUE(offload::DataPath(offload::parse_variant("rdma-nic"), {}, hw).storage_read(kGB, 4).empty());
+  EXPECT_TRUE(datapath::DataPath(offload::parse_variant("rdma-nic"), {}, hw).storage_read(kGB, 4).empty());
 }
 
 TEST(DataPath, CostsScaleLinearlyWithBytes) {
@@ -134,7 +134,7 @@ TEST(DataPath, CostsScaleLinearlyWithBytes) {
   scenario::Services services;
   services.encryption = offload::Encryption::tls;
   services.overlay = true;
-  const offload::DataPath path(offload::parse_variant("host-tcp+vswitch=dpu_arm"), services, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp+vswitch=dpu_arm"), services, hw);
   const auto one = path.network_transfer(kGB);
   const auto three = path.network_transfer(3 * kGB);
   ASSERT_EQ(one.size(), three.size());
@@ -144,7 +144,7 @@ TEST(DataPath, CostsScaleLinearlyWithBytes) {
 
 TEST(DataPath, SynchronousStepsWaitForTheSlowestOfTheirHops) {
   const auto hw = hardware("connectx-7");
-  const offload::DataPath path(offload::parse_variant("host-tcp"), {}, hw);
+  const datapath::DataPath path(offload::parse_variant("host-tcp"), {}, hw);
   const double median = hw.cpu.tcp_latency_median.value.si();
   EXPECT_NEAR(path.step_latency_s(1), median, 1e-12 * median); // one hop: its median
   double previous = median;
@@ -155,5 +155,5 @@ TEST(DataPath, SynchronousStepsWaitForTheSlowestOfTheirHops) {
   }
   // z(1024 / 1025) = 3.10: the tail of sigma = 0.5 multiplies the median by about 4.7.
   EXPECT_NEAR(path.step_latency_s(1024) / median, std::exp(0.5 * 3.0969), 0.01);
-  EXPECT_EQ(offload::DataPath(offload::parse_variant("rdma-nic"), {}, hw).step_latency_s(64), 0.0);
+  EXPECT_EQ(datapath::DataPath(offload::parse_variant("rdma-nic"), {}, hw).step_latency_s(64), 0.0);
 }

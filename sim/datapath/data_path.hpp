@@ -15,7 +15,16 @@
 #include <optional>
 #include <vector>
 
-namespace dpusim::offload {
+namespace dpusim::datapath {
+
+// The variant vocabulary this cost model reads.
+using offload::Encryption;
+using offload::Function;
+using offload::kFunctions;
+using offload::Placement;
+using offload::Site;
+using offload::Transport;
+using offload::Variant;
 
 enum class Processor { host_cpu, dpu_arm };
 enum class End { sender, receiver };
@@ -85,4 +94,4 @@ private:
 /// Sums core-seconds by function (for one processor kind).
 CoreSeconds core_seconds(const std::vector<CpuWork>& work, Processor processor);
 
-} // namespace dpusim::offload
+} // namespace dpusim::datapath
