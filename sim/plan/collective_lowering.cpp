@@ -69,9 +69,9 @@ double Lowered::host_cpu_core_s() const {
   return s;
 }
 
-CollectiveLowering::CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
+CollectiveLowering::CollectiveLowering(platform::RouteRegistry& routes, const scenario::Hardware& hw,
                                        const datapath::DataPath& path)
-    : platform_(platform), hw_(hw), path_(path), transport_(path.transport()) {}
+    : routes_(routes), hosts_(routes.hosts()), hw_(hw), path_(path), transport_(path.transport()) {}
 
 void Lowered::merge(const Lowered& other, bool zip) {
   if (!phases.empty() || !other.phases.empty()) {
@@ -174,14 +174,14 @@ bool CollectiveLowering::nvls_available() const {
 
 void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst, double payload,
                                  Protocol protocol) {
-  const auto& r = platform_.route(src, dst);
+  const auto& r = routes_.route(src, dst);
   // Protocol efficiency measured for NCCL rings (or, for point-to-point sends, RDMA writes) is charged
   // as extra bytes on the hop.
   double eff = hw_.gpu.nvlink_collective_efficiency.value;
   if (r.kind == platform::HopKind::network)
     eff = protocol == Protocol::collective ? hw_.nic.collective_efficiency.value
                                            : hw_.nic.rdma_efficiency.value;
-  part.flows.push_back({platform_.gpu(src), platform_.gpu(dst), payload / eff});
+  part.flows.push_back({hosts_.gpu(src), hosts_.gpu(dst), payload / eff});
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
   if (r.kind != platform::HopKind::network)
     return;
@@ -189,14 +189,13 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
   // switching). A connection's functions on one processor run in the same threads (the kernel encrypts
   // and switches a packet on the core that sends or receives it); each thread's share is one load, i.e.
   // one core of its host, coupled to the bytes.
-  const int per_node = platform_.topology().layout().node.gpus;
+  const int per_node = hosts_.topology().layout().node.gpus;
   std::map<std::pair<engine::HostIndex, int>, double> per_host; // (host, threads) -> core-seconds
   for (const auto& work : path_.network_transfer(payload)) {
     const int gpu = work.end == datapath::End::sender ? src : dst;
-    const int node = platform_.node_of(platform_.gpu(gpu));
+    const int node = hosts_.node_of(hosts_.gpu(gpu));
     const bool arm = work.processor == datapath::Processor::dpu_arm;
-    const auto host =
-        arm ? platform_.arm(node, platform_.topology().nic_of_gpu(gpu % per_node)) : platform_.cpu(node);
+    const auto host = arm ? hosts_.arm(node, hosts_.topology().nic_of_gpu(gpu % per_node)) : hosts_.cpu(node);
     per_host[{host, work.threads}] += work.core_s;
     (arm ? out.arm_core_s : out.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
   }
@@ -206,8 +205,8 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
 }
 
 void CollectiveLowering::add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes) {
-  const auto& r = platform_.route(src, dst); // registers the route with the platform
-  part.flows.push_back({platform_.gpu(src), platform_.gpu(dst), bytes});
+  const auto& r = routes_.route(src, dst);
+  part.flows.push_back({hosts_.gpu(src), hosts_.gpu(dst), bytes});
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
 }
 
@@ -246,7 +245,7 @@ std::pair<double, double> CollectiveLowering::route_latencies(const Lowered& out
   std::pair<double, double> worst{0, 0};
   for (const auto& part : out.parts)
     for (const auto& f : part.flows) {
-      const auto& r = platform_.route(f.src, f.dst);
+      const auto& r = routes_.route(f.src, f.dst);
       auto& w = r.kind == platform::HopKind::nvlink ? worst.first : worst.second;
       w = std::max(w, r.latency_s);
     }
@@ -257,13 +256,13 @@ void CollectiveLowering::drop_idle_nvlink_flows(Lowered& out) {
   // Busiest link of each kind over the whole operation, in seconds of its bandwidth; a host-TCP
   // connection's CPU work counts towards the network. Parts are symmetric, so this is the time each
   // kind of link needs; NVLink well below the network never sets the pace.
-  const auto& topo = platform_.topology();
+  const auto& topo = hosts_.topology();
   std::map<std::int32_t, double> bytes_on;
   bool network = false;
   double network_s = 0;
   for (const auto& part : out.parts) {
     for (const auto& f : part.flows) {
-      const auto& r = platform_.route(f.src, f.dst);
+      const auto& r = routes_.route(f.src, f.dst);
       network = network || r.kind == platform::HopKind::network;
       for (auto e : r.links)
         bytes_on[e] += f.bytes;
@@ -283,7 +282,7 @@ void CollectiveLowering::drop_idle_nvlink_flows(Lowered& out) {
     return;
   for (auto& part : out.parts)
     std::erase_if(part.flows, [&](const engine::Flow& f) {
-      return platform_.route(f.src, f.dst).kind == platform::HopKind::nvlink;
+      return routes_.route(f.src, f.dst).kind == platform::HopKind::nvlink;
     });
   std::erase_if(out.parts, [](const Transfer& t) { return t.flows.empty() && t.loads.empty(); });
   out.intra_node_hops = false;
@@ -311,7 +310,7 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
   Lowered out;
-  const auto& node = platform_.topology().layout().node;
+  const auto& node = hosts_.topology().layout().node;
   const collectives::NodeShape shape{node.gpus, node.nics};
   const auto plan = collectives::ring(kind, std::move(gpus), bytes, shape);
   if (plan.channels.empty())
@@ -328,7 +327,7 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   for (const auto& channel : plan.channels) {
     Transfer part;
     for (const auto& hop : channel) {
-      const auto& r = platform_.route(hop.src, hop.dst);
+      const auto& r = routes_.route(hop.src, hop.dst);
       route_latency = std::max(route_latency, r.latency_s);
       network = network || r.kind == platform::HopKind::network;
       if (r.kind == platform::HopKind::nvlink && !out.intra_node_hops)
@@ -356,7 +355,7 @@ Lowered CollectiveLowering::p2p(int src_gpu, int dst_gpu, double bytes) {
   // A send/recv is one step; protocol efficiency is the NIC's RDMA efficiency rather than a ring's.
   add_hop(out, part, send->src, send->dst, send->bytes, Protocol::p2p);
   out.parts.push_back(std::move(part));
-  out.latency_s = step_latency(platform_.route(send->src, send->dst).kind);
+  out.latency_s = step_latency(routes_.route(send->src, send->dst).kind);
   out.steps = 1;
   out.rings = 1;
   return out;
@@ -378,7 +377,7 @@ Lowered CollectiveLowering::collective(CollectiveKind kind, CollectiveAlgorithm 
 }
 
 Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, double bytes) {
-  const auto& node = platform_.topology().layout().node;
+  const auto& node = hosts_.topology().layout().node;
   const auto plan = collectives::tree(kind, gpus, bytes, {node.gpus, node.nics});
   if (!plan)
     return ring(kind, std::move(gpus), bytes);
@@ -398,7 +397,7 @@ Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, dou
 Lowered CollectiveLowering::hierarchical(CollectiveKind kind, std::vector<int> gpus, double bytes) {
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
-  const auto plan = collectives::hierarchical(kind, gpus, bytes, platform_.topology().layout().node.gpus);
+  const auto plan = collectives::hierarchical(kind, gpus, bytes, hosts_.topology().layout().node.gpus);
   if (!plan)
     return ring(kind, std::move(gpus), bytes);
   // Each phase's rings run at the same time, independently; the phases one after another.
@@ -417,7 +416,7 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
   if (kind == CollectiveKind::all_to_all)
     return all_to_all(std::move(gpus), bytes);
   const auto plan =
-      collectives::nvls(kind, gpus, bytes, platform_.topology().layout().node.gpus, nvls_available());
+      collectives::nvls(kind, gpus, bytes, hosts_.topology().layout().node.gpus, nvls_available());
   if (!plan)
     return ring(kind, std::move(gpus), bytes);
   Lowered out;
@@ -442,7 +441,7 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
 
 Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
   Lowered out;
-  const auto& topo = platform_.topology();
+  const auto& topo = hosts_.topology();
   const int per_node = topo.layout().node.gpus;
   std::vector<int> rail_of_local;
   for (int i = 0; i < per_node; ++i)

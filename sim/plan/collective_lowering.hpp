@@ -11,7 +11,7 @@
 #include "models/collectives/collective.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
-#include "sim/platform/platform_builder.hpp"
+#include "sim/platform/route_registry.hpp"
 #include "sim/scenario/hardware.hpp"
 
 #include <functional>
@@ -91,7 +91,7 @@ GraphFragment append_to_graph(engine::TaskGraph& graph, const Lowered& low,
 class CollectiveLowering {
 public:
   /// `path` says what processor time each network hop costs and what latency it adds.
-  CollectiveLowering(platform::PlatformBuilder& platform, const scenario::Hardware& hw,
+  CollectiveLowering(platform::RouteRegistry& routes, const scenario::Hardware& hw,
                      const datapath::DataPath& path);
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
@@ -145,7 +145,8 @@ private:
   void add_channels(Lowered& out, const std::vector<collectives::Channel>& channels);
   void finish(Lowered& out, double step_latencies);
 
-  platform::PlatformBuilder& platform_;
+  platform::RouteRegistry& routes_; // the routes this lowering asks for
+  const platform::HostMap& hosts_;
   const scenario::Hardware& hw_;
   const datapath::DataPath& path_;
   offload::Transport transport_;

@@ -16,12 +16,12 @@ void HostWork::storage_flows(engine::Task& t, engine::HostIndex server, engine::
                              int nic, double bytes, bool write) {
   std::vector<engine::HostIndex> hops{server};
   if (host_.path->storage_through_arm())
-    hops.push_back(platform_.arm(node, nic));
+    hops.push_back(hosts_.arm(node, nic));
   hops.push_back(cpu);
   if (write)
     std::reverse(hops.begin(), hops.end());
   for (std::size_t h = 0; h + 1 < hops.size(); ++h) {
-    (void)platform_.route_hosts(hops[h], hops[h + 1], nic);
+    (void)routes_.route_hosts(hops[h], hops[h + 1], nic);
     t.flows.push_back({hops[h], hops[h + 1], bytes});
   }
 }
@@ -33,9 +33,9 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
     for (int th = 0; th < work.threads; ++th) {
       const double share = work.core_s / work.threads;
       if (arm) {
-        t.loads.push_back({platform_.arm(node, nics[static_cast<std::size_t>(th) % nics.size()]), share});
+        t.loads.push_back({hosts_.arm(node, nics[static_cast<std::size_t>(th) % nics.size()]), share});
       } else {
-        t.loads.push_back({platform_.cpu(node), share});
+        t.loads.push_back({hosts_.cpu(node), share});
         t.loads.push_back({storage_client(node), share});
       }
     }
@@ -47,7 +47,7 @@ engine::HostIndex HostWork::storage_client(int node) {
   const auto it = storage_client_.find(node);
   if (it != storage_client_.end())
     return it->second;
-  return storage_client_[node] = platform_.add_limiter(1.0, host_.storage_connections);
+  return storage_client_[node] = routes_.add_limiter(1.0, host_.storage_connections);
 }
 
 } // namespace dpusim::plan

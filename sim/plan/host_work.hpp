@@ -13,10 +13,12 @@ namespace dpusim::plan {
 
 class HostWork {
 public:
-  HostWork(platform::PlatformBuilder& platform, const HostSide& host, IterationPlan& plan)
-      : platform_(platform), host_(host), plan_(plan) {}
+  HostWork(platform::RouteRegistry& routes, const HostSide& host, IterationPlan& plan)
+      : routes_(routes), hosts_(routes.hosts()), host_(host), plan_(plan) {}
 
-  [[nodiscard]] platform::PlatformBuilder& platform() { return platform_; }
+  [[nodiscard]] const platform::HostMap& hosts() const { return hosts_; }
+  /// Where a model asks for the routes its flows take and the limiters its loads need.
+  [[nodiscard]] platform::RouteRegistry& routes() { return routes_; }
   [[nodiscard]] const HostSide& host() const { return host_; }
   [[nodiscard]] IterationPlan& plan() { return plan_; }
 
@@ -34,7 +36,8 @@ private:
   /// The limiter standing for node n's host storage client connections (created on first use).
   engine::HostIndex storage_client(int node);
 
-  platform::PlatformBuilder& platform_;
+  platform::RouteRegistry& routes_;
+  const platform::HostMap& hosts_;
   const HostSide& host_;
   IterationPlan& plan_;
   std::map<int, engine::HostIndex> storage_client_; // by node: its storage client's connection limiter

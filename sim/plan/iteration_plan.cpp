@@ -96,10 +96,10 @@ namespace {
 class Builder {
 public:
   Builder(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-          platform::PlatformBuilder& platform, CollectiveLowering& lowering, bool representative,
+          platform::RouteRegistry& routes, CollectiveLowering& lowering, bool representative,
           const HostSide& host, const std::vector<const IterationExtension*>& extensions)
-      : w_(w), costs_(costs), platform_(platform), lowering_(lowering), host_(host), extensions_(extensions),
-        p_(w.parallelism), v_(w.virtual_stages), m_(w.micro_batches()),
+      : w_(w), costs_(costs), routes_(routes), hosts_(routes.hosts()), lowering_(lowering), host_(host),
+        extensions_(extensions), p_(w.parallelism), v_(w.virtual_stages), m_(w.micro_batches()),
         replicas_(representative ? 1 : w.parallelism.dp),
         zero3_(w.zero_stage >= 3 && w.parallelism.dp * w.parallelism.cp > 1),
         algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
@@ -141,7 +141,7 @@ public:
     std::vector<engine::TaskId> finals;
     for (int s = 0; s < p_.pp; ++s)
       gradient_reduction(s, finals);
-    HostWork work(platform_, host_, plan_);
+    HostWork work(routes_, host_, plan_);
     const IterationContext ctx{host_, replicas_, [this](int d) { return replica_input(d); }, finals};
     for (const auto* extension : extensions_)
       extension->add_tasks(work, ctx);
@@ -201,12 +201,12 @@ private:
     info.stage = s;
     info.gpus = gpus_of(d, s);
     info.weight = replica_weight();
-    t.loads.push_back({platform_.gpu(info.gpus.front()), info.compute_s});
+    t.loads.push_back({hosts_.gpu(info.gpus.front()), info.compute_s});
     if (host_.launch_s_per_kernel > 0 && kernels > 0) {
       const double launch = kernels * host_.launch_s_per_kernel;
       if (host_.couple_launch)
         for (int g : info.gpus)
-          t.loads.push_back({platform_.cpu(platform_.node_of(platform_.gpu(g))), launch});
+          t.loads.push_back({hosts_.cpu(hosts_.node_of(hosts_.gpu(g))), launch});
       info.host_core_s[static_cast<std::size_t>(CpuUse::framework)] =
           launch * static_cast<double>(info.gpus.size());
     }
@@ -240,7 +240,7 @@ private:
       TaskInfo pi = make_info(TaskCategory::flow, info.label);
       pi.weight = info.weight;
       for (const auto& f : part.flows) {
-        for (int nic : platform_.route(f.src, f.dst).nics)
+        for (int nic : routes_.route(f.src, f.dst).nics)
           pi.nics.push_back(nic);
       }
       const auto id = add(std::move(transfer), std::move(pi));
@@ -583,7 +583,8 @@ private:
 
   const scenario::WorkloadConfig& w_;
   const std::vector<StageCosts>& costs_;
-  platform::PlatformBuilder& platform_;
+  platform::RouteRegistry& routes_;
+  const platform::HostMap& hosts_;
   CollectiveLowering& lowering_;
   const HostSide& host_;
   const std::vector<const IterationExtension*>& extensions_;
@@ -608,10 +609,10 @@ private:
 } // namespace
 
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-                              platform::PlatformBuilder& platform, CollectiveLowering& lowering,
+                              platform::RouteRegistry& routes, CollectiveLowering& lowering,
                               bool representative, const HostSide& host,
                               const std::vector<const IterationExtension*>& extensions) {
-  return Builder(w, costs, platform, lowering, representative, host, extensions).build();
+  return Builder(w, costs, routes, lowering, representative, host, extensions).build();
 }
 
 } // namespace dpusim::plan

@@ -113,7 +113,7 @@ struct HostSide {
 /// data-parallel replica 0 computes and sends activations; collectives still span every replica. Once
 /// the schedule is built, each of `extensions` adds its host-side tasks, in order.
 IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vector<StageCosts>& costs,
-                              platform::PlatformBuilder& platform, CollectiveLowering& lowering,
+                              platform::RouteRegistry& routes, CollectiveLowering& lowering,
                               bool representative, const HostSide& host = {},
                               const std::vector<const IterationExtension*>& extensions = {});
 

@@ -1,6 +1,6 @@
 #include "sim/run/variant_parts.hpp"
 
-#include "sim/platform/platform_builder.hpp"
+#include "sim/platform/host_map.hpp"
 
 namespace dpusim::run {
 
@@ -54,13 +54,13 @@ bool representative_replica(const scenario::WorkloadConfig& w) {
 }
 
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
-                                      const platform::PlatformBuilder& platform) {
+                                      const platform::HostMap& hosts) {
   metrics::MetricsInputs in;
-  in.gpus = platform.gpus();
-  in.nodes = platform.nodes();
+  in.gpus = hosts.gpus();
+  in.nodes = hosts.nodes();
   in.host_cores = hw.host_cores();
   in.arm_cores =
-      platform.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * platform.topology().layout().node.nics : 0;
+      hosts.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * hosts.topology().layout().node.nics : 0;
   switch (s.workload.precision) {
   case workload::Precision::bf16:
     in.peak_flops = hw.gpu.peak_bf16.value.si();

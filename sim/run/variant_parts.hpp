@@ -24,6 +24,6 @@ bool representative_replica(const scenario::WorkloadConfig& w);
 
 /// What the metrics take from the platform and the hardware (the probes' durations are added later).
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
-                                      const platform::PlatformBuilder& platform);
+                                      const platform::HostMap& hosts);
 
 } // namespace dpusim::run

@@ -5,7 +5,7 @@
 #include "sim/model/registry.hpp"
 #include "sim/model/tenants/tenants.hpp"
 #include "sim/plan/iteration_plan.hpp"
-#include "sim/platform/platform_builder.hpp"
+#include "sim/platform/route_registry.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/run/variant_parts.hpp"
 #include "sim/scenario/cluster_layout.hpp"
@@ -42,21 +42,22 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const auto topo = topology::Topology::build(layout);
   const topology::Router router(topo, s.seed);
   const datapath::DataPath path(variant, s.cluster.services, hw);
-  platform::PlatformBuilder platform(
-      topo, router, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
+  const platform::HostMap hosts(
+      topo, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
+  platform::RouteRegistry routes(hosts, router);
 
   const auto gpu = gpu_compute(hw);
   std::vector<plan::StageCosts> costs;
   for (int vs = 0; vs < s.workload.parallelism.pp * s.workload.virtual_stages; ++vs)
     costs.push_back(plan::stage_costs(s.workload, gpu, vs));
-  plan::CollectiveLowering lowering(platform, hw, path);
+  plan::CollectiveLowering lowering(routes, hw, path);
   bool representative = representative_replica(s.workload);
   for (const auto& m : model::registry().models())
     representative = representative && !m->replicas_differ(s);
   const auto host = host_side(s, hw, variant, path);
   const auto extensions = model::registry().extensions();
   auto iteration =
-      plan::build_iteration(s.workload, costs, platform, lowering, representative, host, extensions);
+      plan::build_iteration(s.workload, costs, routes, lowering, representative, host, extensions);
   // An iteration that also writes a checkpoint, simulated after the plain one on the same platform.
   std::optional<plan::IterationPlan> with_checkpoint;
   if (s.workload.checkpoint) {
@@ -65,11 +66,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     h.checkpoint_async = s.workload.checkpoint->async;
     h.storage_write_rate = s.cluster.storage.write_rate.si();
     with_checkpoint =
-        plan::build_iteration(s.workload, costs, platform, lowering, representative, h, extensions);
+        plan::build_iteration(s.workload, costs, routes, lowering, representative, h, extensions);
   }
 
-  simgrid::Simulator simulator(platform.build());
-  auto in = metrics_inputs(s, hw, platform);
+  simgrid::Simulator simulator(routes.build());
+  auto in = metrics_inputs(s, hw, hosts);
   in.tp_collective_s = run_probe(simulator, iteration.probe);
   in.ep_collective_s = run_probe(simulator, iteration.ep_probe);
   in.cp_collective_s = run_probe(simulator, iteration.cp_probe);
@@ -104,7 +105,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.ep_collectives_reused = iteration.ep_collectives;
   r.cp_collectives_reused = iteration.cp_collectives;
   r.activities = simulator.stats().activities;
-  r.routes = platform.route_count();
+  r.routes = routes.route_count();
   r.simulation_wall_s = simulator.stats().wall_seconds;
   r.calibrated = hw.calibrated;
   const model::RunView view{s, variant, hw, topo, path, iteration, host, representative};

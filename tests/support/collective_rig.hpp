@@ -28,7 +28,8 @@ struct Rig {
   topology::ClusterLayout layout;
   std::unique_ptr<topology::Topology> topo;
   std::unique_ptr<topology::Router> router;
-  std::unique_ptr<platform::PlatformBuilder> platform;
+  std::unique_ptr<platform::HostMap> hosts;
+  std::unique_ptr<platform::RouteRegistry> platform;
   std::unique_ptr<datapath::DataPath> path;
   std::unique_ptr<plan::CollectiveLowering> lowering;
 
@@ -54,7 +55,9 @@ struct Rig {
     layout = scenario::cluster_layout(cc, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
     router = std::make_unique<topology::Router>(*topo, 1);
-    platform = std::make_unique<platform::PlatformBuilder>(*topo, *router, hw, s.transport);
+    hosts = std::make_unique<platform::HostMap>(*topo, hw,
+                                                platform::PathOptions{s.transport, false, std::nullopt});
+    platform = std::make_unique<platform::RouteRegistry>(*hosts, *router);
     path = std::make_unique<datapath::DataPath>(
         offload::parse_variant(s.transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),
         scenario::Services{}, hw);

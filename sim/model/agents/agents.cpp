@@ -12,30 +12,31 @@ namespace dpusim::model {
 namespace {
 
 void add_agents(plan::HostWork& work) {
-  auto& platform = work.platform();
+  const auto& hosts = work.hosts();
+  auto& routes = work.routes();
   const auto& host = work.host();
   if (host.agent_cores <= 0)
     return;
   const bool on_arm = host.agent_site == offload::Site::dpu_arm;
-  const int dpus = platform.topology().layout().node.nics;
+  const int dpus = hosts.topology().layout().node.nics;
   constexpr double kForever = 1e12; // core-seconds: stopped when the iteration ends
   auto spawn = [&](engine::HostIndex where, double cores, int node) {
     const int entries = static_cast<int>(std::ceil(cores - 1e-9));
     for (int e = 0; e < entries; ++e) {
       engine::Task t = plan::task_of(engine::TaskKind::background);
       t.loads.push_back({where, kForever});
-      t.loads.push_back({platform.add_limiter(cores / entries), kForever}); // caps it at its share
+      t.loads.push_back({routes.add_limiter(cores / entries), kForever}); // caps it at its share
       plan::TaskInfo i = plan::make_info(plan::TaskCategory::agent, fmt::format("agents node {}", node));
       (on_arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(plan::CpuUse::agents)] = kForever;
       work.add(std::move(t), std::move(i));
     }
   };
-  for (int n = 0; n < platform.nodes(); ++n) {
+  for (int n = 0; n < hosts.nodes(); ++n) {
     if (on_arm) {
       for (int k = 0; k < dpus; ++k)
-        spawn(platform.arm(n, k), host.agent_cores * host.arm_cores_per_host_core / dpus, n);
+        spawn(hosts.arm(n, k), host.agent_cores * host.arm_cores_per_host_core / dpus, n);
     } else {
-      spawn(platform.cpu(n), host.agent_cores, n);
+      spawn(hosts.cpu(n), host.agent_cores, n);
     }
   }
 }

@@ -22,29 +22,29 @@ namespace {
 /// (GPUDirect Storage / NVMe-oF over RDMA). The servers' media write at `storage_write_rate` each.
 /// A synchronous checkpoint starts after everything in `finals`; an asynchronous one at once.
 void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
-  auto& platform = work.platform();
+  const auto& hosts = work.hosts();
   const auto& host = work.host();
   auto& iteration = work.plan();
   const auto& path = *host.path;
-  const int per_node = platform.topology().layout().node.gpus;
-  const int servers = platform.storage_servers();
+  const int per_node = hosts.topology().layout().node.gpus;
+  const int servers = hosts.storage_servers();
   const double bytes = host.checkpoint_bytes_per_gpu;
   const std::vector<engine::TaskId> before = host.checkpoint_async ? std::vector<engine::TaskId>{} : finals;
-  for (int n = 0; n < platform.nodes(); ++n) {
-    const auto cpu = platform.cpu(n);
+  for (int n = 0; n < hosts.nodes(); ++n) {
+    const auto cpu = hosts.cpu(n);
     engine::Task t = plan::task_of(engine::TaskKind::transfer);
     plan::TaskInfo i = plan::make_info(plan::TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
     for (int g = 0; g < per_node; ++g) {
       const int gpu = n * per_node + g;
-      const auto server = platform.storage(gpu % servers);
-      const int nic = platform.topology().nic_of_gpu(g);
+      const auto server = hosts.storage(gpu % servers);
+      const int nic = hosts.topology().nic_of_gpu(g);
       work.storage_flows(t, server, cpu, n, nic, bytes, true);
       t.loads.push_back({server, bytes / host.storage_write_rate});
       i.gpus.push_back(gpu);
     }
     const double node_bytes = bytes * per_node;
     i.bytes = node_bytes;
-    std::vector<int> nics(static_cast<std::size_t>(platform.topology().layout().node.nics));
+    std::vector<int> nics(static_cast<std::size_t>(hosts.topology().layout().node.nics));
     std::iota(nics.begin(), nics.end(), 0);
     work.storage_client_work(t, i, path.storage_write(node_bytes, host.storage_connections), n, nics);
     const auto id = work.add(std::move(t), std::move(i));

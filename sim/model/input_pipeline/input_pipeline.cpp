@@ -19,7 +19,7 @@ namespace {
 /// leaves the queue. Each load reads its samples from a storage server through the storage client's
 /// placement and decodes them on the loader's worker cores, all progressing together.
 void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<engine::TaskId>& finals) {
-  auto& platform = work.platform();
+  const auto& hosts = work.hosts();
   const auto& host = work.host();
   auto& iteration = work.plan();
   const auto& dc = *host.data;
@@ -27,11 +27,11 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
   const int d = in.replica;
   const int m = static_cast<int>(in.forwards.size());
   const int first_gpu = in.first_gpu;
-  const auto gpu_host = platform.gpu(first_gpu);
-  const int node = platform.node_of(gpu_host);
-  const int per_node = platform.topology().layout().node.gpus;
-  const int nic = platform.topology().nic_of_gpu(first_gpu % per_node);
-  const auto cpu = platform.cpu(node);
+  const auto gpu_host = hosts.gpu(first_gpu);
+  const int node = hosts.node_of(gpu_host);
+  const int per_node = hosts.topology().layout().node.gpus;
+  const int nic = hosts.topology().nic_of_gpu(first_gpu % per_node);
+  const auto cpu = hosts.cpu(node);
   const double samples = in.micro_batch;
   const double bytes = samples * dc.sample.si();
   const double decode = samples * dc.decode.si();
@@ -49,8 +49,8 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
     i.bytes = bytes;
     i.weight = in.weight;
     if (bytes > 0) {
-      const int servers = platform.storage_servers();
-      const auto server = platform.storage((d * m + k) % servers);
+      const int servers = hosts.storage_servers();
+      const auto server = hosts.storage((d * m + k) % servers);
       work.storage_flows(t, server, cpu, node, nic, bytes, false);
       t.loads.push_back({server, bytes / host.storage_read_rate});
     }

@@ -16,18 +16,19 @@ namespace {
 /// Other tenants' bulk flows: endpoint i of each leaf sends to endpoint i of the next leaf until the
 /// iteration ends, routed by ECMP like any flow, limited by their endpoints' ports (Topology::build).
 void add_cross_traffic(plan::HostWork& work) {
-  auto& platform = work.platform();
-  const int n = platform.tenants();
-  const int leaves = platform.topology().num_leaves();
+  const auto& hosts = work.hosts();
+  auto& routes = work.routes();
+  const int n = hosts.tenants();
+  const int leaves = hosts.topology().num_leaves();
   if (n == 0 || leaves < 2)
     return;
   const int per_leaf = n / leaves;
   constexpr double kForever = 1e18; // bytes: stopped when the iteration ends
   for (int l = 0; l < leaves; ++l)
     for (int i = 0; i < per_leaf; ++i) {
-      const auto src = platform.tenant(l * per_leaf + i);
-      const auto dst = platform.tenant(((l + 1) % leaves) * per_leaf + i);
-      (void)platform.route_hosts(src, dst);
+      const auto src = hosts.tenant(l * per_leaf + i);
+      const auto dst = hosts.tenant(((l + 1) % leaves) * per_leaf + i);
+      (void)routes.route_hosts(src, dst);
       engine::Task t = plan::task_of(engine::TaskKind::background);
       t.flows.push_back({src, dst, kForever});
       work.add(std::move(t),

@@ -95,7 +95,7 @@ TEST(Ring, FewerNicsThanGpusSpreadTheRingsOverEveryNic) {
   std::set<int> egress;
   for (const auto& part : low.parts)
     for (const auto& f : part.flows)
-      if (rig.platform->node_of(f.src) == 0)
+      if (rig.hosts->node_of(f.src) == 0)
         egress.insert(rig.platform->route(f.src, f.dst).nics.front());
   EXPECT_EQ(egress.size(), 4u);
 }
