@@ -3,6 +3,7 @@
 // input pipeline feeds, and the tasks the iteration's end waits for.
 #pragma once
 
+#include "models/workload/parallelism.hpp"
 #include "sim/engine/task_graph.hpp"
 
 #include <functional>
@@ -10,9 +11,12 @@
 
 namespace dpusim::plan {
 
+class CollectiveLowering;
 class HostWork;
 struct HostSide;
 struct IterationPlan;
+struct StageCosts;
+enum class CollectiveAlgorithm;
 
 /// What one data-parallel replica's input pipeline feeds.
 struct ReplicaInput {
@@ -33,9 +37,21 @@ struct IterationContext {
 
 /// A model that adds tasks to the iteration once the training schedule is built; extensions run in
 /// the registry's order.
+/// What a model needs to build the probe of a synchronous collective that the schedule fuses into its
+/// compute tasks: simulated once alone on the platform, its duration reused for every occurrence.
+struct ProbeContext {
+  const workload::Parallelism& parallelism;
+  const StageCosts& first_stage; // the first virtual stage's costs: the bytes of each collective
+  CollectiveLowering& lowering;
+  CollectiveAlgorithm algorithm;
+  IterationPlan& plan; // its probe graphs: probe (tensor-parallel), ep_probe, cp_probe
+};
+
 class IterationExtension {
 public:
   virtual ~IterationExtension() = default;
+  /// Before the schedule is built: the probe graphs this model's collectives need. None by default.
+  virtual void add_probes(ProbeContext& ctx) const { (void)ctx; }
   virtual void add_tasks(HostWork& work, const IterationContext& ctx) const = 0;
   /// Once every extension has added its tasks: changes the work of the plan's tasks (a slow GPU's
   /// kernels take longer). Nothing by default.

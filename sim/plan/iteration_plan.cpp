@@ -321,21 +321,11 @@ private:
   }
 
   /// The synchronous collectives fused into compute tasks, each simulated once alone on the platform
-  /// and its duration reused: a tensor-parallel all-reduce of the first replica's stage 0; a
-  /// context-parallel all-gather of keys and values (ring attention passes the same chunks around; the
-  /// tasks add only what their attention compute does not hide); an expert-parallel all-to-all of the
-  /// first expert group (dispatch, and likewise combine).
+  /// and its duration reused: each model that has one builds its probe (sim/model/).
   void build_probes() {
-    auto probe = [&](engine::TaskGraph& graph, int degree, CollectiveKind kind, std::vector<int> gpus,
-                     double bytes) {
-      if (degree > 1 && bytes > 0)
-        (void)append_to_graph(graph, lowering_.collective(kind, algorithm_, std::move(gpus), bytes), {});
-    };
-    probe(plan_.probe, p_.tp, CollectiveKind::all_reduce, workload::tp_group(p_, 0, 0), costs_[0].tp_bytes);
-    probe(plan_.cp_probe, p_.cp, CollectiveKind::all_gather, workload::cp_group(p_, 0, 0, 0),
-          costs_[0].cp_bytes);
-    probe(plan_.ep_probe, p_.ep, CollectiveKind::all_to_all, workload::ep_group(p_, 0, 0, 0),
-          costs_[0].ep_bytes);
+    ProbeContext ctx{p_, costs_[0], lowering_, algorithm_, plan_};
+    for (const auto* extension : extensions_)
+      extension->add_probes(ctx);
   }
 
   /// Under ZeRO-3, one layer's parameters are all-gathered before it runs, prefetched one layer ahead:

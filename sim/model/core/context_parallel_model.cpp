@@ -1,6 +1,7 @@
 // Context parallelism: each sequence split over cp ranks, two chunks each (balancing the causal mask);
 // the ring-attention key/value exchanges are simulated once (the probe) and overlapped with attention.
 #include "sim/model/model.hpp"
+#include "sim/plan/iteration_plan.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -29,6 +30,17 @@ public:
            fmt::format("seq_len = {} must be a multiple of 2 x cp = {} (each context-parallel rank holds "
                        "two chunks of every sequence, balancing the causal mask)",
                        w.seq_len, 2 * cp)});
+  }
+  void add_probes(plan::ProbeContext& ctx) const override {
+    // One all-gather of keys and values: ring attention passes the same chunks around; the tasks add only
+    // what their attention compute does not hide.
+    const auto& p = ctx.parallelism;
+    if (p.cp > 1 && ctx.first_stage.cp_bytes > 0)
+      (void)plan::append_to_graph(ctx.plan.cp_probe,
+                                  ctx.lowering.collective(plan::CollectiveKind::all_gather, ctx.algorithm,
+                                                          workload::cp_group(p, 0, 0, 0),
+                                                          ctx.first_stage.cp_bytes),
+                                  {});
   }
 };
 

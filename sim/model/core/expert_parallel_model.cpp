@@ -2,6 +2,7 @@
 // dispatch and combine all-to-alls are simulated once on the variant's transport (the probe) and reused.
 #include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/plan/iteration_plan.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -39,6 +40,16 @@ public:
     if (w.model.moe() && w.model.experts % p.ep != 0)
       out.push_back({"workload.parallelism.ep",
                      fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});
+  }
+  void add_probes(plan::ProbeContext& ctx) const override {
+    // One all-to-all of the first expert group (dispatch, and likewise combine).
+    const auto& p = ctx.parallelism;
+    if (p.ep > 1 && ctx.first_stage.ep_bytes > 0)
+      (void)plan::append_to_graph(ctx.plan.ep_probe,
+                                  ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
+                                                          workload::ep_group(p, 0, 0, 0),
+                                                          ctx.first_stage.ep_bytes),
+                                  {});
   }
 };
 

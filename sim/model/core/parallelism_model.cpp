@@ -2,6 +2,7 @@
 // Tensor-parallel collectives are simulated once on the platform (the probe) and reused.
 #include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 
 #include <fmt/format.h>
@@ -79,6 +80,16 @@ public:
       r.notes.push_back(
           "tensor parallelism spans nodes: its collectives are simulated once in isolation and reused, "
           "so their contention with data-parallel traffic is not modelled");
+  }
+  void add_probes(plan::ProbeContext& ctx) const override {
+    // One tensor-parallel all-reduce of the first replica's stage 0.
+    const auto& p = ctx.parallelism;
+    if (p.tp > 1 && ctx.first_stage.tp_bytes > 0)
+      (void)plan::append_to_graph(ctx.plan.probe,
+                                  ctx.lowering.collective(plan::CollectiveKind::all_reduce, ctx.algorithm,
+                                                          workload::tp_group(p, 0, 0),
+                                                          ctx.first_stage.tp_bytes),
+                                  {});
   }
 };
 
