@@ -170,7 +170,7 @@ int command_compare(const std::vector<std::string>& args) {
     std::cout << report::render_table(c) << "\n";
     if (const auto cores = report::render_cores_table(c); !cores.empty())
       std::cout << cores << "\n";
-    for (const auto& line : report::explain(c))
+    for (const auto& line : report::explain(c, model::registry().explainers()))
       std::cout << "- " << line << "\n";
     for (const auto& r : c.results)
       for (const auto& n : r.notes)

@@ -11,6 +11,7 @@
 #include "models/core/yaml_reader.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"
+#include "sim/report/explainer.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -106,6 +107,8 @@ public:
     (void)s;
     (void)hw;
   }
+  /// What it adds to the explanation of a comparison (no hook set: nothing).
+  [[nodiscard]] virtual report::Explainer explainer() const { return {}; }
   /// Its columns in the run's CSV, after the core metrics, in registry order.
   [[nodiscard]] virtual std::vector<report::Column> columns() const { return {}; }
   /// Adds to the result of a finished run of one variant: its notes, and the fields this model owns.

@@ -126,6 +126,15 @@ const CalibrationBinding* Registry::binding(std::string_view parameter) const {
   return nullptr;
 }
 
+std::vector<report::Explainer> Registry::explainers() const {
+  std::vector<report::Explainer> out;
+  for (const auto& m : models_)
+    if (const auto e = m->explainer();
+        e.cause != nullptr || e.unchanged != nullptr || e.dpu_over_nic != nullptr)
+      out.push_back(e);
+  return out;
+}
+
 std::vector<report::Column> Registry::columns() const {
   std::vector<report::Column> out;
   for (const auto& m : models_)

@@ -29,6 +29,8 @@ public:
   /// "offload.variants[]" for the items of a list), in the order they were first declared.
   [[nodiscard]] std::vector<std::string_view> keys_under(std::string_view section) const;
   [[nodiscard]] const CalibrationBinding* binding(std::string_view parameter) const;
+  /// The models' explainers that have something to say, in registration order.
+  [[nodiscard]] std::vector<report::Explainer> explainers() const;
   /// Every model's CSV columns, in registration order.
   [[nodiscard]] std::vector<report::Column> columns() const;
   /// The models as iteration extensions, in registration order.

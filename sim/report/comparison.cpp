@@ -115,7 +115,8 @@ std::string breakdown(const metrics::IterationMetrics& m) {
 }
 
 /// Why `slow` takes longer than `fast`, from the component of the step that grew most.
-std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
+std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
+                  const std::vector<Explainer>& explainers) {
   const auto& slow = slow_r.metrics;
   const auto& fast = fast_r.metrics;
   const double comm = slow.exposed_comm_s - fast.exposed_comm_s;
@@ -129,15 +130,11 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
     return m.arm_busy_cores_by_use[static_cast<std::size_t>(u)];
   };
   std::string s;
-  if (comm > data && comm > cpu && slow_r.isolation == "shared" && fast_r.isolation == "dpu_qos") {
-    return fmt::format(
-        " {:.0f}% of the difference is exposed communication: {}'s flows share the leaf-spine "
-        "links plainly with other tenants' bulk flows, each flow getting an equal share, while "
-        "the DPUs of {} hold the other tenants to {:.0f}% of the up-links, so its "
-        "data-parallel reduction takes {:.1f}x as long.",
-        100 * comm / total, slow_r.variant, fast_r.variant, 100 * (1 - fast_r.guarantee),
-        slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
-  }
+  if (comm > data && comm > cpu)
+    for (const auto& e : explainers)
+      if (e.cause != nullptr)
+        if (auto why = e.cause(slow_r, fast_r, comm / total); !why.empty())
+          return why;
   if (data >= comm && data >= cpu) {
     s = fmt::format(
         " {:.0f}% of the difference is GPUs waiting for input: {}'s input pipeline cannot keep "
@@ -192,7 +189,8 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r) {
   return s;
 }
 
-std::string difference(const VariantResult& base, const VariantResult& r) {
+std::string difference(const VariantResult& base, const VariantResult& r,
+                       const std::vector<Explainer>& explainers) {
   const auto& a = base.metrics;
   const auto& b = r.metrics;
   const double change = b.step_time_s / a.step_time_s - 1.0;
@@ -219,7 +217,7 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
                      b.arm_utilisation * r.arm_cores, r.arm_cores);
   const bool faster = change < 0;
   if (std::abs(change) >= 0.005)
-    s += faster ? cause(base, r) : cause(r, base);
+    s += faster ? cause(base, r, explainers) : cause(r, base, explainers);
   if (std::abs(change) < 0.03) {
     s += " The step changes by less than 3%:";
     const double stall = std::min(a.data_stall_s, b.data_stall_s);
@@ -227,10 +225,9 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
       s += fmt::format(" the GPUs of both wait for input ({:.4f} s vs {:.4f} s), so the input pipeline, not "
                        "what this variant moves, sets the pace;",
                        b.data_stall_s, a.data_stall_s);
-    if (base.isolation == "shared" && r.isolation == "shared")
-      s +=
-          " the inter-leaf flows of both share the links plainly with other tenants' bulk flows, which bound "
-          "the gradient reduction whatever carries it;";
+    for (const auto& e : explainers)
+      if (e.unchanged != nullptr)
+        s += e.unchanged(base, r);
     s += fmt::format(" GPU compute is {:.0f}% of it", 100 * a.compute_s / a.step_time_s);
     if (a.tp_comm_s > 0.005 * a.step_time_s)
       s += fmt::format(" and tensor-parallel collectives over NVLink, identical in every variant, {:.0f}%",
@@ -248,7 +245,7 @@ std::string difference(const VariantResult& base, const VariantResult& r) {
 
 } // namespace
 
-std::vector<std::string> explain(const Comparison& c) {
+std::vector<std::string> explain(const Comparison& c, const std::vector<Explainer>& explainers) {
   std::vector<std::string> out;
   const auto& base = c.results.front();
   // The plain RDMA NIC, whatever the scenario calls it: the rdma-nic preset's placement on the NIC.
@@ -259,7 +256,7 @@ std::vector<std::string> explain(const Comparison& c) {
       nic_rdma = &r;
   for (std::size_t i = 1; i < c.results.size(); ++i) {
     const auto& r = c.results[i];
-    std::string s = difference(base, r);
+    std::string s = difference(base, r, explainers);
     // A DPU is worth its price only for what it does beyond a plain RDMA NIC: say so when that is nothing.
     if (r.on_dpu && nic_rdma != nullptr && nic_rdma != &base) {
       const double vs_nic = r.metrics.step_time_s / nic_rdma->metrics.step_time_s - 1.0;
@@ -284,12 +281,13 @@ std::vector<std::string> explain(const Comparison& c) {
             " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
             "Arm cores what {} leaves on the host.",
             freed, freed * r.nodes, nic_rdma->variant);
-      else if (r.isolation == "dpu_qos" && nic_rdma->isolation == "shared")
-        s += fmt::format(": its DPUs enforce the other tenants' rate limits, which a plain NIC cannot, "
-                         "guaranteeing this job {:.0f}% of the leaf up-links.",
-                         100 * r.guarantee);
-      else
-        s += ".";
+      else {
+        std::string why;
+        for (const auto& e : explainers)
+          if (e.dpu_over_nic != nullptr && why.empty())
+            why = e.dpu_over_nic(r, *nic_rdma);
+        s += why.empty() ? std::string(".") : why;
+      }
     }
     out.push_back(s);
   }
