@@ -1,5 +1,6 @@
 #include "sim/run/variant_parts.hpp"
 
+#include "sim/model/registry.hpp"
 #include "sim/platform/host_map.hpp"
 
 namespace dpusim::run {
@@ -44,8 +45,20 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   return h;
 }
 
-bool representative_replica(const scenario::WorkloadConfig& w) {
+std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
+                                          const compute::GpuComputeModel& gpu) {
+  std::vector<plan::StageCosts> costs;
+  for (int vs = 0; vs < w.parallelism.pp * w.virtual_stages; ++vs)
+    costs.push_back(plan::stage_costs(w, gpu, vs));
+  return costs;
+}
+
+bool representative_replica(const scenario::Scenario& s) {
+  for (const auto& m : model::registry().models())
+    if (m->replicas_differ(s))
+      return false;
   constexpr double kFullReplicaTaskBudget = 60000;
+  const auto& w = s.workload;
   const auto& par = w.parallelism;
   const double layers_per_gpu = static_cast<double>(w.model.layers) / par.pp;
   const double ops_per_replica = static_cast<double>(par.pp) * w.virtual_stages * w.micro_batches() * 2;
@@ -74,6 +87,30 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   }
   in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
   return in;
+}
+
+report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,
+                                const scenario::Hardware& hw, const metrics::MetricsInputs& in,
+                                const plan::IterationPlan& iteration) {
+  report::VariantResult r;
+  r.scenario = s.name;
+  r.variant = variant.name;
+  r.device = hw.nic.name;
+  r.placement = offload::placement_text(variant.placement);
+  r.on_dpu = variant.on_dpu;
+  r.host_cores = in.host_cores;
+  r.arm_cores = in.arm_cores;
+  r.seed = s.seed;
+  r.nodes = in.nodes;
+  r.gpus = in.gpus;
+  r.tp_collective_s = in.tp_collective_s;
+  r.ep_collective_s = in.ep_collective_s;
+  r.cp_collective_s = in.cp_collective_s;
+  r.tp_collectives_reused = iteration.tp_collectives;
+  r.ep_collectives_reused = iteration.ep_collectives;
+  r.cp_collectives_reused = iteration.cp_collectives;
+  r.calibrated = hw.calibrated;
+  return r;
 }
 
 } // namespace dpusim::run

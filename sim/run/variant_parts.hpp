@@ -7,7 +7,10 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/metrics/iteration_metrics.hpp"
 #include "sim/plan/iteration_plan.hpp"
+#include "sim/report/variant_result.hpp"
 #include "sim/scenario/hardware.hpp"
+
+#include <vector>
 
 namespace dpusim::run {
 
@@ -18,12 +21,22 @@ compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw);
 plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
                          const datapath::DataPath& path);
 
+/// The GPU work and collective bytes of every virtual stage (pp x virtual_stages).
+std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
+                                          const compute::GpuComputeModel& gpu);
+
 /// Above a task budget for all replicas, symmetric data-parallel replicas are represented by one (its
-/// collectives still carry every replica's bytes).
-bool representative_replica(const scenario::WorkloadConfig& w);
+/// collectives still carry every replica's bytes) — unless a model makes the replicas differ.
+bool representative_replica(const scenario::Scenario& s);
 
 /// What the metrics take from the platform and the hardware (the probes' durations are added later).
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
                                       const platform::HostMap& hosts);
+
+/// The result's identity (scenario, variant, device, cluster), its calibration and its probes; the
+/// metrics and the simulation's statistics are the caller's to add.
+report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,
+                                const scenario::Hardware& hw, const metrics::MetricsInputs& in,
+                                const plan::IterationPlan& iteration);
 
 } // namespace dpusim::run

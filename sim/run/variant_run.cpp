@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 namespace dpusim::run {
 namespace {
@@ -46,28 +47,18 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
       topo, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
   platform::RouteRegistry routes(hosts, router);
 
-  const auto gpu = gpu_compute(hw);
-  std::vector<plan::StageCosts> costs;
-  for (int vs = 0; vs < s.workload.parallelism.pp * s.workload.virtual_stages; ++vs)
-    costs.push_back(plan::stage_costs(s.workload, gpu, vs));
+  const auto costs = stage_costs(s.workload, gpu_compute(hw));
   plan::CollectiveLowering lowering(routes, hw, path);
-  bool representative = representative_replica(s.workload);
-  for (const auto& m : model::registry().models())
-    representative = representative && !m->replicas_differ(s);
+  const bool representative = representative_replica(s);
   const auto host = host_side(s, hw, variant, path);
   const auto extensions = model::registry().extensions();
   auto iteration =
       plan::build_iteration(s.workload, costs, routes, lowering, representative, host, extensions);
   // An iteration that also writes a checkpoint, simulated after the plain one on the same platform.
   std::optional<plan::IterationPlan> with_checkpoint;
-  if (s.workload.checkpoint) {
-    auto h = host;
-    h.checkpoint_bytes_per_gpu = model::checkpoint_bytes_per_gpu(s.workload);
-    h.checkpoint_async = s.workload.checkpoint->async;
-    h.storage_write_rate = s.cluster.storage.write_rate.si();
-    with_checkpoint =
-        plan::build_iteration(s.workload, costs, routes, lowering, representative, h, extensions);
-  }
+  if (s.workload.checkpoint)
+    with_checkpoint = plan::build_iteration(s.workload, costs, routes, lowering, representative,
+                                            model::writing_checkpoint(s, host), extensions);
 
   simgrid::Simulator simulator(routes.build());
   auto in = metrics_inputs(s, hw, hosts);
@@ -77,37 +68,16 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   iteration.apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
   const auto timings = simulator.execute(iteration.graph, options.progress);
 
-  report::VariantResult r;
-  r.scenario = s.name;
-  r.variant = variant.name;
-  r.device = hw.nic.name;
-  r.placement = offload::placement_text(variant.placement);
-  r.on_dpu = variant.on_dpu;
-  r.host_cores = in.host_cores;
-  r.arm_cores = in.arm_cores;
-  r.seed = s.seed;
-  r.nodes = in.nodes;
-  r.gpus = in.gpus;
+  auto r = result_of(s, variant, hw, in, iteration);
   r.metrics = metrics::compute_metrics(iteration, timings, in);
   if (with_checkpoint) {
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
-    const auto ck = metrics::compute_metrics(*with_checkpoint,
-                                             simulator.execute(with_checkpoint->graph, options.progress), in);
-    r.metrics.checkpoint_step_s = ck.step_time_s;
-    r.metrics.checkpoint_overhead_s =
-        std::max(0.0, ck.step_time_s - r.metrics.step_time_s) / s.workload.checkpoint->every;
-    r.metrics.step_with_checkpoints_s = r.metrics.step_time_s + r.metrics.checkpoint_overhead_s;
+    const auto ck = simulator.execute(with_checkpoint->graph, options.progress);
+    model::add_checkpoint_step(s, metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s, r.metrics);
   }
-  r.tp_collective_s = in.tp_collective_s;
-  r.ep_collective_s = in.ep_collective_s;
-  r.cp_collective_s = in.cp_collective_s;
-  r.tp_collectives_reused = iteration.tp_collectives;
-  r.ep_collectives_reused = iteration.ep_collectives;
-  r.cp_collectives_reused = iteration.cp_collectives;
   r.activities = simulator.stats().activities;
   r.routes = routes.route_count();
   r.simulation_wall_s = simulator.stats().wall_seconds;
-  r.calibrated = hw.calibrated;
   const model::RunView view{s, variant, hw, topo, path, iteration, host, representative};
   for (const auto& m : model::registry().models())
     m->report(view, r);

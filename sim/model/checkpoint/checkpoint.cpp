@@ -9,6 +9,7 @@
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/rank_memory.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <memory>
 #include <numeric>
@@ -120,6 +121,20 @@ double checkpoint_bytes_per_gpu(const scenario::WorkloadConfig& w) {
   sharded.zero_stage = 3;
   const auto m = scenario::peak_rank_memory(sharded);
   return m.weights + m.optimizer;
+}
+
+plan::HostSide writing_checkpoint(const scenario::Scenario& s, plan::HostSide host) {
+  host.checkpoint_bytes_per_gpu = checkpoint_bytes_per_gpu(s.workload);
+  host.checkpoint_async = s.workload.checkpoint && s.workload.checkpoint->async;
+  host.storage_write_rate = s.cluster.storage.write_rate.si();
+  return host;
+}
+
+void add_checkpoint_step(const scenario::Scenario& s, double checkpoint_step_s,
+                         metrics::IterationMetrics& m) {
+  m.checkpoint_step_s = checkpoint_step_s;
+  m.checkpoint_overhead_s = std::max(0.0, checkpoint_step_s - m.step_time_s) / s.workload.checkpoint->every;
+  m.step_with_checkpoints_s = m.step_time_s + m.checkpoint_overhead_s;
 }
 
 std::unique_ptr<Model> make_checkpoint_model() {
