@@ -1,39 +1,14 @@
 // Properties of whole iterations that compare two simulations. Each simulation needs a process of its
 // own, so these drive the command line.
-#include "tests/support/subprocess.hpp"
+#include "tests/support/run_csv.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 
-using dpusim::testing::run_command;
+using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
 
 namespace {
-
-/// Runs `dpusim run` on scenario text and returns the value of a column of run.csv.
-double simulate(const TempDir& tmp, const std::string& name, const std::string& text,
-                const std::string& column) {
-  const std::string file = tmp.path() + "/" + name + ".yaml";
-  std::ofstream(file) << text;
-  const auto r = run_command({DPUSIM_BINARY, "run", file, "--out", tmp.path() + "/" + name, "--quiet"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(tmp.path() + "/" + name + "/run.csv");
-  std::string header;
-  std::string row;
-  std::getline(in, header);
-  std::getline(in, row);
-  std::stringstream hs(header);
-  std::stringstream rs(row);
-  std::string h;
-  std::string v;
-  while (std::getline(hs, h, ',') && std::getline(rs, v, ','))
-    if (h == column)
-      return std::stod(v);
-  ADD_FAILURE() << "no column " << column;
-  return 0;
-}
 
 std::string pipeline(int virtual_stages) {
   return R"(name: pipeline

@@ -1,19 +1,16 @@
 // The faults model through whole simulations: one slow node bounds a data-parallel step (the others
 // wait for it at every synchronous step, as simulated), and a slower node is never faster.
-#include "tests/support/subprocess.hpp"
+#include "tests/support/run_csv.hpp"
 
-#include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 
-using dpusim::testing::run_command;
+using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
 
 namespace {
 
 double step_time(const TempDir& tmp, const std::string& name, const std::string& faults) {
-  const std::string file = tmp.path() + "/" + name + ".yaml";
-  std::ofstream(file) << R"(name: faults
+  const std::string scenario = R"(name: faults
 cluster: {nodes: 4, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
 workload:
   model: gpt3-2.7b
@@ -22,26 +19,13 @@ workload:
   micro_batch: 2
   parallelism: {tp: 2, dp: 16}
 offload: {baseline: rdma-nic}
-)" << faults;
-  const auto r = run_command({DPUSIM_BINARY, "run", file, "--out", tmp.path() + "/" + name});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+)" + faults;
+  std::string out;
+  const double step = simulate(tmp, name, scenario, "step_time_s", &out);
   if (!faults.empty()) {
-    EXPECT_NE(r.out.find("note: faults: node"), std::string::npos) << r.out;
+    EXPECT_NE(out.find("note: faults: node"), std::string::npos) << out;
   }
-  std::ifstream in(tmp.path() + "/" + name + "/run.csv");
-  std::string header;
-  std::string row;
-  std::getline(in, header);
-  std::getline(in, row);
-  std::stringstream hs(header);
-  std::stringstream rs(row);
-  std::string h;
-  std::string v;
-  while (std::getline(hs, h, ',') && std::getline(rs, v, ','))
-    if (h == "step_time_s")
-      return std::stod(v);
-  ADD_FAILURE() << "no step_time_s in " << header;
-  return 0;
+  return step;
 }
 
 } // namespace

@@ -1,0 +1,43 @@
+// Runs `dpusim run` on a scenario's text and reads one column of the run.csv it writes: for tests that
+// compare whole simulations (each needs a process of its own).
+#pragma once
+
+#include "tests/support/subprocess.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+
+namespace dpusim::testing {
+
+/// The value of `column` in the run.csv of `dpusim run` on `text`; `stdout_out`, when given, receives
+/// what the run printed.
+inline double simulate(const TempDir& tmp, const std::string& name, const std::string& text,
+                       const std::string& column, std::string* stdout_out = nullptr) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  std::vector<std::string> args{DPUSIM_BINARY, "run", file, "--out", tmp.path() + "/" + name};
+  if (stdout_out == nullptr)
+    args.emplace_back("--quiet");
+  const auto r = run_command(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (stdout_out != nullptr)
+    *stdout_out = r.out;
+  std::ifstream in(tmp.path() + "/" + name + "/run.csv");
+  std::string header;
+  std::string row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::stringstream hs(header);
+  std::stringstream rs(row);
+  std::string h;
+  std::string v;
+  while (std::getline(hs, h, ',') && std::getline(rs, v, ','))
+    if (h == column)
+      return std::stod(v);
+  ADD_FAILURE() << "no column " << column << " in " << header;
+  return 0;
+}
+
+} // namespace dpusim::testing
