@@ -36,11 +36,6 @@ public:
            hw.cpu.cores = {std::max(1, static_cast<int>(std::lround(v / hw.node.cpu_sockets.value))), c};
            return true;
          }},
-        {"host_cpu.core_clock", "cpu.base_clock",
-         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
-           hw.cpu.base_clock = {units::Frequency::from_si(v), c};
-           return true;
-         }},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {

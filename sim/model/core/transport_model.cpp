@@ -55,17 +55,23 @@ public:
            hw.nic.arm->cores = {static_cast<int>(std::lround(v)), c};
            return true;
          }},
-        {"dpu_arm.core_clock", "nic.arm.base_clock",
+        // The Arm cores that do one host core's work (agents placed there) are the ratio of receive rates.
+        {"dpu_arm.tcp_rx_rate_per_core", "nic.arm.tcp_rx_rate_per_core",
+         arm_rate<&CpuSpec::tcp_rx_rate_per_core>},
+        {"dpu_arm.tcp_latency_median", "nic.arm.tcp_latency_median",
          [](Hw& hw, double v, const Cite& c) {
            if (!hw.nic.arm)
              return false;
-           hw.nic.arm->base_clock = {units::Frequency::from_si(v), c};
+           hw.nic.arm->tcp_latency_median = {units::Seconds::from_si(v), c};
            return true;
          }},
-        {"dpu_arm.tcp_tx_rate_per_core", "nic.arm.tcp_tx_rate_per_core",
-         arm_rate<&CpuSpec::tcp_tx_rate_per_core>},
-        {"dpu_arm.tcp_rx_rate_per_core", "nic.arm.tcp_rx_rate_per_core",
-         arm_rate<&CpuSpec::tcp_rx_rate_per_core>},
+        {"dpu_arm.tcp_latency_sigma", "nic.arm.tcp_latency_sigma",
+         [](Hw& hw, double v, const Cite& c) {
+           if (!hw.nic.arm)
+             return false;
+           hw.nic.arm->tcp_latency_sigma = {v, c};
+           return true;
+         }},
         {"nic.rdma_bandwidth", "nic.rdma_efficiency (bandwidth over line rate)",
          [](Hw& hw, double v, const Cite& c) {
            hw.nic.rdma_efficiency = {std::min(1.0, v / hw.nic.line_rate.value.si()), c};

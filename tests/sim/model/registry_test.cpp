@@ -93,6 +93,14 @@ TEST(ModelRegistry, BindsOnlyRealCalibrationParametersOnce) {
   EXPECT_EQ(reg.binding("no.such.parameter"), nullptr);
 }
 
+TEST(ModelRegistry, ACalibrationParameterDrivesAModelOrSaysItIsNotUsed) {
+  // What dpusim-calib documents as a parameter's use must be what the simulator does with it.
+  for (const auto& def : calibration::parameter_registry()) {
+    const bool said_unused = def.model_use.rfind("not used by the simulator", 0) == 0;
+    EXPECT_EQ(said_unused, model::registry().binding(def.key) == nullptr) << def.key << ": " << def.model_use;
+  }
+}
+
 TEST(ModelRegistry, RefusesTwoModelsDeclaringOneKey) {
   class Twice final : public model::Model {
   public:

@@ -1,0 +1,114 @@
+// Every calibration parameter a model consumes changes the output it should, in the direction it
+// should: a profile with a lower or a higher value is run on a scenario where that parameter matters,
+// and the step must move the expected way. A parameter bound in the registry without a row here fails.
+#include "tests/support/run_csv.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using dpusim::testing::run_command;
+using dpusim::testing::simulate;
+using dpusim::testing::TempDir;
+
+namespace {
+
+std::string scenario(const std::string& services, const std::string& parallelism, int nodes,
+                     const std::string& baseline) {
+  return "name: cal\ncluster: {nodes: " + std::to_string(nodes) + ", node: dgx-h100, services: {" + services +
+         "}, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}\n"
+         "workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: " +
+         std::to_string(8 * nodes) + ", micro_batch: 1, parallelism: {" + parallelism +
+         "}}\noffload: {baseline: " + baseline + "}\n";
+}
+
+// Host TCP carries the data-parallel reduction; encryption in software on the host; encryption and
+// agents on the Arm cores; an overlay switched on the Arm cores; RDMA across a pipeline and a reduction.
+const std::string kHostTcp = scenario("", "tp: 8, dp: 2", 2, "host-tcp");
+const std::string kHostCrypto = scenario("encryption: ipsec", "tp: 8, dp: 2", 2, "host-tcp");
+const std::string kArm = scenario("encryption: ipsec, agents: 40", "tp: 8, dp: 2", 2,
+                                  "host-tcp+encryption=dpu_arm+agents=dpu_arm");
+const std::string kArmSwitch = scenario("overlay: vxlan", "tp: 8, dp: 2", 2, "host-tcp+vswitch=dpu_arm");
+const std::string kRdma = scenario("", "tp: 4, dp: 8", 4, "rdma-nic");
+const std::string kPipeline = scenario("", "tp: 8, pp: 4, dp: 1", 4, "rdma-nic");
+
+struct Case {
+  const char* parameter;
+  const char* role;
+  const std::string* scenario;
+  const char* low;
+  const char* high;
+  bool higher_is_faster;
+};
+
+const Case kCases[] = {
+    {"host_cpu.cores", "host_cpu", &kHostTcp, "8", "112", true},
+    {"host_cpu.tcp_tx_rate_per_core", "host_cpu", &kHostTcp, "10Gbps", "80Gbps", true},
+    {"host_cpu.tcp_rx_rate_per_core", "host_cpu", &kHostTcp, "10Gbps", "80Gbps", true},
+    {"host_cpu.tcp_latency_median", "host_cpu", &kHostTcp, "5us", "500us", false},
+    {"host_cpu.tcp_latency_sigma", "host_cpu", &kHostTcp, "0.1", "2", false},
+    {"host_cpu.aes_gcm_rate_per_core", "host_cpu", &kHostCrypto, "1GB/s", "8GB/s", true},
+    {"dpu_arm.cores", "dpu_arm", &kArm, "4", "16", true},
+    {"dpu_arm.tcp_rx_rate_per_core", "dpu_arm", &kArm, "5Gbps", "40Gbps", true},
+    {"dpu_arm.aes_gcm_rate_per_core", "dpu_arm", &kArm, "1GB/s", "8GB/s", true},
+    {"dpu_arm.tcp_latency_median", "dpu_arm", &kArmSwitch, "10us", "1ms", false},
+    {"dpu_arm.tcp_latency_sigma", "dpu_arm", &kArmSwitch, "0.1", "2", false},
+    {"nic.rdma_bandwidth", "host_cpu", &kPipeline, "100Gbps", "400Gbps", true},
+    {"nic.rdma_latency", "host_cpu", &kRdma, "2us", "200us", false},
+    {"collective.network_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
+    {"collective.nvlink_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
+    {"gpu.hbm_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
+    {"gpu.gemm_peak_achieved", "host_cpu", &kRdma, "300TFLOPS", "900TFLOPS", true},
+};
+
+double step_with(const TempDir& tmp, const Case& c, const char* value, const std::string& tag) {
+  const std::string profile = tmp.path() + "/" + tag + ".profile.yaml";
+  std::ofstream(profile) << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: "
+                         << c.role << "\nparameters:\n  " << c.parameter << ":\n    value: " << value
+                         << "\n    provenance: measured\n    source: test\n";
+  std::string text = *c.scenario + "calibration: " + profile + "\n";
+  return simulate(tmp, tag, text, "step_time_s");
+}
+
+class CalibrationBinding : public ::testing::TestWithParam<Case> {};
+
+} // namespace
+
+TEST_P(CalibrationBinding, MovesTheStepTheWayItShould) {
+  const auto& c = GetParam();
+  TempDir tmp;
+  const double low = step_with(tmp, c, c.low, "low");
+  const double high = step_with(tmp, c, c.high, "high");
+  if (c.higher_is_faster)
+    EXPECT_LT(high, low) << c.parameter << " " << c.low << " -> " << c.high;
+  else
+    EXPECT_GT(high, low) << c.parameter << " " << c.low << " -> " << c.high;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBoundParameter, CalibrationBinding, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                           std::string name = param_info.param.parameter;
+                           for (auto& ch : name)
+                             if (ch == '.')
+                               ch = '_';
+                           return name;
+                         });
+
+TEST(CalibrationBindings, EveryParameterAModelConsumesHasACase) {
+  const auto r = run_command({DPUSIM_BINARY, "models"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> bound;
+  const std::regex param(R"(^  param (\S+))");
+  std::istringstream lines(r.out);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line))
+    if (std::regex_search(line, m, param))
+      bound.insert(m[1]);
+  std::set<std::string> tested;
+  for (const auto& c : kCases)
+    tested.insert(c.parameter);
+  EXPECT_EQ(bound, tested);
+}
