@@ -1,5 +1,6 @@
 // Infrastructure agents on every node (telemetry, monitoring...): background work of a number of host
 // cores, on the host or, as more of the slower Arm cores, spread over the node's DPUs.
+#include "models/core/input_error.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
@@ -10,6 +11,22 @@
 
 namespace dpusim::model {
 namespace {
+
+/// Arm cores that do the work of `host_cores` host cores: as many more as an Arm core is slower at the
+/// kernel networking the agents' work is measured by.
+double arm_demand(double host_cores, units::DataRate host_rx_per_core, const catalog::CpuSpec& arm) {
+  return host_cores * host_rx_per_core.si() / arm.tcp_rx_rate_per_core.value.si();
+}
+
+/// `who` is the subject of the sentence: a variant, or the run with its profile's rates.
+std::string overflow_message(const std::string& who, double agents, double demand, int capacity,
+                             const std::string& dpu, int dpus) {
+  return fmt::format(
+      "{} places {:g} host cores of agents on the DPUs' Arm cores, where they need "
+      "{:.1f} Arm cores, but the node's {} {}s have {}: the work would not fit (place agents on "
+      "the host, or lower cluster.services.agents)",
+      who, agents, demand, dpus, dpu, capacity);
+}
 
 void add_agents(plan::HostWork& work) {
   const auto& hosts = work.hosts();
@@ -31,6 +48,15 @@ void add_agents(plan::HostWork& work) {
       work.add(std::move(t), std::move(i));
     }
   };
+  if (on_arm && host.scenario != nullptr) {
+    // With calibrated rates the demand may differ from the catalog's that the scenario check saw.
+    const double demand = host.agent_cores * host.arm_cores_per_host_core;
+    const int capacity = hosts.hardware().nic.arm->cores.value * dpus;
+    if (demand > capacity)
+      throw InputError(Location{host.scenario->file, 0, 0}, "cluster.services.agents",
+                       overflow_message("with the calibration profile's Arm cores and rates, this variant",
+                                        host.agent_cores, demand, capacity, hosts.hardware().nic.name, dpus));
+  }
   for (int n = 0; n < hosts.nodes(); ++n) {
     if (on_arm) {
       for (int k = 0; k < dpus; ++k)
@@ -65,6 +91,18 @@ public:
       out.push_back({"cluster.services.agents",
                      fmt::format("{:g} agent cores exceed the {} host cores of a {} ({} x {})", agents, cores,
                                  s.cluster.node, node->cpu_sockets.value, node->cpu)});
+    // On the Arm cores the agents need as many cores as do the work of theirs: they must fit.
+    const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
+    if (agents <= 0 || dpu == nullptr || !dpu->arm)
+      return;
+    const double demand = arm_demand(agents, cat.cpu(node->cpu)->tcp_rx_rate_per_core.value, *dpu->arm);
+    const int capacity = dpu->arm->cores.value * node->nics.value;
+    for (std::size_t i = 0; i < s.variants.size(); ++i)
+      if (s.variants[i].on_dpu &&
+          s.variants[i].placement[offload::Function::agents] == offload::Site::dpu_arm && demand > capacity)
+        out.push_back({i == 0 ? std::string("offload.baseline") : fmt::format("offload.variants[{}]", i - 1),
+                       overflow_message(fmt::format("variant \"{}\"", s.variants[i].name), agents, demand,
+                                        capacity, dpu->name, node->nics.value)});
   }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& /*ctx*/) const override {
     add_agents(work);

@@ -3,6 +3,7 @@
 // and the step must move the expected way. A parameter bound in the registry without a row here fails.
 #include "tests/support/run_csv.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
@@ -28,7 +29,7 @@ std::string scenario(const std::string& services, const std::string& parallelism
 // agents on the Arm cores; an overlay switched on the Arm cores; RDMA across a pipeline and a reduction.
 const std::string kHostTcp = scenario("", "tp: 8, dp: 2", 2, "host-tcp");
 const std::string kHostCrypto = scenario("encryption: ipsec", "tp: 8, dp: 2", 2, "host-tcp");
-const std::string kArm = scenario("encryption: ipsec, agents: 40", "tp: 8, dp: 2", 2,
+const std::string kArm = scenario("encryption: ipsec, agents: 20", "tp: 8, dp: 2", 2,
                                   "host-tcp+encryption=dpu_arm+agents=dpu_arm");
 const std::string kArmSwitch = scenario("overlay: vxlan", "tp: 8, dp: 2", 2, "host-tcp+vswitch=dpu_arm");
 const std::string kRdma = scenario("", "tp: 4, dp: 8", 4, "rdma-nic");
@@ -50,8 +51,8 @@ const Case kCases[] = {
     {"host_cpu.tcp_latency_median", "host_cpu", &kHostTcp, "5us", "500us", false},
     {"host_cpu.tcp_latency_sigma", "host_cpu", &kHostTcp, "0.1", "2", false},
     {"host_cpu.aes_gcm_rate_per_core", "host_cpu", &kHostCrypto, "1GB/s", "8GB/s", true},
-    {"dpu_arm.cores", "dpu_arm", &kArm, "4", "16", true},
-    {"dpu_arm.tcp_rx_rate_per_core", "dpu_arm", &kArm, "5Gbps", "40Gbps", true},
+    {"dpu_arm.cores", "dpu_arm", &kArm, "6", "16", true},
+    {"dpu_arm.tcp_rx_rate_per_core", "dpu_arm", &kArm, "7Gbps", "40Gbps", true},
     {"dpu_arm.aes_gcm_rate_per_core", "dpu_arm", &kArm, "1GB/s", "8GB/s", true},
     {"dpu_arm.tcp_latency_median", "dpu_arm", &kArmSwitch, "10us", "1ms", false},
     {"dpu_arm.tcp_latency_sigma", "dpu_arm", &kArmSwitch, "0.1", "2", false},
@@ -111,4 +112,24 @@ TEST(CalibrationBindings, EveryParameterAModelConsumesHasACase) {
   for (const auto& c : kCases)
     tested.insert(c.parameter);
   EXPECT_EQ(bound, tested);
+}
+
+TEST(CalibrationBindings, AProfileThatLeavesTheArmCoresTooFewForTheAgentsIsRefused) {
+  TempDir tmp;
+  const std::string profile = tmp.path() + "/slow-arm.yaml";
+  std::ofstream(profile)
+      << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: dpu_arm\n"
+         "parameters:\n  dpu_arm.tcp_rx_rate_per_core:\n    value: 1Gbps\n"
+         "    provenance: measured\n    source: test\n";
+  const std::string file = tmp.path() + "/agents.yaml";
+  std::ofstream(file) << kArm;
+  const auto out = tmp.path() + "/out";
+  const auto r = run_command({DPUSIM_BINARY, "run", file, "--calibration", profile, "--out", out});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(
+      r.err.find("with the calibration profile's Arm cores and rates, this variant places 20 host cores of "
+                 "agents on the DPUs' Arm cores"),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
