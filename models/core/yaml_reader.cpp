@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <vector>
+#include <yaml-cpp/eventhandler.h>
 
 namespace dpusim::yaml {
 namespace {
@@ -244,16 +247,69 @@ Seq::Seq(Node node) : node_(std::move(node)) {
   }
 }
 
+namespace {
+
+/// Where each document of a stream starts and where its first node is, from yaml-cpp's events.
+class DocumentMarks : public YAML::EventHandler {
+public:
+  struct Document {
+    YAML::Mark start;
+    std::optional<YAML::Mark> first_node;
+  };
+  std::vector<Document> documents;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { documents.push_back({mark, std::nullopt}); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                       YAML::EmitterStyle::value /*style*/) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+private:
+  void node(const YAML::Mark& mark) {
+    if (!documents.empty() && !documents.back().first_node)
+      documents.back().first_node = mark;
+  }
+};
+
+} // namespace
+
 Node parse_text(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
+  auto at = [&](const YAML::Mark& m) { return Location{name, m.line + 1, m.column + 1}; };
   try {
-    const auto documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {
-      const auto mark = documents[1].Mark();
-      throw InputError(Location{name, mark.line + 1, mark.column + 1}, "",
+    // A file holds one document. yaml-cpp 0.7's LoadAll never ends on a stream where a token starts no
+    // document (a lone ","; its issue 1040, fixed after 0.8): the documents are counted here with at
+    // most three calls of the parser, and one that does not move past the previous one's start is an
+    // error at that token.
+    std::istringstream stream(text);
+    YAML::Parser parser(stream);
+    DocumentMarks marks;
+    for (int i = 0; i < 3 && parser.HandleNextDocument(marks); ++i) {
+      const auto& d = marks.documents;
+      if (d.size() >= 2 && d[d.size() - 1].start.pos == d[d.size() - 2].start.pos)
+        throw InputError(at(d[d.size() - 2].start), "",
+                         "invalid YAML: no document can start with the text here (a stray ',' or another "
+                         "token out of place)");
+    }
+    if (marks.documents.size() > 1) {
+      const auto& second = marks.documents[1];
+      throw InputError(at(second.first_node.value_or(second.start)), "",
                        "a second YAML document (after \"---\"): a file holds one scenario, entry or profile");
     }
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const YAML::Node root = marks.documents.empty() ? YAML::Node() : YAML::Load(text);
     return Node(root, file, "", Location{name, 1, 1});
   } catch (const YAML::ParserException& e) {
     throw InputError(Location{name, e.mark.line + 1, e.mark.column + 1}, "",

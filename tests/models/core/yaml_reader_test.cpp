@@ -15,6 +15,22 @@ std::string error_of(const std::function<void()>& fn) {
 }
 } // namespace
 
+TEST(YamlReader, EndsOnAStrayCommaThatYamlCppLoadsWithoutEnd) {
+  // yaml-cpp 0.7's LoadAll loops on these, allocating without bound (its issue 1040).
+  for (const char* text : {",", ",,,,", "[a, b]\n,", " ,\n,"}) {
+    try {
+      (void)yaml::parse_text(text, "stray.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("stray.yaml:"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("invalid YAML"), std::string::npos) << text << ": " << e.what();
+    }
+  }
+  EXPECT_NO_THROW((void)yaml::parse_text("a: 1\n", "one.yaml"));
+  EXPECT_THROW((void)yaml::parse_text("a: 1\n---\nb: 2\n", "two.yaml"), InputError);
+  EXPECT_THROW((void)yaml::parse_text("a: 1\n---\n,\n", "comma-document.yaml"), InputError);
+}
+
 TEST(YamlReader, ReportsUnknownKeysWithLocationAndSuggestion) {
   const auto root = yaml::parse_text("fabric:\n  link: 400Gbps\n  lantency: 1us\n", "s.yaml");
   const std::string msg = error_of([&] {
