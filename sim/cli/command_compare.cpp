@@ -108,6 +108,7 @@ int command_compare(const std::vector<std::string>& args) {
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
     ro.calibration = vm["calibration"].as<std::string>();
+  ro.calibration_shape = vm.count("calibration-shape") != 0;
   const bool progress = show_progress(vm);
   int jobs =
       vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());

@@ -38,6 +38,7 @@ int command_run(const std::vector<std::string>& args) {
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
     ro.calibration = vm["calibration"].as<std::string>();
+  ro.calibration_shape = vm.count("calibration-shape") != 0;
   if (vm.count("trace") != 0)
     ro.trace_path = vm["trace"].as<std::string>();
   const bool progress = show_progress(vm);

@@ -35,7 +35,10 @@ void add_common_options(po::options_description& options) {
   options.add_options()                                                                      //
       ("out,o", po::value<std::string>(), "output directory (default: out/<scenario name>)") //
       ("calibration", po::value<std::string>(),
-       "calibration profile (from dpusim-calib) overriding catalog values")                                 //
+       "calibration profile (from dpusim-calib) overriding catalog values") //
+      ("calibration-shape",
+       "take the profile's core counts even where its machine differs from the scenario's node (by default "
+       "only its per-core rates are then taken)")                                                           //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");

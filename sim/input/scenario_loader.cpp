@@ -123,6 +123,8 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
       p = std::filesystem::path(s.file).parent_path() / p;
     s.calibration = p.string();
   }
+  if (auto shape = m.optional("calibration_shape"))
+    s.calibration_shape = shape->as_choice({"auto", "apply"}) == "apply";
   if (auto v = m.optional("validation")) {
     auto vm = v->as_map();
     vm.declare(keys_of("validation"));

@@ -15,6 +15,7 @@
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -62,6 +63,9 @@ struct CalibrationBinding {
   std::string_view parameter;
   std::string_view field;
   bool (*apply)(scenario::Hardware& hw, double si_value, const catalog::Citation& cite);
+  /// For a parameter of the machine's shape (a core count) rather than a per-core rate: the value the
+  /// scenario's hardware has now, to compare with the profile's (nullopt: the field does not exist).
+  std::optional<double> (*current)(const scenario::Hardware& hw) = nullptr;
 };
 
 /// What a model may read when it explains a finished run.

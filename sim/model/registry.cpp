@@ -158,26 +158,45 @@ Problems check_scenario(const scenario::Scenario& s, const catalog::Catalog& cat
   return out;
 }
 
-void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path) {
+namespace {
+
+/// What a parameter describes in the scenario: its DPU's Arm side or its node.
+std::string device_of(const std::string& parameter, const scenario::Hardware& hw) {
+  return parameter.rfind("dpu_arm.", 0) == 0 ? hw.nic.name : hw.node.name;
+}
+
+} // namespace
+
+void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path,
+                       bool take_shape) {
   using catalog::Citation;
   for (const auto& p : profile.parameters) {
     const auto* def = calibration::find_parameter(p.key);
     scenario::CalibratedValue cv{p.key, calibration::format_parameter_value(*def, p.value),
-                                 std::string(calibration::provenance_name(p.provenance)), false};
+                                 std::string(calibration::provenance_name(p.provenance)), false, {}};
     const Citation cite{Citation::Kind::calibration, fmt::format("{} ({}, {})", p.key, cv.provenance, path)};
-    if (const auto* b = registry().binding(p.key))
+    const auto* b = registry().binding(p.key);
+    const auto now = b != nullptr && b->current != nullptr ? b->current(hw) : std::nullopt;
+    if (now && *now != p.value && !take_shape)
+      cv.note = fmt::format("not taken: the profile's machine has {:g}, the scenario's {} {:g} (its per-core "
+                            "rates are taken; calibration_shape: apply takes this too)",
+                            p.value, device_of(p.key, hw), *now);
+    else if (b != nullptr)
       cv.used = b->apply(hw, p.value, cite);
+    if (now && *now != p.value && take_shape && cv.used)
+      cv.note = fmt::format("the profile's machine shape replaces the {}'s {:g} (calibration_shape: apply)",
+                            device_of(p.key, hw), *now);
     hw.calibrated.push_back(std::move(cv));
   }
 }
 
 scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Catalog& cat,
                                 const offload::Variant& variant, const calibration::Profile* profile,
-                                const std::string& profile_path) {
+                                const std::string& profile_path, bool take_shape) {
   auto hw = scenario::resolve_hardware(s, cat, variant);
   if (profile != nullptr) {
     hw.profile_path = profile_path;
-    apply_calibration(hw, *profile, profile_path);
+    apply_calibration(hw, *profile, profile_path, take_shape || s.calibration_shape);
   }
   for (const auto& m : registry().models())
     m->configure(s, hw);

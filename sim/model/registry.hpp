@@ -50,13 +50,17 @@ const Registry& registry();
 Problems check_scenario(const scenario::Scenario& s, const catalog::Catalog& cat);
 
 /// The parts one variant runs on: the catalog's, a profile's values in their place (with `profile`),
-/// then what the scenario's models configure.
+/// then what the scenario's models configure. `take_shape` (or the scenario's calibration_shape) takes
+/// the profile's core counts even where its machine differs from the node.
 scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Catalog& cat,
                                 const offload::Variant& variant, const calibration::Profile* profile,
-                                const std::string& profile_path);
+                                const std::string& profile_path, bool take_shape = false);
 
 /// Puts a profile's values in place of the catalog's through the registry's bindings, recording each
 /// value in hw.calibrated (unused where no model of this variant takes it).
-void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path);
+/// A parameter of the machine's shape (a core count) is taken only where the profile's machine has the
+/// node's shape, or with `take_shape`; per-core rates always are.
+void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profile, const std::string& path,
+                       bool take_shape = false);
 
 } // namespace dpusim::model

@@ -318,8 +318,8 @@ std::string render_simulation_summary(const VariantResult& r) {
 std::string render_calibration(const VariantResult& r) {
   std::vector<std::string> items;
   for (const auto& cv : r.calibrated)
-    items.push_back(
-        fmt::format("{} = {} ({}{})", cv.key, cv.value, cv.provenance, cv.used ? "" : ", unused"));
+    items.push_back(fmt::format("{} = {} ({}{}{})", cv.key, cv.value, cv.provenance,
+                                cv.used ? "" : ", unused", cv.note.empty() ? std::string() : "; " + cv.note));
   return items.empty() ? std::string() : fmt::format("from calibration: {}\n", fmt::join(items, "; "));
 }
 

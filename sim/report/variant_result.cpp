@@ -102,7 +102,7 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "calibrated" << YAML::Value << YAML::BeginSeq;
   for (const auto& c : r.calibrated)
     out << YAML::Flow << YAML::BeginSeq << c.key << c.value << c.provenance << (c.used ? "used" : "unused")
-        << YAML::EndSeq;
+        << c.note << YAML::EndSeq;
   out << YAML::EndSeq;
   out << YAML::Key << "isolation" << YAML::Value << r.isolation;
   out << YAML::Key << "guarantee" << YAML::Value << num(r.guarantee);
@@ -152,7 +152,7 @@ VariantResult deserialize(const std::string& text) {
   r.simulation_wall_s = n["simulation_wall_s"].as<double>();
   for (const auto& c : n["calibrated"])
     r.calibrated.push_back({c[0].as<std::string>(), c[1].as<std::string>(), c[2].as<std::string>(),
-                            c[3].as<std::string>() == "used"});
+                            c[3].as<std::string>() == "used", c[4].as<std::string>()});
   r.isolation = n["isolation"].as<std::string>();
   r.guarantee = n["guarantee"].as<double>();
   for (const auto& v : n["values"])

@@ -36,7 +36,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())
     profile = calibration::load_profile(profile_path);
-  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path);
+  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path,
+                                      options.calibration_shape);
 
   auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
   layout.tenants.uplink_share = model::isolated(s, variant) ? 1.0 - s.cluster.tenants.guarantee : 1.0;

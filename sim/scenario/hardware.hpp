@@ -16,6 +16,7 @@ struct CalibratedValue {
   std::string value;      // as written in the profile
   std::string provenance; // measured | fitted | datasheet
   bool used = false;      // false: the profile has it but no model of this scenario consumes it
+  std::string note;       // why it was or was not taken, where that is not plain
 };
 
 struct Hardware {

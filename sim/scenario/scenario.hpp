@@ -136,6 +136,9 @@ struct Scenario {
   std::vector<offload::Variant> variants; // baseline first, then the others, without duplicates
   std::uint64_t seed = 1;
   std::string calibration; // path of a calibration profile, empty when none
+  // Take the profile's machine shape (core counts) even where it differs from the node's; by default
+  // only a profile measured on a machine of the node's shape sets it (per-core rates are always taken).
+  bool calibration_shape = false;
   std::optional<Validation> validation;
   /// Settings of models that read a section of their own (model::Model::read), by section name: a
   /// model adds its settings without a field here.

@@ -8,18 +8,21 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dpusim::testing {
 
-/// The value of `column` in the run.csv of `dpusim run` on `text`; `stdout_out`, when given, receives
-/// what the run printed.
+/// The value of `column` in the run.csv of `dpusim run` on `text` (with `extra_args`); `stdout_out`,
+/// when given, receives what the run printed.
 inline double simulate(const TempDir& tmp, const std::string& name, const std::string& text,
-                       const std::string& column, std::string* stdout_out = nullptr) {
+                       const std::string& column, std::string* stdout_out = nullptr,
+                       const std::vector<std::string>& extra_args = {}) {
   const std::string file = tmp.path() + "/" + name + ".yaml";
   std::ofstream(file) << text;
   std::vector<std::string> args{DPUSIM_BINARY, "run", file, "--out", tmp.path() + "/" + name};
   if (stdout_out == nullptr)
     args.emplace_back("--quiet");
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
   const auto r = run_command(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (stdout_out != nullptr)

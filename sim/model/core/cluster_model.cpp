@@ -35,7 +35,8 @@ public:
          [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
            hw.cpu.cores = {std::max(1, static_cast<int>(std::lround(v / hw.node.cpu_sockets.value))), c};
            return true;
-         }},
+         },
+         [](const scenario::Hardware& hw) -> std::optional<double> { return hw.host_cores(); }},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {

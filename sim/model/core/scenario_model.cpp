@@ -25,6 +25,8 @@ public:
         {"offload", "section", "required", "the offload variants to compare"},
         {"seed", "count", "1", "seeds every random choice (ECMP hashing); same seed, same results"},
         {"calibration", "path", "none", "a profile.yaml written by dpusim-calib, relative to the scenario"},
+        {"calibration_shape", "choice", "auto",
+         "auto (the profile's core counts only where its machine has the node's) | apply (always)"},
         {"validation", "section", "none", "the published result a validation scenario reproduces"},
     };
   }

@@ -54,6 +54,11 @@ public:
              return false;
            hw.nic.arm->cores = {static_cast<int>(std::lround(v)), c};
            return true;
+         },
+         [](const Hw& hw) -> std::optional<double> {
+           if (!hw.nic.arm)
+             return std::nullopt;
+           return hw.nic.arm->cores.value;
          }},
         // The Arm cores that do one host core's work (agents placed there) are the ratio of receive rates.
         {"dpu_arm.tcp_rx_rate_per_core", "nic.arm.tcp_rx_rate_per_core",

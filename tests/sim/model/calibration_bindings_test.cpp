@@ -69,7 +69,8 @@ double step_with(const TempDir& tmp, const Case& c, const char* value, const std
   std::ofstream(profile) << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: "
                          << c.role << "\nparameters:\n  " << c.parameter << ":\n    value: " << value
                          << "\n    provenance: measured\n    source: test\n";
-  std::string text = *c.scenario + "calibration: " + profile + "\n";
+  // Core counts are taken from a profile of another machine's shape only when asked: ask.
+  std::string text = *c.scenario + "calibration: " + profile + "\ncalibration_shape: apply\n";
   return simulate(tmp, tag, text, "step_time_s");
 }
 
@@ -132,4 +133,30 @@ TEST(CalibrationBindings, AProfileThatLeavesTheArmCoresTooFewForTheAgentsIsRefus
       std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(CalibrationBindings, AProfileOfAnotherMachinesShapeGivesItsRatesAndKeepsTheNodesCores) {
+  TempDir tmp;
+  const std::string profile = tmp.path() + "/two-cores.yaml";
+  std::ofstream(profile)
+      << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: host_cpu\n"
+         "parameters:\n  host_cpu.cores:\n    value: 2\n    provenance: measured\n"
+         "    source: test\n  host_cpu.tcp_rx_rate_per_core:\n    value: 20Gbps\n"
+         "    provenance: measured\n    source: test\n";
+  auto step = [&](const std::string& tag, const std::string& extra, const std::vector<std::string>& flags,
+                  std::string* out = nullptr) {
+    std::vector<std::string> args{"--calibration", profile};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return simulate(tmp, tag, kHostTcp + extra, "step_time_s", out, args);
+  };
+  std::string said;
+  const double rates_only = step("auto", "", {}, &said);
+  EXPECT_NE(said.find("host_cpu.cores = 2 (measured, unused; not taken: the profile's machine has 2, the "
+                      "scenario's dgx-h100 112"),
+            std::string::npos)
+      << said;
+  const double shaped_by_flag = step("flag", "", {"--calibration-shape"});
+  const double shaped_by_key = step("key", "calibration_shape: apply\n", {});
+  EXPECT_GT(shaped_by_flag, 1.5 * rates_only) << "two host cores cannot drive the node's TCP connections";
+  EXPECT_DOUBLE_EQ(shaped_by_flag, shaped_by_key);
 }

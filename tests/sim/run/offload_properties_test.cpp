@@ -54,6 +54,7 @@ std::vector<report::VariantResult> simulate(const std::vector<Job>& jobs) {
         j.variant.empty() ? j.s.variants.front() : input::variant_for(j.s, the_catalog(), j.variant);
     run::RunOptions ro;
     ro.calibration = j.profile;
+    ro.calibration_shape = true; // the profiles here set the core count on purpose
     const auto r = run::run_variant(j.s, the_catalog(), v, ro);
     return std::string(reinterpret_cast<const char*>(&r.metrics), sizeof r.metrics) + report::serialize(r);
   });
