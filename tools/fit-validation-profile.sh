@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the fit of scenarios/validation/profiles/megatron-a100-ngc2012.yaml: a grid search of the
+# Reproduces the fit of models/catalog/data/gpu_profiles/megatron-a100-ngc2012.yaml: a grid search of the
 # A100 GEMM ceiling and the HBM efficiency of memory-bound kernels that minimises the root mean square of
 # the relative iteration-time error on the four single-node rows of the Megatron-LM README of 2020 (no
 # network: compute and NVLink only). Prints the best points; every other validation row is out of sample.

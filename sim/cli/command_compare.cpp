@@ -178,8 +178,9 @@ int command_compare(const std::vector<std::string>& args) {
         std::cout << fmt::format("note ({}): {}\n", r.variant, n);
     for (const auto& a : attributions)
       std::cout << "\n" << report::render_attribution(a);
+    std::cout << "\n" << report::render_gpu_performance(r0);
     if (const auto cal = report::render_calibration(r0); !cal.empty())
-      std::cout << "\n" << cal;
+      std::cout << cal;
     std::cout << "\n" << report::render_simulation_summary(r0);
     std::cout << fmt::format("wrote {}\n", out.string());
     if (vm.count("attribute") != 0)

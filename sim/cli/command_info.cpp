@@ -1,6 +1,8 @@
 #include "models/calibration/parameters.hpp"
+#include "models/calibration/profile.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/model/gpu_profiles.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/offload/variant.hpp"
 
@@ -106,6 +108,11 @@ int command_catalog(const std::vector<std::string>& args) {
   section("collective libraries", cat.collective_names(),
           [&](const std::string& n) { return cat.collective(n)->description; });
   section("models", cat.model_names(), [&](const std::string& n) { return cat.model(n)->description; });
+  section("gpu profiles (gpu_profile:)", model::gpu_profile_names(cat), [&](const std::string& n) {
+    const auto p = calibration::load_profile(model::gpu_profile_path(cat, n).string());
+    const auto d = p.machine.find("description");
+    return d == p.machine.end() ? std::string() : d->second;
+  });
   return kOk;
 }
 

@@ -60,8 +60,9 @@ int command_run(const std::vector<std::string>& args) {
     for (const auto& n : result.notes)
       std::cout << fmt::format("note: {}\n", n);
     std::cout << "\n" << report::render_simulation_summary(result);
+    std::cout << "\n" << report::render_gpu_performance(result);
     if (const auto cal = report::render_calibration(result); !cal.empty())
-      std::cout << "\n" << cal;
+      std::cout << cal;
     std::cout << fmt::format("\nwrote {}\n", out.string());
   }
   return kOk;

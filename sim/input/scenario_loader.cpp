@@ -123,6 +123,8 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
       p = std::filesystem::path(s.file).parent_path() / p;
     s.calibration = p.string();
   }
+  if (auto g = m.optional("gpu_profile"))
+    s.gpu_profile = g->as_string();
   if (auto shape = m.optional("calibration_shape"))
     s.calibration_shape = shape->as_choice({"auto", "apply"}) == "apply";
   if (auto v = m.optional("validation")) {

@@ -1,6 +1,8 @@
 #include "sim/model/registry.hpp"
 
 #include "models/calibration/parameters.hpp"
+#include "models/core/text_distance.hpp"
+#include "sim/model/gpu_profiles.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -172,8 +174,11 @@ void apply_calibration(scenario::Hardware& hw, const calibration::Profile& profi
   using catalog::Citation;
   for (const auto& p : profile.parameters) {
     const auto* def = calibration::find_parameter(p.key);
-    scenario::CalibratedValue cv{p.key, calibration::format_parameter_value(*def, p.value),
-                                 std::string(calibration::provenance_name(p.provenance)), false, {}};
+    scenario::CalibratedValue cv{p.key,
+                                 calibration::format_parameter_value(*def, p.value),
+                                 std::string(calibration::provenance_name(p.provenance)),
+                                 false,
+                                 {}};
     const Citation cite{Citation::Kind::calibration, fmt::format("{} ({}, {})", p.key, cv.provenance, path)};
     const auto* b = registry().binding(p.key);
     const auto now = b != nullptr && b->current != nullptr ? b->current(hw) : std::nullopt;
@@ -194,9 +199,30 @@ scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Cata
                                 const offload::Variant& variant, const calibration::Profile* profile,
                                 const std::string& profile_path, bool take_shape) {
   auto hw = scenario::resolve_hardware(s, cat, variant);
+  hw.gpu_performance = fmt::format(
+      "the catalog's {} kernel figures (measured GEMM throughput and HBM bandwidth), not validated "
+      "end to end against a training framework (docs/validation.md); validated software stacks: gpu_profile: "
+      "{}",
+      hw.gpu.name, join(gpu_profile_names(cat), " | "));
+  if (!s.gpu_profile.empty()) {
+    // The software stack's GPU figures first; a measured profile of the user's own replaces them.
+    const auto path = gpu_profile_path(cat, s.gpu_profile).string();
+    const auto stack = calibration::load_profile(path);
+    apply_calibration(hw, stack, path);
+    const auto description = stack.machine.find("description");
+    hw.gpu_performance = fmt::format("gpu_profile {}{}{}", s.gpu_profile,
+                                     description == stack.machine.end() ? "" : ": " + description->second,
+                                     stack.notes.empty() ? "" : "; " + stack.notes.front());
+  }
   if (profile != nullptr) {
     hw.profile_path = profile_path;
     apply_calibration(hw, *profile, profile_path, take_shape || s.calibration_shape);
+    for (const auto& cv : hw.calibrated)
+      if (cv.used && cv.key.rfind("gpu.", 0) == 0) {
+        hw.gpu_performance = fmt::format("measured by dpusim-calib on the user's GPU ({}), in place of {}",
+                                         profile_path, hw.gpu_performance);
+        break;
+      }
   }
   for (const auto& m : registry().models())
     m->configure(s, hw);

@@ -315,6 +315,10 @@ std::string render_simulation_summary(const VariantResult& r) {
   return s + "\n";
 }
 
+std::string render_gpu_performance(const VariantResult& r) {
+  return r.gpu_performance.empty() ? std::string() : fmt::format("GPU performance: {}\n", r.gpu_performance);
+}
+
 std::string render_calibration(const VariantResult& r) {
   std::vector<std::string> items;
   for (const auto& cv : r.calibrated)

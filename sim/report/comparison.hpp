@@ -26,6 +26,8 @@ std::vector<std::string> explain(const Comparison& c, const std::vector<Explaine
 std::string render_csv(const Comparison& c, const std::vector<Column>& model_columns);
 /// What was simulated flow by flow and what was reused, for one variant.
 std::string render_simulation_summary(const VariantResult& r);
+/// "GPU performance: ..." — which GPU figures the run used and how far they are validated.
+std::string render_gpu_performance(const VariantResult& r);
 /// "from calibration: key = value (provenance); ...", or empty when no profile was applied.
 std::string render_calibration(const VariantResult& r);
 

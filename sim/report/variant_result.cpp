@@ -104,6 +104,7 @@ std::string serialize(const VariantResult& r) {
     out << YAML::Flow << YAML::BeginSeq << c.key << c.value << c.provenance << (c.used ? "used" : "unused")
         << c.note << YAML::EndSeq;
   out << YAML::EndSeq;
+  out << YAML::Key << "gpu_performance" << YAML::Value << r.gpu_performance;
   out << YAML::Key << "isolation" << YAML::Value << r.isolation;
   out << YAML::Key << "guarantee" << YAML::Value << num(r.guarantee);
   out << YAML::Key << "values" << YAML::Value << YAML::BeginSeq;
@@ -153,6 +154,7 @@ VariantResult deserialize(const std::string& text) {
   for (const auto& c : n["calibrated"])
     r.calibrated.push_back({c[0].as<std::string>(), c[1].as<std::string>(), c[2].as<std::string>(),
                             c[3].as<std::string>() == "used", c[4].as<std::string>()});
+  r.gpu_performance = n["gpu_performance"].as<std::string>();
   r.isolation = n["isolation"].as<std::string>();
   r.guarantee = n["guarantee"].as<double>();
   for (const auto& v : n["values"])

@@ -36,6 +36,7 @@ struct VariantResult {
   std::size_t routes = 0;
   double simulation_wall_s = 0;
   std::vector<scenario::CalibratedValue> calibrated;
+  std::string gpu_performance; // which GPU performance figures applied, and how far they are validated
   std::vector<std::string> notes;
   // Other tenants on the fabric: "" (none met the job), "shared" or "dpu_qos" (guaranteed share).
   std::string isolation;

@@ -110,6 +110,7 @@ report::VariantResult result_of(const scenario::Scenario& s, const offload::Vari
   r.ep_collectives_reused = iteration.ep_collectives;
   r.cp_collectives_reused = iteration.cp_collectives;
   r.calibrated = hw.calibrated;
+  r.gpu_performance = hw.gpu_performance;
   return r;
 }
 

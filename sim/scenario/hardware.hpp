@@ -28,6 +28,7 @@ struct Hardware {
   catalog::SwitchSpec fabric_switch;
   std::string profile_path;
   std::vector<CalibratedValue> calibrated;
+  std::string gpu_performance; // which GPU performance figures apply, and how far they are validated
 
   [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
 };

@@ -136,6 +136,7 @@ struct Scenario {
   std::vector<offload::Variant> variants; // baseline first, then the others, without duplicates
   std::uint64_t seed = 1;
   std::string calibration; // path of a calibration profile, empty when none
+  std::string gpu_profile; // a validated software-stack profile of the catalog (gpu_profiles/), or empty
   // Take the profile's machine shape (core counts) even where it differs from the node's; by default
   // only a profile measured on a machine of the node's shape sets it (per-core rates are always taken).
   bool calibration_shape = false;

@@ -1,4 +1,7 @@
 // The scenario file itself: its sections, its name and the run's seed and calibration profile.
+#include "models/core/text_distance.hpp"
+#include "sim/model/catalog_names.hpp"
+#include "sim/model/gpu_profiles.hpp"
 #include "sim/model/model.hpp"
 
 #include <algorithm>
@@ -25,12 +28,28 @@ public:
         {"offload", "section", "required", "the offload variants to compare"},
         {"seed", "count", "1", "seeds every random choice (ECMP hashing); same seed, same results"},
         {"calibration", "path", "none", "a profile.yaml written by dpusim-calib, relative to the scenario"},
+        {"gpu_profile", "catalog GPU profile", "none (the catalog's kernel figures)",
+         "a software stack's GPU performance, fitted to published runs (dpusim catalog lists them)"},
         {"calibration_shape", "choice", "auto",
          "auto (the profile's core counts only where its machine has the node's) | apply (always)"},
         {"validation", "section", "none", "the published result a validation scenario reproduces"},
     };
   }
-  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
+    if (!s.gpu_profile.empty()) {
+      if (!is_one_of(s.gpu_profile, gpu_profile_names(cat))) {
+        out.push_back({"gpu_profile", unknown_name(s.gpu_profile, gpu_profile_names(cat), "GPU profile")});
+      } else if (const auto* node = cat.node(s.cluster.node); node != nullptr) {
+        // A stack's figures were fitted on some GPUs: they say nothing of another.
+        const auto gpus = gpu_profile_gpus(cat, s.gpu_profile);
+        if (!is_one_of(node->gpu, gpus))
+          out.push_back(
+              {"gpu_profile",
+               fmt::format("{} was fitted on {}, not on the {} of a {}; choose a profile of that GPU or "
+                           "none (the catalog's kernel figures)",
+                           s.gpu_profile, join(gpus), node->gpu, s.cluster.node)});
+      }
+    }
     const bool safe = std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) {
       return std::isalnum(ch) != 0 || ch == '-' || ch == '_' || ch == '.';
     });

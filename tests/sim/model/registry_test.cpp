@@ -72,8 +72,9 @@ TEST(ModelRegistry, ListsASectionsKeysInTheOrderTheyAreDeclared) {
   const std::vector<std::string_view> cluster{"nodes",  "gpus_per_node", "node",    "nic",    "dpu",
                                               "fabric", "services",      "storage", "tenants"};
   EXPECT_EQ(reg.keys_under("cluster"), cluster);
-  const std::vector<std::string_view> top{"name", "description", "cluster",           "workload",   "offload",
-                                          "seed", "calibration", "calibration_shape", "validation", "faults"};
+  const std::vector<std::string_view> top{
+      "name",        "description", "cluster",           "workload",   "offload", "seed",
+      "calibration", "gpu_profile", "calibration_shape", "validation", "faults"};
   EXPECT_EQ(reg.keys_under(""), top);
   EXPECT_EQ(reg.keys_under("cluster.services"),
             (std::vector<std::string_view>{"encryption", "overlay", "agents"}));
