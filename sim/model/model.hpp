@@ -9,6 +9,7 @@
 #include "models/catalog/catalog.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/core/yaml_reader.hpp"
+#include "sim/engine/platform_decl.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"
 #include "sim/report/explainer.hpp"
@@ -105,6 +106,13 @@ public:
   [[nodiscard]] virtual bool replicas_differ(const scenario::Scenario& s) const {
     (void)s;
     return false;
+  }
+  /// Changes the built platform before it is simulated (a link below its rate). Nothing by default.
+  virtual void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
+                              engine::PlatformDecl& platform) const {
+    (void)s;
+    (void)topo;
+    (void)platform;
   }
   /// Sets what the scenario asks of the hardware beyond the catalog and the profile (after both).
   virtual void configure(const scenario::Scenario& s, scenario::Hardware& hw) const {

@@ -61,7 +61,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     with_checkpoint = plan::build_iteration(s.workload, costs, routes, lowering, representative,
                                             model::writing_checkpoint(s, host), extensions);
 
-  simgrid::Simulator simulator(routes.build());
+  auto platform = routes.build();
+  for (const auto& m : model::registry().models())
+    m->shape_platform(s, topo, platform);
+  simgrid::Simulator simulator(platform);
   auto in = metrics_inputs(s, hw, hosts);
   in.tp_collective_s = run_probe(simulator, iteration.probe);
   in.ep_collective_s = run_probe(simulator, iteration.ep_probe);

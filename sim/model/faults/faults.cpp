@@ -1,56 +1,128 @@
-// What-if faults: slow nodes. A tensor-parallel group runs in lockstep, so a group with a GPU on a slow
-// node computes at that GPU's pace; pipeline sends and data-parallel collectives then wait for it as
-// they are simulated, so the whole step pays what the slowest group costs (no expected-maximum formula).
-// Replicas differ, so every data-parallel replica is simulated.
+// What-if faults: slow nodes and degraded leaf-spine links. A tensor-parallel group runs in lockstep,
+// so a group with a GPU on a slow node computes at that GPU's pace; a degraded link carries a share of
+// its bandwidth. Pipeline sends and data-parallel collectives then wait for them as they are simulated,
+// so the whole step pays what the fault costs (no expected-maximum formula). Slow nodes make replicas
+// differ, so every data-parallel replica is simulated. See docs/models/faults.md.
 #include "sim/model/faults/faults.hpp"
 
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/scenario/cluster_layout.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <memory>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace dpusim::model {
 namespace {
 
 constexpr std::string_view kSection = "faults";
 
+/// The names of the spines a degraded link entry joins its leaf to (topology vertex names).
+std::vector<std::string> spine_names(const topology::Topology& topo, const FaultsConfig::DegradedLink& d) {
+  const int pods = std::max(1, topo.num_pods());
+  const int spines = topo.num_spines() / pods;
+  const int pod = topo.tiers() == 3 ? d.leaf / std::max(1, topo.num_leaves() / pods) : 0;
+  std::vector<std::string> out;
+  for (int s = 0; s < spines; ++s)
+    if (d.spine < 0 || d.spine == s)
+      out.push_back(topo.tiers() == 3 ? fmt::format("pod{}.spine{}", pod, s) : fmt::format("spine{}", s));
+  return out;
+}
+
+/// A degraded link must name a leaf and a spine the fabric has, at a rate in (0, 1].
+void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const FaultsConfig& f,
+                 Problems& out) {
+  if (f.degraded_links.empty())
+    return;
+  const auto* node = cat.node(s.cluster.node);
+  const auto* nic = cat.nic(s.cluster.nic);
+  const auto* sw = cat.network_switch(s.cluster.fabric.switch_model);
+  if (node == nullptr || nic == nullptr || sw == nullptr || s.cluster.nodes < 1 ||
+      s.cluster.gpus_per_node < 1)
+    return; // the cluster and fabric models say what is wrong
+  topology::FabricShape shape;
+  try {
+    shape =
+        topology::fabric_shape(scenario::cluster_layout(s.cluster, *node, *cat.gpu(node->gpu), *nic, *sw));
+  } catch (const std::invalid_argument&) {
+    return; // the fabric model says so
+  }
+  for (std::size_t i = 0; i < f.degraded_links.size(); ++i) {
+    const auto& d = f.degraded_links[i];
+    const std::string key = fmt::format("faults.degraded_links[{}]", i);
+    if (shape.tiers < 2)
+      out.emplace_back(key, "the cluster's nodes hang off one leaf: it has no leaf-spine link to degrade");
+    else if (d.leaf < 0 || d.leaf >= shape.leaves)
+      out.emplace_back(key + ".leaf", fmt::format("leaf {} does not exist: the fabric's leaves are 0 to {}",
+                                                  d.leaf, shape.leaves - 1));
+    else if (d.spine >= shape.spines)
+      out.emplace_back(key + ".spine", fmt::format("spine {} does not exist: a pod's spines are 0 to {}",
+                                                   d.spine, shape.spines - 1));
+    if (!(d.rate > 0 && d.rate <= 1))
+      out.emplace_back(
+          key + ".rate",
+          fmt::format("must be a fraction in (0, 1] of the links' bandwidth, found {:g}", d.rate));
+  }
+}
+
 class FaultsModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "faults"; }
   [[nodiscard]] std::string_view summary() const override {
-    return "what-if faults: nodes whose GPUs run slower, paced through every synchronous step";
+    return "what-if faults: slow nodes and degraded leaf-spine links, paced through every synchronous step";
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {
         {"faults", "section", "none", "what-if faults in the cluster"},
-        {"faults.slow_nodes", "list of node indices", "required", "nodes (0-based) whose GPUs run slower"},
-        {"faults.slow_speed", "fraction", "required",
+        {"faults.slow_nodes", "list of node indices", "none", "nodes (0-based) whose GPUs run slower"},
+        {"faults.slow_speed", "fraction", "required with slow_nodes",
          "their GPUs' speed as a fraction of the catalog's, in (0, 1], e.g. 0.5"},
+        {"faults.degraded_links", "list", "none", "leaf-spine links running below their rate"},
+        {"faults.degraded_links[].leaf", "count", "required", "the leaf (0-based)"},
+        {"faults.degraded_links[].spine", "count", "every spine of the leaf's pod",
+         "the spine (0-based, within the pod)"},
+        {"faults.degraded_links[].rate", "fraction", "required",
+         "the share of the links' bandwidth left, in (0, 1], both directions"},
     };
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
   void read(yaml::Map m, scenario::Scenario& s) const override {
-    m.declare({"slow_nodes", "slow_speed"});
+    m.declare({"slow_nodes", "slow_speed", "degraded_links"});
     FaultsConfig f;
-    for (const auto& item :
-         m.required("slow_nodes", "a list of node indices, e.g. [3]").as_sequence().items())
-      f.slow_nodes.push_back(static_cast<int>(item.as_int(0, 1 << 16)));
-    const auto speed = m.required("slow_speed", "a fraction of the GPUs' speed, e.g. 0.5");
-    f.slow_speed = speed.as_number(0, 1);
+    if (auto nodes = m.optional("slow_nodes")) {
+      for (const auto& item : nodes->as_sequence().items())
+        f.slow_nodes.push_back(static_cast<int>(item.as_int(0, 1 << 16)));
+      f.slow_speed = m.required("slow_speed", "a fraction of the GPUs' speed, e.g. 0.5").as_number(0, 1);
+    }
+    if (auto links = m.optional("degraded_links"))
+      for (const auto& item : links->as_sequence().items()) {
+        auto lm = item.as_map();
+        lm.declare({"leaf", "spine", "rate"});
+        FaultsConfig::DegradedLink d;
+        d.leaf = static_cast<int>(lm.required("leaf", "the leaf's index").as_int(0, 1 << 20));
+        if (auto sp = lm.optional("spine"))
+          d.spine = static_cast<int>(sp->as_int(0, 1 << 20));
+        d.rate = lm.required("rate", "the share of the bandwidth left, e.g. 0.5").as_number(0, 1);
+        lm.finish();
+        f.degraded_links.push_back(d);
+      }
     m.finish();
+    if (f.slow_nodes.empty() && f.degraded_links.empty())
+      m.node().fail("names no fault: give slow_nodes (with slow_speed) or degraded_links");
     s.extensions[std::string(kSection)] = f;
   }
-  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const auto* f = s.extension<FaultsConfig>(kSection);
     if (f == nullptr)
       return;
-    if (f->slow_nodes.empty())
-      out.emplace_back("faults.slow_nodes", "lists no node; give at least one node index, e.g. [0]");
     std::set<int> seen;
     for (std::size_t i = 0; i < f->slow_nodes.size(); ++i) {
       const int n = f->slow_nodes[i];
@@ -65,6 +137,7 @@ public:
       out.emplace_back(
           "faults.slow_speed",
           fmt::format("must be a fraction in (0, 1] of the GPUs' speed, found {:g}", f->slow_speed));
+    check_links(s, cat, *f, out);
   }
   [[nodiscard]] bool replicas_differ(const scenario::Scenario& s) const override {
     const auto* f = s.extension<FaultsConfig>(kSection);
@@ -86,9 +159,34 @@ public:
         info.compute_s /= f->slow_speed;
     }
   }
+  void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
+                      engine::PlatformDecl& platform) const override {
+    const auto* f = s.extension<FaultsConfig>(kSection);
+    if (f == nullptr)
+      return;
+    for (const auto& d : f->degraded_links) {
+      std::set<std::string> names;
+      for (const auto& spine : spine_names(topo, d)) {
+        names.insert(fmt::format("leaf{}->{}", d.leaf, spine));
+        names.insert(fmt::format("{}->leaf{}", spine, d.leaf));
+      }
+      // Only links some route uses are in the platform: an unused degraded link changes nothing.
+      for (auto& link : platform.links)
+        if (names.contains(link.name))
+          link.bandwidth *= d.rate;
+    }
+  }
   void report(const RunView& run, report::VariantResult& r) const override {
     const auto* f = run.scenario.extension<FaultsConfig>(kSection);
-    if (f == nullptr || f->slow_nodes.empty())
+    if (f == nullptr)
+      return;
+    for (const auto& d : f->degraded_links)
+      r.notes.push_back(fmt::format(
+          "faults: the links between leaf{} and {} run at {:.0f}% of their rate, both "
+          "directions; the flows routed over them share what is left",
+          d.leaf, d.spine < 0 ? std::string("every spine of its pod") : spine_names(run.topology, d).front(),
+          100 * d.rate));
+    if (f->slow_nodes.empty())
       return;
     r.notes.push_back(fmt::format(
         "faults: node{} {} with GPUs at {:.0f}% of their speed; tensor-parallel groups there compute at "

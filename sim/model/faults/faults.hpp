@@ -10,6 +10,15 @@ namespace dpusim::model {
 struct FaultsConfig {
   std::vector<int> slow_nodes; // node indices, 0-based
   double slow_speed = 1.0;     // in (0, 1]
+  /// Leaf-spine links that run below their rate (a bad optic or cable, a port renegotiated down): both
+  /// directions between `leaf` and `spine` of its pod (every spine when `spine` is -1) carry `rate` of
+  /// their bandwidth.
+  struct DegradedLink {
+    int leaf = 0;
+    int spine = -1;
+    double rate = 1.0;
+  };
+  std::vector<DegradedLink> degraded_links;
 };
 
 } // namespace dpusim::model

@@ -49,3 +49,24 @@ TEST(Faults, ASlowerNodeIsNeverFaster) {
     previous = t;
   }
 }
+
+TEST(Faults, DegradedUplinksSlowASpineBoundReductionByTheirRate) {
+  // 16 nodes on two leaves: every ring of the data-parallel reduction crosses between the leaves, one
+  // NIC-rate flow per up-link, so the up-links bound it; at a share r of their rate it takes 1/r as long.
+  TempDir tmp;
+  const std::string scenario = R"(name: degraded
+cluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}
+offload: {baseline: rdma-nic}
+)";
+  const double healthy = simulate(tmp, "healthy", scenario, "dp_comm_s");
+  for (const double rate : {0.5, 0.25}) {
+    std::string out;
+    const double degraded =
+        simulate(tmp, "r" + std::to_string(rate),
+                 scenario + "faults: {degraded_links: [{leaf: 0, rate: " + std::to_string(rate) + "}]}\n",
+                 "dp_comm_s", &out);
+    EXPECT_NEAR(degraded / healthy, 1 / rate, 0.05 / rate) << "rate " << rate;
+    EXPECT_NE(out.find("note: faults: the links between leaf0 and every spine"), std::string::npos) << out;
+  }
+}
