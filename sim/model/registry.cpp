@@ -203,7 +203,9 @@ scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Cata
       "the catalog's {} kernel figures (measured GEMM throughput and HBM bandwidth), not validated "
       "end to end against a training framework (docs/validation.md); validated software stacks: gpu_profile: "
       "{}",
-      hw.gpu.name, join(gpu_profile_names(cat), " | "));
+      hw.gpu.name,
+      gpu_profile_names(cat).empty() ? std::string("none in this catalog")
+                                     : join(gpu_profile_names(cat), " | "));
   if (!s.gpu_profile.empty()) {
     // The software stack's GPU figures first; a measured profile of the user's own replaces them.
     const auto path = gpu_profile_path(cat, s.gpu_profile).string();
