@@ -154,8 +154,10 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     const auto& p = problems.front();
     std::string key = p.key;
     for (std::size_t i = 0; i < s.variants.size(); ++i)
-      if (key == (i == 0 ? std::string("offload.baseline") : fmt::format("offload.variants[{}]", i - 1)))
+      if (key == (i == 0 ? std::string("offload.baseline") : fmt::format("offload.variants[{}]", i - 1))) {
         key = variant_keys[i];
+        break;
+      }
     std::string message = p.message;
     if (!p.related.empty()) {
       const auto at = locate(root, p.related);
