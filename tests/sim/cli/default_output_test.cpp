@@ -79,12 +79,11 @@ TEST(DefaultOutput, RunWithoutOutWritesUnderOutOfTheWorkingDirectory) {
 }
 
 TEST(DefaultOutput, ValidateWithoutOutWritesOutValidation) {
-  // One single-GPU published run, with the calibration profile it refers to.
+  // One single-GPU published run (its GPU profile comes from the catalog).
   TempDir tmp;
   const fs::path dir = fs::path(tmp.path()) / "scenarios";
   fs::create_directories(dir);
   fs::copy_file(kSource / "scenarios/validation/readme2020-1b-1gpus.yaml", dir / "readme2020-1b-1gpus.yaml");
-  fs::create_directory_symlink(kSource / "scenarios/validation/profiles", dir / "profiles");
   const WorkingDirectory cwd(tmp.path());
   const auto r = run_command({DPUSIM_BINARY, "validate", "scenarios", "--quiet", "--jobs", "1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
