@@ -199,13 +199,12 @@ scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Cata
                                 const offload::Variant& variant, const calibration::Profile* profile,
                                 const std::string& profile_path, bool take_shape) {
   auto hw = scenario::resolve_hardware(s, cat, variant);
+  const auto stacks = gpu_profile_names(cat);
   hw.gpu_performance = fmt::format(
       "the catalog's {} kernel figures (measured GEMM throughput and HBM bandwidth), not validated "
       "end to end against a training framework (docs/validation.md); validated software stacks: gpu_profile: "
       "{}",
-      hw.gpu.name,
-      gpu_profile_names(cat).empty() ? std::string("none in this catalog")
-                                     : join(gpu_profile_names(cat), " | "));
+      hw.gpu.name, stacks.empty() ? std::string("none in this catalog") : join(stacks, " | "));
   if (!s.gpu_profile.empty()) {
     // The software stack's GPU figures first; a measured profile of the user's own replaces them.
     const auto path = gpu_profile_path(cat, s.gpu_profile).string();

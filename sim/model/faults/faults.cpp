@@ -6,6 +6,7 @@
 #include "sim/model/faults/faults.hpp"
 
 #include "sim/model/model.hpp"
+#include "sim/model/registry.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/cluster_layout.hpp"
@@ -95,7 +96,7 @@ public:
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
   void read(yaml::Map m, scenario::Scenario& s) const override {
-    m.declare({"slow_nodes", "slow_speed", "degraded_links"});
+    m.declare(registry().keys_under(kSection)); // the keys above, declared once
     FaultsConfig f;
     if (auto nodes = m.optional("slow_nodes")) {
       for (const auto& item : nodes->as_sequence().items())
@@ -105,7 +106,7 @@ public:
     if (auto links = m.optional("degraded_links"))
       for (const auto& item : links->as_sequence().items()) {
         auto lm = item.as_map();
-        lm.declare({"leaf", "spine", "rate"});
+        lm.declare(registry().keys_under("faults.degraded_links[]"));
         FaultsConfig::DegradedLink d;
         d.leaf = static_cast<int>(lm.required("leaf", "the leaf's index").as_int(0, 1 << 20));
         if (auto sp = lm.optional("spine"))
