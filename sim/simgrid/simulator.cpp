@@ -1,5 +1,7 @@
 #include "sim/simgrid/simulator.hpp"
 
+#include "sim/simgrid/sparse_zone.hpp"
+
 #include <chrono>
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
@@ -62,7 +64,8 @@ Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_uni
   im.argc = static_cast<int>(im.arg_storage.size());
   im.engine = std::make_unique<sg4::Engine>(&im.argc, im.argv.data());
 
-  auto* zone = sg4::create_full_zone("cluster");
+  // Only the routes the plan uses, in a sparse store (a full zone would hold hosts x hosts entries).
+  auto* zone = (new SparseZone("cluster"))->get_iface();
   im.hosts.reserve(platform.hosts.size());
   for (const auto& h : platform.hosts)
     im.hosts.push_back(zone->create_host(h.name, h.speed)->set_core_count(h.cores));

@@ -133,3 +133,35 @@ TEST(Simulator, ALimiterHostCapsTheLoadCoupledToIt) {
   EXPECT_NEAR(t[static_cast<std::size_t>(w)].end, 2.0 / 0.75, 1e-9);
   EXPECT_NEAR(t[static_cast<std::size_t>(a)].done * 1e9, 0.25 * 2.0 / 0.75, 1e-6);
 }
+
+TEST(Simulator, RoutesAreStoredOnlyForTheDeclaredPairs) {
+  // Three hosts, one route (a -> b): b -> a was never declared, so a transfer along it is refused
+  // rather than given an empty (infinitely fast) route.
+  engine::PlatformDecl p;
+  p.hosts = {{"a", 1.0, 1}, {"b", 1.0, 1}, {"c", 1.0, 1}};
+  p.links = {{"ab", 1e9, 0}};
+  p.routes = {{0, 1, {0}}};
+  simgrid::Simulator sim(p);
+  engine::TaskGraph ok;
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.flows = {{0, 1, 1e9}};
+  ok.add(t);
+  EXPECT_NEAR(sim.execute(ok)[0].end, 1.0, 1e-9);
+  engine::TaskGraph missing;
+  t.flows = {{1, 0, 1e9}};
+  missing.add(t);
+  EXPECT_THROW(sim.execute(missing), std::exception);
+}
+
+TEST(Simulator, ALinkListedTwiceInARouteCarriesTheBytesTwice) {
+  engine::PlatformDecl p = two_hosts(1, 1e9, 0);
+  p.routes = {{0, 1, {0, 0}}};
+  simgrid::Simulator sim(p);
+  engine::TaskGraph g;
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.flows = {{0, 1, 1e9}};
+  g.add(t);
+  EXPECT_NEAR(sim.execute(g)[0].end, 2.0, 1e-9);
+}
