@@ -14,6 +14,9 @@ CollectiveSpec read_collective(EntryReader& r) {
   c.step_latency_network = r.quantity<Seconds>("step_latency_network");
   c.base_latency = r.quantity<Seconds>("base_latency");
   c.socket_threads = r.count("socket_threads", 1, 64);
+  c.channels_per_nic = r.count("channels_per_nic", 1, 64);
+  c.qps_per_connection = r.count("qps_per_connection", 1, 128);
+  c.pxn = r.flag("pxn");
   return c;
 }
 

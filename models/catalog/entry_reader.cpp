@@ -82,6 +82,11 @@ Cited<int> EntryReader::count(std::string_view key, int min, int max) {
   return Cited<int>{static_cast<int>(node.as_int(min, max)), cite};
 }
 
+Cited<bool> EntryReader::flag(std::string_view key) {
+  auto [node, cite] = value_and_citation(map_.required(key, "true or false"));
+  return Cited<bool>{node.as_bool(), cite};
+}
+
 std::string EntryReader::text(std::string_view key) {
   return map_.required(key).as_string();
 }

@@ -26,6 +26,9 @@ struct RouteDecl {
   HostIndex src = 0;
   HostIndex dst = 0;
   std::vector<std::int32_t> links; // indexes into PlatformDecl::links, in order
+  /// `links` is this many equal paths one after another (connections hashed each on its own); the bytes
+  /// of a flow between the pair are shared equally among them, and its latency is that of one path.
+  int spread = 1;
 };
 
 struct PlatformDecl {

@@ -103,6 +103,10 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
       w.collective_algorithm = a->as_choice({"ring", "tree", "hierarchical", "nvls"});
     if (auto t = cm.optional("socket_threads"))
       w.socket_threads = static_cast<int>(t->as_int(1, 64));
+    if (auto q = cm.optional("qps_per_connection"))
+      w.qps_per_connection = static_cast<int>(q->as_int(1, 128));
+    if (auto p = cm.optional("pxn"))
+      w.pxn = p->as_bool();
     cm.finish();
   }
   if (auto d = m.optional("data")) {

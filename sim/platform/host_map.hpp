@@ -19,6 +19,12 @@ struct PathOptions {
   offload::Transport transport = offload::Transport::rdma;
   bool through_arm = false;                     // TCP traffic detours through the DPU's Arm cores
   std::optional<units::DataRate> crypto_engine; // inline encryption engine of each NIC, per direction
+  /// GPUDirect sends to a GPU on another rail go over NVLink to the local GPU on that rail first and
+  /// leave through its NIC (NCCL's PXN), so that the network hop joins NICs of the same rail.
+  bool pxn = false;
+  /// Connections between two GPUs' NICs that are hashed each on its own (NCCL's channels per NIC x
+  /// queue pairs per connection): a GPU-to-GPU network route spreads its bytes equally over them.
+  int connections = 1;
 };
 
 class HostMap {

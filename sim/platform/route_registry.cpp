@@ -63,54 +63,76 @@ const RouteInfo& RouteRegistry::route_hosts(engine::HostIndex src, engine::HostI
       return topo().nic(node, local_nic);
     }
   };
-  std::vector<topology::EdgeId> edges;
-  HopKind kind = HopKind::nvlink;
-  if (src_node >= 0 && src_node == dst_node) {
-    edges = router_.route(hosts_.vertex_of(src), hosts_.vertex_of(dst));
-  } else {
-    kind = HopKind::network;
-    // Node ends: the host-side waypoints of the variant, then the NIC.
-    // Storage traffic on a separate storage fabric leaves the node through its storage port, not the
-    // training NICs (nor their DPUs' Arm cores).
-    const bool storage_port = (hosts_.kind_of(src) == HostMap::HostKind::storage ||
-                               hosts_.kind_of(dst) == HostMap::HostKind::storage) &&
-                              topo().storage_nic(0);
-    auto leg = [&](engine::HostIndex h, int node, bool outbound) {
-      std::vector<topology::VertexId> w{hosts_.vertex_of(h)};
-      if (storage_port) {
-        w.push_back(*topo().storage_nic(node));
-        if (!outbound)
-          std::reverse(w.begin(), w.end());
-        return w;
-      }
-      const bool gpu_tcp = hosts_.kind_of(h) == HostMap::HostKind::gpu &&
-                           hosts_.options().transport == offload::Transport::host_tcp;
-      if (gpu_tcp)
-        w.push_back(topo().host_cpu(node)); // staged through pinned host memory
-      if ((gpu_tcp || hosts_.kind_of(h) == HostMap::HostKind::cpu) && hosts_.options().through_arm)
-        w.push_back(topo().dpu_arm(node, topo().vertex(nic_of(h, node)).local));
-      w.push_back(nic_of(h, node));
+  if (src_node >= 0 && src_node == dst_node)
+    return routes_
+        .emplace(key, describe(router_.route(hosts_.vertex_of(src), hosts_.vertex_of(dst)), HopKind::nvlink))
+        .first->second;
+  // Node ends: the host-side waypoints of the variant, then the NIC.
+  // Storage traffic on a separate storage fabric leaves the node through its storage port, not the
+  // training NICs (nor their DPUs' Arm cores).
+  const bool storage_port = (hosts_.kind_of(src) == HostMap::HostKind::storage ||
+                             hosts_.kind_of(dst) == HostMap::HostKind::storage) &&
+                            topo().storage_nic(0);
+  const bool gpu_pair =
+      hosts_.kind_of(src) == HostMap::HostKind::gpu && hosts_.kind_of(dst) == HostMap::HostKind::gpu;
+  const bool gpu_tcp = hosts_.options().transport == offload::Transport::host_tcp;
+  auto leg = [&](engine::HostIndex h, int node, bool outbound) {
+    std::vector<topology::VertexId> w{hosts_.vertex_of(h)};
+    if (storage_port) {
+      w.push_back(*topo().storage_nic(node));
       if (!outbound)
         std::reverse(w.begin(), w.end());
       return w;
-    };
-    std::vector<topology::VertexId> waypoints;
-    if (src_node >= 0)
-      waypoints = leg(src, src_node, true);
-    else
-      waypoints.push_back(hosts_.vertex_of(src));
-    if (dst_node >= 0) {
-      const auto tail = leg(dst, dst_node, false);
-      waypoints.insert(waypoints.end(), tail.begin(), tail.end());
-    } else {
-      waypoints.push_back(hosts_.vertex_of(dst));
     }
+    const bool staged = hosts_.kind_of(h) == HostMap::HostKind::gpu && gpu_tcp;
+    if (staged)
+      w.push_back(topo().host_cpu(node)); // staged through pinned host memory
+    if ((staged || hosts_.kind_of(h) == HostMap::HostKind::cpu) && hosts_.options().through_arm)
+      w.push_back(topo().dpu_arm(node, topo().vertex(nic_of(h, node)).local));
+    auto nic = nic_of(h, node);
+    if (outbound && gpu_pair && !gpu_tcp && hosts_.options().pxn) {
+      // PXN: to the local GPU in the destination's place, whose NIC is on the destination's rail.
+      const int peer_local = dst % per_node;
+      if (topo().nic_of_gpu(peer_local) != topo().nic_of_gpu(h % per_node)) {
+        w.push_back(topo().gpu(node * per_node + peer_local));
+        nic = topo().nic(node, topo().nic_of_gpu(peer_local));
+      }
+    }
+    w.push_back(nic);
+    if (!outbound)
+      std::reverse(w.begin(), w.end());
+    return w;
+  };
+  std::vector<topology::VertexId> waypoints;
+  if (src_node >= 0)
+    waypoints = leg(src, src_node, true);
+  else
+    waypoints.push_back(hosts_.vertex_of(src));
+  if (dst_node >= 0) {
+    const auto tail = leg(dst, dst_node, false);
+    waypoints.insert(waypoints.end(), tail.begin(), tail.end());
+  } else {
+    waypoints.push_back(hosts_.vertex_of(dst));
+  }
+  auto path = [&](std::uint64_t label) {
+    std::vector<topology::EdgeId> edges;
     for (std::size_t i = 0; i + 1 < waypoints.size(); ++i) {
-      const auto part = router_.route(waypoints[i], waypoints[i + 1]);
+      const auto part = router_.route(waypoints[i], waypoints[i + 1], label);
       edges.insert(edges.end(), part.begin(), part.end());
     }
+    return edges;
+  };
+  RouteInfo info = describe(path(0), HopKind::network);
+  const int connections = gpu_pair ? std::max(1, hosts_.options().connections) : 1;
+  if (connections > 1) {
+    const auto one = info.links;
+    for (int c = 1; c < connections; ++c) {
+      const auto more = describe(path(static_cast<std::uint64_t>(c)), HopKind::network).links;
+      info.links.insert(info.links.end(), more.begin(), more.end());
+    }
+    info.spread = connections;
   }
-  return routes_.emplace(key, describe(edges, kind)).first->second;
+  return routes_.emplace(key, std::move(info)).first->second;
 }
 
 engine::PlatformDecl RouteRegistry::build() const {
@@ -153,7 +175,7 @@ engine::PlatformDecl RouteRegistry::build() const {
     }
   }
   for (const auto& [k, r] : routes_) {
-    engine::RouteDecl rd{k.first, k.second, {}};
+    engine::RouteDecl rd{k.first, k.second, {}, r.spread};
     for (auto id : r.links)
       rd.links.push_back(index.at(id));
     p.routes.push_back(std::move(rd));

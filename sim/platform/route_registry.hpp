@@ -22,6 +22,9 @@ struct RouteInfo {
   double latency_s = 0;
   HopKind kind = HopKind::nvlink;
   std::vector<int> nics; // global NIC ids (node * nics + local) the route crosses
+  /// `links` holds this many equal-cost paths one after another (one per connection, each hashed on its
+  /// own); a flow's bytes are shared equally among them. `latency_s` and `nics` are of one path.
+  int spread = 1;
 };
 
 class RouteRegistry {

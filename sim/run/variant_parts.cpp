@@ -45,6 +45,16 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   return h;
 }
 
+platform::PathOptions path_options(const scenario::Hardware& hw, const datapath::DataPath& path) {
+  platform::PathOptions o{path.transport(), path.through_arm(), path.crypto_engine()};
+  const bool rdma = path.transport() == offload::Transport::rdma;
+  o.pxn = rdma && hw.collective.pxn.value && hw.gpu.nvlink_bandwidth.value.si() > 0;
+  // Each channel has a connection of its own; an RDMA connection splits its bytes over its queue pairs
+  // (a socket connection is one TCP stream per socket thread's socket).
+  o.connections = hw.collective.channels_per_nic.value * (rdma ? hw.collective.qps_per_connection.value : 1);
+  return o;
+}
+
 std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
                                           const compute::GpuComputeModel& gpu) {
   std::vector<plan::StageCosts> costs;

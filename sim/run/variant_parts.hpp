@@ -21,6 +21,10 @@ compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw);
 plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
                          const datapath::DataPath& path);
 
+/// How inter-node bytes travel: the variant's transport and detours, NCCL's PXN (GPUDirect RDMA between
+/// NVLink-connected GPUs only) and the connections each GPU-to-GPU route is hashed as.
+platform::PathOptions path_options(const scenario::Hardware& hw, const datapath::DataPath& path);
+
 /// The GPU work and collective bytes of every virtual stage (pp x virtual_stages).
 std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
                                           const compute::GpuComputeModel& gpu);

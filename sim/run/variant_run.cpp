@@ -44,8 +44,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const auto topo = topology::Topology::build(layout);
   const topology::Router router(topo, s.seed);
   const datapath::DataPath path(variant, s.cluster.services, hw);
-  const platform::HostMap hosts(
-      topo, hw, platform::PathOptions{path.transport(), path.through_arm(), path.crypto_engine()});
+  const platform::HostMap hosts(topo, hw, path_options(hw, path));
   platform::RouteRegistry routes(hosts, router);
 
   const auto costs = stage_costs(s.workload, gpu_compute(hw));

@@ -113,6 +113,8 @@ struct WorkloadConfig {
   std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated
   std::string collective_algorithm = "ring";  // ring | tree | hierarchical | nvls (NCCL_ALGO)
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
+  std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
+  std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)
 
   [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }
 };

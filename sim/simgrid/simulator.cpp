@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
 
@@ -23,6 +24,11 @@ const char* const kArgs[] = {"dpusim",
 
 struct Binding;
 
+std::uint64_t pair_key(engine::HostIndex src, engine::HostIndex dst) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32U) |
+         static_cast<std::uint32_t>(dst);
+}
+
 } // namespace
 
 struct Simulator::Impl {
@@ -33,6 +39,8 @@ struct Simulator::Impl {
   std::vector<sg4::Host*> hosts;
   sg4::Host* timer = nullptr;
   std::size_t activities = 0;
+  // Routes made of several equal paths: a flow's bytes are shared among them (RouteDecl::spread).
+  std::unordered_map<std::uint64_t, int> spread;
 
   // State of the graph being executed.
   const engine::TaskGraph* graph = nullptr;
@@ -65,7 +73,8 @@ Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_uni
   im.engine = std::make_unique<sg4::Engine>(&im.argc, im.argv.data());
 
   // Only the routes the plan uses, in a sparse store (a full zone would hold hosts x hosts entries).
-  auto* zone = (new SparseZone("cluster"))->get_iface();
+  auto* sparse = new SparseZone("cluster");
+  auto* zone = sparse->get_iface();
   im.hosts.reserve(platform.hosts.size());
   for (const auto& h : platform.hosts)
     im.hosts.push_back(zone->create_host(h.name, h.speed)->set_core_count(h.cores));
@@ -80,9 +89,10 @@ Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_uni
     path.reserve(r.links.size());
     for (auto li : r.links)
       path.emplace_back(links.at(static_cast<std::size_t>(li)));
-    zone->add_route(im.hosts.at(static_cast<std::size_t>(r.src))->get_netpoint(),
-                    im.hosts.at(static_cast<std::size_t>(r.dst))->get_netpoint(), nullptr, nullptr, path,
-                    false);
+    sparse->add_spread_route(im.hosts.at(static_cast<std::size_t>(r.src))->get_netpoint(),
+                             im.hosts.at(static_cast<std::size_t>(r.dst))->get_netpoint(), path, r.spread);
+    if (r.spread > 1)
+      im.spread[pair_key(r.src, r.dst)] = r.spread;
   }
   zone->seal();
 
@@ -125,8 +135,11 @@ sg4::ActivityPtr Simulator::Impl::make_activity(const engine::Task& t) {
   for (std::size_t i = 0; i < t.loads.size(); ++i)
     work[endpoints + i] = t.loads[i].amount;
   std::vector<double> bytes(n * n, 0.0);
-  for (std::size_t i = 0; i < t.flows.size(); ++i)
-    bytes[flow_pos[i].first * n + flow_pos[i].second] += t.flows[i].bytes;
+  for (std::size_t i = 0; i < t.flows.size(); ++i) {
+    const auto& f = t.flows[i];
+    const auto s = spread.empty() ? spread.end() : spread.find(pair_key(f.src, f.dst));
+    bytes[flow_pos[i].first * n + flow_pos[i].second] += s == spread.end() ? f.bytes : f.bytes / s->second;
+  }
   std::vector<sg4::Host*> sg_hosts;
   sg_hosts.reserve(n);
   for (auto h : members)

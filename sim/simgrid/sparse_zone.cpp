@@ -29,6 +29,14 @@ void SparseZone::add_route(routing::NetPoint* src, routing::NetPoint* dst, routi
         fmt::format("route from {} to {} declared twice", src->get_name(), dst->get_name()));
 }
 
+void SparseZone::add_spread_route(routing::NetPoint* src, routing::NetPoint* dst,
+                                  const std::vector<::simgrid::s4u::LinkInRoute>& link_list, int spread) {
+  if (spread < 1)
+    throw std::logic_error("a route has at least one path");
+  add_route(src, dst, nullptr, nullptr, link_list, false);
+  routes_.at(key(src, dst)).latency /= spread;
+}
+
 void SparseZone::get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
                                  routing::Route* into, double* latency) {
   const auto it = routes_.find(key(src, dst));

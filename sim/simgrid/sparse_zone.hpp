@@ -20,6 +20,11 @@ public:
                  ::simgrid::kernel::routing::NetPoint* gw_src, ::simgrid::kernel::routing::NetPoint* gw_dst,
                  const std::vector<::simgrid::s4u::LinkInRoute>& link_list, bool symmetrical) override;
 
+  /// A route made of `spread` equal paths listed one after another: the caller shares a flow's bytes
+  /// among them; its latency is that of one path (the mean of the paths').
+  void add_spread_route(::simgrid::kernel::routing::NetPoint* src, ::simgrid::kernel::routing::NetPoint* dst,
+                        const std::vector<::simgrid::s4u::LinkInRoute>& link_list, int spread);
+
   /// Routes declared so far.
   [[nodiscard]] std::size_t routes() const { return routes_.size(); }
 

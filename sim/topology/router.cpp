@@ -125,7 +125,7 @@ const Router::Distances& Router::distances_to(Domain d, VertexId dst) const {
   return dist_cache_.emplace(key, std::move(dist)).first->second;
 }
 
-std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
+std::vector<EdgeId> Router::route(VertexId src, VertexId dst, std::uint64_t label) const {
   std::vector<EdgeId> path;
   if (src == dst)
     return path;
@@ -178,8 +178,10 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst) const {
       throw std::runtime_error(fmt::format("routing table inconsistent at {}", g[v].name));
     std::size_t pick = 0;
     if (candidates.size() > 1) {
-      const std::uint64_t h =
+      std::uint64_t h =
           mix(seed_ ^ mix(hash_key_[src] * 0x100000001b3ULL ^ mix(hash_key_[dst] ^ mix(hash_key_[v]))));
+      if (label != 0)
+        h = mix(h ^ mix(label * 0x9e3779b97f4a7c15ULL));
       pick = static_cast<std::size_t>(h % candidates.size());
     }
     path.push_back(candidates[pick]);

@@ -18,8 +18,10 @@ class Router {
 public:
   Router(const Topology& topology, std::uint64_t seed);
 
-  /// The directed edges from `src` to `dst`; throws std::runtime_error when there is no path.
-  [[nodiscard]] std::vector<EdgeId> route(VertexId src, VertexId dst) const;
+  /// The directed edges from `src` to `dst`; throws std::runtime_error when there is no path. `label`
+  /// tells apart connections between the same two ends (a queue pair's or socket's source port): each
+  /// label is hashed on its own at every ECMP choice; label 0 is the connection every route has.
+  [[nodiscard]] std::vector<EdgeId> route(VertexId src, VertexId dst, std::uint64_t label = 0) const;
   /// A route forced through the given waypoints in order (e.g. GPU -> its NIC -> peer NIC -> peer GPU).
   [[nodiscard]] std::vector<EdgeId> route_via(std::initializer_list<VertexId> waypoints) const;
   /// Sum of the latencies of a route's edges.

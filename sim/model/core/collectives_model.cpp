@@ -25,6 +25,10 @@ public:
          "ring | tree | hierarchical | nvls (NCCL_ALGO)"},
         {"workload.communication.socket_threads", "count", "the catalog's",
          "cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)"},
+        {"workload.communication.qps_per_connection", "count", "the catalog's",
+         "RDMA queue pairs per connection, each hashed on its own by ECMP (NCCL_IB_QPS_PER_CONNECTION)"},
+        {"workload.communication.pxn", "bool", "the catalog's",
+         "sends to another rail go over NVLink to the GPU on that rail first (NCCL_PXN_DISABLE=0)"},
     };
   }
   [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
@@ -50,6 +54,9 @@ public:
     if (w.socket_threads && (*w.socket_threads < 1 || *w.socket_threads > 64))
       out.push_back({"workload.communication.socket_threads",
                      fmt::format("must be between 1 and 64, found {}", *w.socket_threads)});
+    if (w.qps_per_connection && (*w.qps_per_connection < 1 || *w.qps_per_connection > 128))
+      out.push_back({"workload.communication.qps_per_connection",
+                     fmt::format("must be between 1 and 128, found {}", *w.qps_per_connection)});
   }
   void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
     if (s.workload.socket_threads) {
@@ -57,6 +64,15 @@ public:
       hw.collective.socket_threads.cite = {catalog::Citation::Kind::assumption,
                                            "set by the scenario (workload.communication.socket_threads)"};
     }
+    if (s.workload.qps_per_connection)
+      hw.collective.qps_per_connection = {
+          *s.workload.qps_per_connection,
+          {catalog::Citation::Kind::assumption,
+           "set by the scenario (workload.communication.qps_per_connection)"}};
+    if (s.workload.pxn)
+      hw.collective.pxn = {
+          *s.workload.pxn,
+          {catalog::Citation::Kind::assumption, "set by the scenario (workload.communication.pxn)"}};
   }
 };
 
