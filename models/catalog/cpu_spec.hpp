@@ -24,6 +24,9 @@ struct CpuSpec {
   Cited<units::DataRate> ovs_rate_per_core;     // VXLAN overlay through the OVS datapath, one core
   Cited<units::DataRate>
       storage_client_rate_per_core; // storage client (NFS/NVMe-oF, SPDK on a DPU), one core
+  /// DPU Arm complex only: the cores SNAP's SPDK datapath polls with (its core mask), the parallelism of
+  /// NVMe emulation on this DPU, whatever the host's storage connections.
+  std::optional<Cited<int>> snap_cores;
   std::optional<Cited<units::Seconds>> kernel_launch_cpu; // host: CPU time to launch one GPU kernel
   Cited<units::DataRate> memory_bandwidth;                // per socket
   std::optional<Cited<units::Power>> tdp;

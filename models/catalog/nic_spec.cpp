@@ -54,6 +54,10 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
     // The Arm complex is described like a host CPU, with its own name, description and sources.
     EntryReader arm_reader(r.map().required("arm", "the DPU's Arm complex").as_map(), sources);
     n.arm = read_cpu(arm_reader);
+    // NVMe emulation (SNAP) polls with the cores of its own core mask: a DPU that runs it must say how
+    // many.
+    if (n.offloads.on_arm("storage") || arm_reader.map().contains("snap_cores"))
+      n.arm->snap_cores = arm_reader.count("snap_cores", 1, n.arm->cores.value);
     arm_reader.finish();
   } else if (auto core = r.optional_text("nic_core")) {
     n.nic_core = *core;

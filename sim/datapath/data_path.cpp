@@ -27,6 +27,13 @@ DataPath::DataPath(const Variant& variant, const scenario::Services& services, c
   // cores that processes the same stream is spread over as many cores (one flow per core under RSS).
   threads_ = std::max(1, hw.collective.socket_threads.value);
   arm_threads_ = arm_ ? std::min(threads_, arm_->cores.value) : threads_;
+  // SNAP is SPDK on the Arm cores: its poll-mode datapath runs on the cores of its own core mask
+  // (snap_cores), not on the host client's connections, and on no more cores than there are.
+  if (storage_through_arm()) {
+    if (!arm_->snap_cores)
+      throw std::invalid_argument(hw.nic.name + " gives no snap_cores for NVMe emulation on its Arm cores");
+    snap_threads_ = std::min(arm_->snap_cores->value, arm_->cores.value);
+  }
   if (transport_ == Transport::host_tcp) {
     latency_s_ = host_.tcp_latency_median.value.si();
     sigma_ = host_.tcp_latency_sigma.value;
@@ -89,24 +96,24 @@ std::vector<CpuWork> DataPath::network_transfer(double payload) const {
   return out;
 }
 
-std::vector<CpuWork> DataPath::storage_read(double bytes, int readers) const {
-  return storage_client(bytes, readers, End::receiver);
+std::vector<CpuWork> DataPath::storage_read(double bytes, int connections) const {
+  return storage_client(bytes, connections, End::receiver);
 }
 
-std::vector<CpuWork> DataPath::storage_write(double bytes, int writers) const {
-  return storage_client(bytes, writers, End::sender);
+std::vector<CpuWork> DataPath::storage_write(double bytes, int connections) const {
+  return storage_client(bytes, connections, End::sender);
 }
 
-std::vector<CpuWork> DataPath::storage_client(double bytes, int threads, End end) const {
+std::vector<CpuWork> DataPath::storage_client(double bytes, int connections, End end) const {
   std::vector<CpuWork> out;
   switch (placement_[Function::storage]) {
-  case Site::host: // NFS / NVMe-oF over kernel TCP through a host bounce buffer
+  case Site::host: // NFS / NVMe-oF over kernel TCP through a host bounce buffer, one core per connection
     add(out, Function::storage, Processor::host_cpu, end, bytes, host_.storage_client_rate_per_core.value,
-        threads);
+        connections);
     break;
   case Site::dpu_arm: // NVMe emulation (SNAP): SPDK on the Arm cores, the host sees a local drive
     add(out, Function::storage, Processor::dpu_arm, end, bytes, arm_->storage_client_rate_per_core.value,
-        std::min(threads, arm_->cores.value));
+        snap_threads_);
     break;
   case Site::nic: // NVMe-oF over RDMA / GPUDirect Storage: the NIC moves the bytes
     break;

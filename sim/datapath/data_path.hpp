@@ -48,12 +48,13 @@ public:
 
   /// Per-end CPU work of moving `payload` bytes from one node to another over the network.
   [[nodiscard]] std::vector<CpuWork> network_transfer(double payload) const;
-  /// Per-end CPU work of reading `bytes` from a storage server into host memory with `readers`
-  /// concurrent requests (the node's end is the receiver; storage servers' CPUs are not modelled).
-  [[nodiscard]] std::vector<CpuWork> storage_read(double bytes, int readers) const;
+  /// Per-end CPU work of reading `bytes` from a storage server into host memory (the node's end is the
+  /// receiver; storage servers' CPUs are not modelled). A host client spreads it over its `connections`
+  /// (one core each); SNAP over the cores it polls with (`snap_threads`), whatever the connections.
+  [[nodiscard]] std::vector<CpuWork> storage_read(double bytes, int connections) const;
   /// Writing `bytes` (a checkpoint) through the storage client: the same per-byte cost as a read, on the
   /// sending side (NFS / NVMe-oF writes copy each byte once into the socket, as TCP's send does).
-  [[nodiscard]] std::vector<CpuWork> storage_write(double bytes, int writers) const;
+  [[nodiscard]] std::vector<CpuWork> storage_write(double bytes, int connections) const;
 
   /// TCP traffic crosses the DPU's Arm cores (encryption or virtual switch in Arm software).
   [[nodiscard]] bool through_arm() const { return through_arm_; }
@@ -71,10 +72,13 @@ public:
   [[nodiscard]] double step_latency_s(int concurrent) const;
   /// Threads (one core each) that carry one connection's bytes on each end.
   [[nodiscard]] int threads() const { return threads_; }
+  /// Arm cores of each DPU that SNAP's SPDK datapath polls with: min(snap_cores, Arm cores), when
+  /// storage runs on the Arm cores (0 otherwise).
+  [[nodiscard]] int snap_threads() const { return snap_threads_; }
   [[nodiscard]] Transport transport() const { return transport_; }
 
 private:
-  [[nodiscard]] std::vector<CpuWork> storage_client(double bytes, int threads, End end) const;
+  [[nodiscard]] std::vector<CpuWork> storage_client(double bytes, int connections, End end) const;
   void add(std::vector<CpuWork>& out, Function f, Processor p, End e, double bytes, units::DataRate rate,
            int threads) const;
 
@@ -89,6 +93,7 @@ private:
   double sigma_ = 0;
   int threads_ = 1;
   int arm_threads_ = 1;
+  int snap_threads_ = 0;
 };
 
 /// Sums core-seconds by function (for one processor kind).

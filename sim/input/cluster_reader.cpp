@@ -123,6 +123,8 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
       c.storage.node_link = nl->as_quantity<units::DataRate>();
     if (auto cc = sm.optional("client_connections"))
       c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
+    if (auto sc = sm.optional("snap_cores"))
+      c.storage.snap_cores = static_cast<int>(sc->as_int(1, 4096));
     sm.finish();
   }
   m.finish();

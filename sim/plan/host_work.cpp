@@ -30,11 +30,17 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
                                    int node, const std::vector<int>& nics) {
   for (const auto& work : works) {
     const bool arm = work.processor == datapath::Processor::dpu_arm;
-    for (int th = 0; th < work.threads; ++th) {
+    if (arm) {
+      // One core per polling thread of each DPU's SNAP, where they share the Arm cores with whatever
+      // else runs there.
+      const double share =
+          work.core_s / (static_cast<double>(work.threads) * static_cast<double>(nics.size()));
+      for (const int nic : nics)
+        for (int th = 0; th < work.threads; ++th)
+          t.loads.push_back({hosts_.arm(node, nic), share});
+    } else {
       const double share = work.core_s / work.threads;
-      if (arm) {
-        t.loads.push_back({hosts_.arm(node, nics[static_cast<std::size_t>(th) % nics.size()]), share});
-      } else {
+      for (int th = 0; th < work.threads; ++th) {
         t.loads.push_back({hosts_.cpu(node), share});
         t.loads.push_back({storage_client(node), share});
       }

@@ -28,7 +28,8 @@ public:
   void storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node, int nic,
                      double bytes, bool write);
   /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
-  /// node's connection limiter; SNAP's on the Arm cores of the DPUs in `nics`, in turn.
+  /// node's connection limiter; under SNAP, every DPU in `nics` runs its own, so the work is split evenly
+  /// over each one's Arm cores, `threads` cores (SNAP's) on every DPU.
   void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
                            int node, const std::vector<int>& nics);
 

@@ -40,12 +40,13 @@ struct Services {
 /// Storage servers on the training fabric that the data loaders read from.
 struct StorageConfig {
   int servers = 0;
-  units::DataRate link;         // each server's network port
-  units::DataRate read_rate;    // each server's media read throughput
-  units::DataRate write_rate;   // each server's media write throughput (default: read_rate)
-  int client_connections = 1;   // TCP connections of a node's host storage client (NFS nconnect)
-  bool separate_fabric = false; // servers on a storage fabric of their own (else the training leaves)
-  units::DataRate node_link;    // with separate_fabric: each node's storage port
+  units::DataRate link;          // each server's network port
+  units::DataRate read_rate;     // each server's media read throughput
+  units::DataRate write_rate;    // each server's media write throughput (default: read_rate)
+  int client_connections = 1;    // TCP connections of a node's host storage client (NFS nconnect)
+  std::optional<int> snap_cores; // Arm cores of each DPU that SNAP polls with (absent: the catalog's)
+  bool separate_fabric = false;  // servers on a storage fabric of their own (else the training leaves)
+  units::DataRate node_link;     // with separate_fabric: each node's storage port
 };
 
 /// Other tenants' jobs sharing the fabric: `flows` bulk flows per leaf that cross the leaf-spine links

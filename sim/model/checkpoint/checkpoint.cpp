@@ -12,14 +12,14 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <memory>
-#include <numeric>
 
 namespace dpusim::model {
 namespace {
 
 /// Every node writes its GPUs' checkpoint shards to the storage servers (GPU i of the cluster to server
 /// i mod servers), through the storage client's placement: from host memory over the node's NICs with
-/// the host client's per-byte CPU (split over its connections), via the Arm cores (SNAP), or by the NIC
+/// the host client's per-byte CPU (split over its connections), via the Arm cores of each DPU the shards
+/// leave through (SNAP, on the cores it polls with), or by the NIC
 /// (GPUDirect Storage / NVMe-oF over RDMA). The servers' media write at `storage_write_rate` each.
 /// A synchronous checkpoint starts after everything in `finals`; an asynchronous one at once.
 void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
@@ -35,6 +35,7 @@ void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
     const auto cpu = hosts.cpu(n);
     engine::Task t = plan::task_of(engine::TaskKind::transfer);
     plan::TaskInfo i = plan::make_info(plan::TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
+    std::vector<int> nics; // the NICs (DPUs) the node's shards leave through, each once
     for (int g = 0; g < per_node; ++g) {
       const int gpu = n * per_node + g;
       const auto server = hosts.storage(gpu % servers);
@@ -42,11 +43,13 @@ void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
       work.storage_flows(t, server, cpu, n, nic, bytes, true);
       t.loads.push_back({server, bytes / host.storage_write_rate});
       i.gpus.push_back(gpu);
+      if (std::find(nics.begin(), nics.end(), nic) == nics.end())
+        nics.push_back(nic);
     }
     const double node_bytes = bytes * per_node;
     i.bytes = node_bytes;
-    std::vector<int> nics(static_cast<std::size_t>(hosts.topology().layout().node.nics));
-    std::iota(nics.begin(), nics.end(), 0);
+    // A host client writes over the node's connections; under SNAP each of those DPUs writes its share
+    // with the cores its SNAP polls with.
     work.storage_client_work(t, i, path.storage_write(node_bytes, host.storage_connections), n, nics);
     const auto id = work.add(std::move(t), std::move(i));
     for (auto b : before)

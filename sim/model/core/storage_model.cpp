@@ -1,6 +1,8 @@
 // Storage servers the input pipeline reads from and checkpoints are written to: on the training leaves
-// or on a storage fabric of their own, and the host storage client's TCP connections (NFS nconnect).
+// or on a storage fabric of their own; the host storage client's TCP connections (NFS nconnect), and the
+// Arm cores NVMe emulation (SNAP) polls with on each DPU.
 #include "models/core/unit_parse.hpp"
+#include "sim/datapath/data_path.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
@@ -10,6 +12,26 @@
 
 namespace dpusim::model {
 namespace {
+
+/// What bounds SNAP: the cores it polls with on each DPU, where that figure comes from, and the most
+/// they move.
+std::string snap_note(const RunView& run) {
+  const auto& arm = *run.hardware.nic.arm;
+  const int k = run.path.snap_threads();
+  const auto& cite = arm.snap_cores->cite;
+  const std::string from =
+      cite.kind == catalog::Citation::Kind::source
+          ? cite.text.substr(0, cite.text.find(" ("))
+          : (cite.text.rfind("set by the scenario", 0) == 0
+                 ? "cluster.storage.snap_cores"
+                 : fmt::format("an assumption of the catalog's {}", run.hardware.nic.name));
+  return fmt::format("SNAP (storage on the Arm cores) polls with {} of each {}'s {} Arm cores ({}; "
+                     "cluster.storage.snap_cores sets its core mask): at most {} per DPU, shared with "
+                     "whatever else runs on those cores; cluster.storage.client_connections applies to a "
+                     "host client only",
+                     k, run.hardware.nic.name, arm.cores.value, from,
+                     units::format(static_cast<double>(k) * arm.storage_client_rate_per_core.value));
+}
 
 class StorageModel final : public Model {
 public:
@@ -28,19 +50,32 @@ public:
         {"cluster.storage.write_rate", "data rate", "read_rate", "each server's media write throughput"},
         {"cluster.storage.client_connections", "count", "1",
          "TCP connections of a node's host storage client (NFS nconnect), one core each"},
+        {"cluster.storage.snap_cores", "count", "the catalog DPU's",
+         "Arm cores of each DPU that NVMe emulation (SNAP) polls with (its SPDK core mask)"},
         {"cluster.storage.fabric", "choice", "shared",
          "shared (servers on the training leaves) | separate (a storage switch of their own)"},
         {"cluster.storage.node_link", "data rate", "required with fabric: separate",
          "each node's storage port on the separate storage fabric"},
     };
   }
-  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const auto& st = s.cluster.storage;
     if (st.servers < 0)
       out.push_back({"cluster.storage.servers", fmt::format("must be at least 1, found {}", st.servers)});
     if (st.client_connections < 1)
       out.push_back({"cluster.storage.client_connections",
                      fmt::format("must be at least 1, found {}", st.client_connections)});
+    if (st.snap_cores) {
+      const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
+      if (*st.snap_cores < 1)
+        out.push_back(
+            {"cluster.storage.snap_cores", fmt::format("must be at least 1, found {}", *st.snap_cores)});
+      else if (dpu != nullptr && dpu->arm && *st.snap_cores > dpu->arm->cores.value)
+        out.push_back({"cluster.storage.snap_cores",
+                       fmt::format("{} exceeds the {} Arm cores of a {}", *st.snap_cores,
+                                   dpu->arm->cores.value, dpu->name),
+                       "cluster.dpu"});
+    }
     if (st.separate_fabric && st.node_link.si() <= 0)
       out.push_back({"cluster.storage.node_link",
                      "missing required key (expected each node's storage port on the "
@@ -49,10 +84,19 @@ public:
       out.push_back({"cluster.storage.node_link",
                      "a node's storage port belongs to a separate storage fabric: give fabric: separate"});
   }
+  void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
+    if (s.cluster.storage.snap_cores && hw.nic.arm)
+      hw.nic.arm->snap_cores = catalog::Cited<int>{
+          *s.cluster.storage.snap_cores,
+          {catalog::Citation::Kind::assumption, "set by the scenario (cluster.storage.snap_cores)"}};
+  }
   void report(const RunView& run, report::VariantResult& r) const override {
     const auto& s = run.scenario;
-    if (!s.workload.data || s.workload.data->sample.si() <= 0 ||
-        run.variant.placement[offload::Function::storage] != offload::Site::host)
+    const auto site = run.variant.placement[offload::Function::storage];
+    const bool reads = s.workload.data && s.workload.data->sample.si() > 0;
+    if (site == offload::Site::dpu_arm && (reads || s.workload.checkpoint))
+      r.notes.push_back(snap_note(run));
+    if (!reads || site != offload::Site::host)
       return;
     const int n = s.cluster.storage.client_connections;
     const auto cap = static_cast<double>(n) * run.hardware.cpu.storage_client_rate_per_core.value;

@@ -56,8 +56,8 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
     }
     // Workers decode their share, one core each. A host storage client receives over the node's few
     // TCP connections, each driven by one core and shared by every loader of the node (a limiter
-    // with one core per connection caps them together); an offloaded client's work runs on the Arm
-    // cores (SNAP) or not at all (NVMe-oF over RDMA).
+    // with one core per connection caps them together); an offloaded client's work runs on the cores
+    // SNAP polls with on the loader's DPU, whatever the connections, or not at all (NVMe-oF over RDMA).
     i.host_core_s[static_cast<std::size_t>(plan::CpuUse::data_loading)] += decode;
     if (decode > 0)
       for (int wk = 0; wk < dc.workers; ++wk)

@@ -54,3 +54,27 @@ TEST(Catalog, EveryNodeReferencesExistingParts) {
     EXPECT_NE(c.nic(n->nic), nullptr);
   }
 }
+
+TEST(Catalog, EveryDpuThatRunsSnapSaysHowManyArmCoresItPollsWith) {
+  // NVMe emulation (SNAP) is SPDK on the Arm cores: its parallelism is its core mask, a figure of the
+  // DPU entry (cited or an assumption), never more than the Arm cores there are.
+  const auto& c = the_catalog();
+  int dpus = 0;
+  for (const auto& name : c.nic_names()) {
+    const auto* n = c.nic(name);
+    if (!n->offloads.on_arm("storage"))
+      continue;
+    ++dpus;
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(n->arm && n->arm->snap_cores);
+    EXPECT_GE(n->arm->snap_cores->value, 1);
+    EXPECT_LE(n->arm->snap_cores->value, n->arm->cores.value);
+    EXPECT_FALSE(n->arm->snap_cores->cite.text.empty());
+  }
+  EXPECT_GE(dpus, 2);
+  // BlueField-2: MLNX SNAP's default core mask 0xF0, four cores (SNAP-BF2-TUNE).
+  const auto& bf2 = *c.nic("bluefield-2")->arm->snap_cores;
+  EXPECT_EQ(bf2.value, 4);
+  EXPECT_EQ(bf2.cite.kind, catalog::Citation::Kind::source);
+  EXPECT_NE(bf2.cite.text.find("SNAP-BF2-TUNE"), std::string::npos);
+}

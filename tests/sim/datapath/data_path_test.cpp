@@ -3,6 +3,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -124,9 +125,58 @@ TEST(DataPath, StorageReadsCostTheClientsPlacement) {
   const auto arm = snap.storage_read(kGB, 64);
   ASSERT_EQ(arm.size(), 1U);
   EXPECT_EQ(arm[0].processor, Processor::dpu_arm);
-  EXPECT_EQ(arm[0].threads, hw.nic.arm->cores.value); // no more threads than Arm cores
+  EXPECT_EQ(arm[0].threads, hw.nic.arm->snap_cores->value); // SNAP's own cores, not the 64 readers
   EXPECT_DOUBLE_EQ(arm[0].core_s, kGB / hw.nic.arm->storage_client_rate_per_core.value.si());
   EXPECT_TRUE(datapath::DataPath(offload::parse_variant("rdma-nic"), {}, hw).storage_read(kGB, 4).empty());
+}
+
+TEST(DataPath, SnapPollsWithItsOwnCoresWhateverTheHostClientsConnections) {
+  // SNAP's SPDK datapath runs on the cores of its core mask: the host NFS client's connection count
+  // (cluster.storage.client_connections) must not change it. One connection once meant one Arm core.
+  for (const char* dpu : {"bluefield-2", "bluefield-3"}) {
+    SCOPED_TRACE(dpu);
+    const auto hw = hardware(dpu);
+    const datapath::DataPath snap(offload::parse_variant("rdma-nic+storage=dpu_arm"), {}, hw);
+    const int cores = hw.nic.arm->snap_cores->value;
+    EXPECT_EQ(snap.snap_threads(), cores);
+    for (int connections : {1, 2, 4, 64}) {
+      SCOPED_TRACE(connections);
+      const auto write = snap.storage_write(kGB, connections);
+      const auto read = snap.storage_read(kGB, connections);
+      ASSERT_EQ(write.size(), 1U);
+      ASSERT_EQ(read.size(), 1U);
+      EXPECT_EQ(write[0].threads, cores);
+      EXPECT_EQ(read[0].threads, cores);
+      EXPECT_EQ(write[0].end, End::sender);
+      EXPECT_DOUBLE_EQ(write[0].core_s, kGB / hw.nic.arm->storage_client_rate_per_core.value.si());
+    }
+  }
+  // The host client keeps following its connections.
+  const auto hw = hardware("bluefield-3");
+  const datapath::DataPath host(offload::parse_variant("rdma-nic+storage=host"), {}, hw);
+  EXPECT_EQ(host.storage_write(kGB, 1)[0].threads, 1);
+  EXPECT_EQ(host.storage_write(kGB, 6)[0].threads, 6);
+  EXPECT_EQ(host.snap_threads(), 0);
+}
+
+TEST(DataPath, SnapsParallelismGrowsWithItsCoresUpToTheArmCores) {
+  // min(snap_cores, Arm cores): a larger core mask adds polling threads until the Arm complex has no
+  // more cores (a profile's dpu_arm.cores may give fewer than the catalog's).
+  auto hw = hardware("bluefield-3");
+  const int arm_cores = hw.nic.arm->cores.value;
+  int previous = 0;
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    SCOPED_TRACE(k);
+    hw.nic.arm->snap_cores->value = k;
+    const datapath::DataPath snap(offload::parse_variant("rdma-nic+storage=dpu_arm"), {}, hw);
+    EXPECT_EQ(snap.snap_threads(), std::min(k, arm_cores));
+    EXPECT_EQ(snap.storage_write(kGB, 1)[0].threads, std::min(k, arm_cores));
+    EXPECT_GE(snap.snap_threads(), previous);
+    previous = snap.snap_threads();
+  }
+  hw.nic.arm->snap_cores->value = 8;
+  hw.nic.arm->cores.value = 3; // fewer Arm cores than SNAP's mask names
+  EXPECT_EQ(datapath::DataPath(offload::parse_variant("rdma-nic+storage=dpu_arm"), {}, hw).snap_threads(), 3);
 }
 
 TEST(DataPath, CostsScaleLinearlyWithBytes) {

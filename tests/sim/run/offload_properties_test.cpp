@@ -88,6 +88,21 @@ std::string cores_profile(const dpusim::testing::TempDir& tmp, int cores) {
   return path;
 }
 
+/// A calibration profile that sets only the DPU's Arm cores.
+std::string arm_cores_profile(const dpusim::testing::TempDir& tmp, int cores) {
+  calibration::Profile p;
+  p.created = "2026-01-01T00:00:00Z";
+  calibration::ProfileParam param;
+  param.key = "dpu_arm.cores";
+  param.value = cores;
+  param.provenance = calibration::Provenance::datasheet;
+  param.source = "offload_properties_test";
+  p.parameters.push_back(param);
+  const std::string path = tmp.path() + "/arm-cores-" + std::to_string(cores) + ".yaml";
+  calibration::save_profile(p, path);
+  return path;
+}
+
 std::size_t use(plan::CpuUse u) {
   return static_cast<std::size_t>(u);
 }
@@ -149,6 +164,34 @@ workload:
          std::to_string(socket_threads) + R"(}
 offload: {baseline: host-tcp}
 )";
+}
+
+// Two DGX H100 nodes with BlueField-3s write a 4 GiB shard per GPU to eight servers, each taking one
+// shard of each node at 50 GB/s on a 400 Gb/s port: the storage client's processors bound the write.
+std::string snap_checkpoint(const std::string& storage_extra) {
+  return R"(name: snap-checkpoint
+cluster:
+  nodes: 2
+  node: dgx-h100
+  nic: connectx-7
+  dpu: bluefield-3
+  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+  storage: {servers: 8, link: 400Gbps, read_rate: 50GB/s)" +
+         storage_extra + R"(}
+workload:
+  model: {layers: 4, hidden: 2048, heads: 16, vocab: 50257}
+  seq_len: 2048
+  global_batch: 16
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 2}
+  checkpoint: {every: 10, mode: sync, size: 4GiB}
+offload: {baseline: rdma-nic+storage=dpu_arm}
+)";
+}
+
+/// The time the iteration that writes a checkpoint takes beyond a plain one.
+double checkpoint_write_s(const report::VariantResult& r) {
+  return r.metrics.checkpoint_step_s - r.metrics.step_time_s;
 }
 
 /// Gradient bytes each rank reduces when nothing is sharded (tp = pp = 1, ZeRO 0).
@@ -349,4 +392,65 @@ TEST(ClosedForm, HostTcpReductionRunsAtItsCoresRateEndToEnd) {
       << "simulated " << r[1].metrics.dp_comm_s << " s, closed form " << expected_arm << " s";
   std::cout << "dp reduction host " << r[0].metrics.dp_comm_s << " s (closed form " << expected_host
             << "), arm " << r[1].metrics.dp_comm_s << " s (closed form " << expected_arm << ")\n";
+}
+
+TEST(Snap, ACheckpointThroughSnapDoesNotFollowTheHostClientsConnections) {
+  // The issue's case: with the default single NFS connection, SNAP was held to one Arm core (12.5 s for
+  // a node's 8 x 4 GiB at 22 Gb/s) and came out slower than the host client it offloads. SNAP's SPDK
+  // datapath polls with its own cores on each of the node's DPUs: the connection count must not change
+  // it, while the host client keeps following it.
+  const auto one = parse(snap_checkpoint(", client_connections: 1"));
+  const auto eight = parse(snap_checkpoint(", client_connections: 8"));
+  const auto r = simulate({{one, "", ""},
+                           {eight, "", ""},
+                           {one, "rdma-nic+storage=host", ""},
+                           {eight, "rdma-nic+storage=host", ""}});
+  const auto& [snap1, snap8, host1, host8] = std::tie(r[0], r[1], r[2], r[3]);
+  EXPECT_NEAR(snap1.metrics.checkpoint_step_s, snap8.metrics.checkpoint_step_s,
+              1e-9 * snap8.metrics.checkpoint_step_s);
+  EXPECT_GT(checkpoint_write_s(host1), 2 * checkpoint_write_s(host8)); // the host client's connections count
+  const auto hw =
+      scenario::resolve_hardware(one, the_catalog(), input::variant_for(one, the_catalog(), "dpu"));
+  const auto& arm = *hw.nic.arm;
+  const double node_bytes = 8 * 4.0 * 1024 * 1024 * 1024;
+  const double one_arm_core = node_bytes / arm.storage_client_rate_per_core.value.si();
+  EXPECT_LT(checkpoint_write_s(snap1), one_arm_core / 4);
+  EXPECT_LT(checkpoint_write_s(snap1), checkpoint_write_s(host1));
+  EXPECT_TRUE(
+      has_note(snap1, "SNAP (storage on the Arm cores) polls with 8 of each bluefield-3's 16 Arm cores"));
+  std::cout << "checkpoint write s, 1 / 8 connections: SNAP " << checkpoint_write_s(snap1) << " / "
+            << checkpoint_write_s(snap8) << ", host client " << checkpoint_write_s(host1) << " / "
+            << checkpoint_write_s(host8) << "; one Arm core would take " << one_arm_core << "\n";
+}
+
+TEST(Snap, ACheckpointThroughSnapSpeedsUpWithItsCoresUpToTheArmCores) {
+  // Each of a node's 8 DPUs writes its GPU's shard on k polling cores: a write bound by SNAP takes
+  // node_bytes / (8 k R_storage,arm), halving as k doubles, until the Arm cores run out (a profile's
+  // dpu_arm.cores of 4 holds a 16-core mask to 4).
+  dpusim::testing::TempDir tmp;
+  std::vector<Job> jobs;
+  for (int k : {1, 2, 4})
+    jobs.push_back({parse(snap_checkpoint(", snap_cores: " + std::to_string(k))), "", ""});
+  jobs.push_back({parse(snap_checkpoint(", snap_cores: 16")), "", arm_cores_profile(tmp, 4)});
+  const auto r = simulate(jobs);
+  const auto& s = jobs.front().s;
+  const auto hw = scenario::resolve_hardware(s, the_catalog(), input::variant_for(s, the_catalog(), "dpu"));
+  const double node_bytes = 8 * 4.0 * 1024 * 1024 * 1024;
+  const double rate = hw.nic.arm->storage_client_rate_per_core.value.si();
+  std::string writes;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const int k = 1 << i;
+    const double closed_form = node_bytes / (8.0 * k * rate);
+    writes += " " + std::to_string(k) + ":" + std::to_string(checkpoint_write_s(r[i]));
+    EXPECT_GE(checkpoint_write_s(r[i]), closed_form * (1 - 1e-9)) << k;
+    EXPECT_NEAR(checkpoint_write_s(r[i]) / closed_form, 1.0, 0.05) << k << " cores:" << writes;
+    EXPECT_TRUE(has_note(r[i], "polls with " + std::to_string(k) + " of each bluefield-3's 16 Arm cores"))
+        << k;
+  }
+  EXPECT_NEAR(r[3].metrics.checkpoint_step_s, r[2].metrics.checkpoint_step_s,
+              1e-9 * r[2].metrics.checkpoint_step_s)
+      << "a 16-core mask on 4 Arm cores";
+  EXPECT_TRUE(has_note(r[3], "polls with 4 of each bluefield-3's 4 Arm cores (cluster.storage.snap_cores"));
+  std::cout << "SNAP checkpoint write s by its cores" << writes << "; 16 on 4 Arm cores "
+            << checkpoint_write_s(r[3]) << "\n";
 }
