@@ -37,6 +37,7 @@ SwitchSpec read_switch(EntryReader& r) {
   s.description = r.description();
   s.ports = r.count("ports", 2, 4096);
   s.port_speed = r.quantity<units::DataRate>("port_speed");
+  s.hashes_each_connection = r.flag("hashes_each_connection");
   return s;
 }
 

@@ -35,6 +35,10 @@ struct SwitchSpec {
   std::string description;
   Cited<int> ports;
   Cited<units::DataRate> port_speed;
+  /// Whether each connection is hashed on its own at equal-cost choices (Ethernet ECMP over RoCEv2's
+  /// per-queue-pair UDP source port), or every connection between two ports takes one path (InfiniBand
+  /// forwards by destination LID from the subnet manager's tables).
+  Cited<bool> hashes_each_connection;
   /// Ports usable at `link` speed, splitting faster ports (breakout).
   [[nodiscard]] int ports_at(units::DataRate link) const;
 };

@@ -3,6 +3,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/offload/attribution.hpp"
@@ -42,8 +43,8 @@ int command_compare(const std::vector<std::string>& args) {
       "attribute",
       "also simulate, for each variant, the baseline with each of its functions moved alone and the "
       "variant with each moved back, and report each function's share of the difference "
-      "(<out>/attribution.csv)")("jobs,j", po::value<int>(),
-                                 "simulation processes at once (default: one per core)");
+      "(<out>/attribution.csv)");
+  add_sample_options(options, true);
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
@@ -110,13 +111,23 @@ int command_compare(const std::vector<std::string>& args) {
     ro.calibration = vm["calibration"].as<std::string>();
   ro.calibration_shape = vm.count("calibration-shape") != 0;
   const bool progress = show_progress(vm);
-  int jobs =
-      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
-  if (jobs < 1)
-    throw po::error("--jobs must be at least 1");
+  const int jobs = jobs_requested(vm);
+  const auto samples = samples_requested(vm);
+  if (samples && vm.count("attribute") != 0)
+    throw po::error("--attribute and --samples cannot be combined");
+  std::vector<report::VariantSamples> sampled;
+  if (samples) {
+    int failed = 0;
+    try {
+      sampled = run_samples(s, cat, variants, ro, *samples, jobs, progress, failed);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "dpusim: " << e.what() << "\n";
+      return failed == kBadInput ? kBadInput : kFailure;
+    }
+  }
   std::size_t finished = 0;
   const auto outcomes = run_in_processes(
-      variants.size(), jobs,
+      samples ? 0 : variants.size(), jobs,
       [&](std::size_t i) { return report::serialize(run::run_variant(s, cat, variants[i], ro)); },
       [&](std::size_t i, const JobOutcome& o) {
         ++finished;
@@ -125,6 +136,8 @@ int command_compare(const std::vector<std::string>& args) {
                                    o.exit_code == 0 ? "done" : "failed");
       });
   std::vector<report::VariantResult> results;
+  for (const auto& v : sampled)
+    results.push_back(v.samples.front()); // sample 0: the scenario's own seed
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (outcomes[i].exit_code != 0) {
       std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i].name, outcomes[i].describe());
@@ -164,11 +177,16 @@ int command_compare(const std::vector<std::string>& args) {
   const auto attribution_out = out.parent_path() / "attribution.csv";
   if (vm.count("attribute") != 0)
     write_file_atomically(attribution_out, report::render_attribution_csv(attributions));
+  const auto sample_files =
+      samples ? write_samples(out.parent_path(), sampled) : std::vector<std::filesystem::path>{};
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,
                              r0.gpus, s.seed);
     std::cout << report::render_table(c) << "\n";
+    if (samples)
+      std::cout << fmt::format("over {} samples from seed {} (step time, s):\n", *samples, s.seed)
+                << report::render_distribution_table(sampled) << "\n";
     if (const auto cores = report::render_cores_table(c); !cores.empty())
       std::cout << cores << "\n";
     for (const auto& line : report::explain(c, model::registry().explainers()))
@@ -185,6 +203,8 @@ int command_compare(const std::vector<std::string>& args) {
     std::cout << fmt::format("wrote {}\n", out.string());
     if (vm.count("attribute") != 0)
       std::cout << fmt::format("wrote {}\n", attribution_out.string());
+    for (const auto& f : sample_files)
+      std::cout << fmt::format("wrote {}\n", f.string());
   }
   return kOk;
 }

@@ -1,6 +1,7 @@
 #include "models/core/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/comparison.hpp"
@@ -18,6 +19,7 @@ int command_run(const std::vector<std::string>& args) {
                         "offload variant to simulate: a name from the scenario or a placement such as "
                         "rdma-nic+storage=dpu_arm (default: the scenario's baseline)")(
       "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)");
+  add_sample_options(options, true);
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
@@ -42,6 +44,32 @@ int command_run(const std::vector<std::string>& args) {
   if (vm.count("trace") != 0)
     ro.trace_path = vm["trace"].as<std::string>();
   const bool progress = show_progress(vm);
+  if (const auto samples = samples_requested(vm)) {
+    if (vm.count("trace") != 0)
+      throw po::error("--trace writes one run's timeline: it cannot be combined with --samples");
+    int failed = 0;
+    std::vector<report::VariantSamples> all;
+    try {
+      all = run_samples(s, cat, {variant}, ro, *samples, jobs_requested(vm), progress, failed);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "dpusim: " << e.what() << "\n";
+      return failed == kBadInput ? kBadInput : kFailure;
+    }
+    const auto dir = output_directory(vm, s.name);
+    report::Comparison c{variant.name, {all.front().samples.front()}};
+    write_file_atomically(dir / "run.csv", report::render_csv(c, model::registry().columns()));
+    const auto written = write_samples(dir, all);
+    if (vm.count("quiet") == 0) {
+      std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n\n", s.name,
+                               s.description, c.results.front().nodes, c.results.front().gpus, *samples,
+                               s.seed);
+      std::cout << report::render_distribution_table(all);
+      std::cout << fmt::format("\nwrote {}\n", (dir / "run.csv").string());
+      for (const auto& w : written)
+        std::cout << fmt::format("wrote {}\n", w.string());
+    }
+    return kOk;
+  }
   if (progress)
     ro.progress = [&variant](std::size_t done, std::size_t total) {
       std::cerr << fmt::format("\r{}: {}/{} tasks", variant.name, done, total) << (done == total ? "\n" : "")

@@ -50,8 +50,11 @@ platform::PathOptions path_options(const scenario::Hardware& hw, const datapath:
   const bool rdma = path.transport() == offload::Transport::rdma;
   o.pxn = rdma && hw.collective.pxn.value && hw.gpu.nvlink_bandwidth.value.si() > 0;
   // Each channel has a connection of its own; an RDMA connection splits its bytes over its queue pairs
-  // (a socket connection is one TCP stream per socket thread's socket).
-  o.connections = hw.collective.channels_per_nic.value * (rdma ? hw.collective.qps_per_connection.value : 1);
+  // (a socket connection is one TCP stream). Ethernet switches hash each of them on its own; InfiniBand
+  // switches forward by destination, so all of them take one path.
+  if (hw.fabric_switch.hashes_each_connection.value)
+    o.connections =
+        hw.collective.channels_per_nic.value * (rdma ? hw.collective.qps_per_connection.value : 1);
   return o;
 }
 

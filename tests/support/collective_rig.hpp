@@ -20,6 +20,10 @@ struct Setup {
   int pcie_switches = 0; // per node (0: the node's)
   double nic_gbit = 0;   // NIC line rate (0: the NIC's)
   offload::Transport transport = offload::Transport::rdma;
+  topology::FabricKind fabric = topology::FabricKind::fat_tree;
+  std::uint64_t seed = 1;
+  bool pxn = false;    // NCCL's PXN (off: each GPU sends through its own NIC)
+  int connections = 1; // connections each GPU-to-GPU route is hashed as
 };
 
 struct Rig {
@@ -52,11 +56,14 @@ struct Rig {
     cc.nodes = s.nodes;
     cc.fabric.link = units::gbit_per_s(400);
     cc.fabric.latency = units::microseconds(1);
+    cc.fabric.kind = s.fabric;
     layout = scenario::cluster_layout(cc, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
-    router = std::make_unique<topology::Router>(*topo, 1);
-    hosts = std::make_unique<platform::HostMap>(*topo, hw,
-                                                platform::PathOptions{s.transport, false, std::nullopt});
+    router = std::make_unique<topology::Router>(*topo, s.seed);
+    platform::PathOptions options{s.transport, false, std::nullopt};
+    options.pxn = s.pxn;
+    options.connections = s.connections;
+    hosts = std::make_unique<platform::HostMap>(*topo, hw, options);
     platform = std::make_unique<platform::RouteRegistry>(*hosts, *router);
     path = std::make_unique<datapath::DataPath>(
         offload::parse_variant(s.transport == offload::Transport::host_tcp ? "host-tcp" : "rdma-nic"),

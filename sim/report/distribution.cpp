@@ -1,0 +1,160 @@
+#include "sim/report/distribution.hpp"
+
+#include "sim/report/comparison.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/binomial.hpp>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace dpusim::report {
+
+std::uint64_t sample_seed(std::uint64_t base, std::size_t i) {
+  if (i == 0)
+    return base;
+  // splitmix64 of (base, i): a fixed, portable sequence.
+  std::uint64_t x = base + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i);
+  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31U;
+  // Seeds are read back from YAML and CSV as signed 64-bit integers: keep them below 2^63.
+  return x >> 1U;
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty())
+    throw std::logic_error("quantile of no values");
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+Distribution distribution_of(std::vector<double> values) {
+  Distribution d;
+  if (values.empty())
+    return d;
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  d.samples = n;
+  // Sums of differences from the smallest value: equal samples give exactly that value and no spread.
+  const double first = values.front();
+  double shift = 0;
+  for (double v : values)
+    shift += v - first;
+  d.mean = first + shift / static_cast<double>(n);
+  if (n > 1) {
+    double ss = 0;
+    for (double v : values)
+      ss += (v - first) * (v - first);
+    const double mean_shift = shift / static_cast<double>(n);
+    d.stdev = std::sqrt(
+        std::max(0.0, (ss - static_cast<double>(n) * mean_shift * mean_shift) / static_cast<double>(n - 1)));
+  }
+  d.p50 = quantile(values, 0.50);
+  d.p90 = quantile(values, 0.90);
+  d.p99 = quantile(values, 0.99);
+  d.max = values.back();
+  // B, the number of samples at or below the true p99, is Binomial(n, 0.99), and x(r) <= p99 < x(s)
+  // exactly when r <= B < s: with l the largest count whose cumulative probability is at most 2.5% and
+  // u the smallest at least 97.5%, ranks l + 1 and u + 1 bracket p99 with probability at least 0.95.
+  const boost::math::binomial_distribution<double> below(static_cast<double>(n), 0.99);
+  const double l = boost::math::quantile(below, 0.025);
+  const double u = boost::math::quantile(boost::math::complement(below, 0.025));
+  auto at_rank = [&](double rank) { // 1-based, clamped to the sample
+    const auto r = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(n)));
+    return values[r - 1];
+  };
+  d.p99_low = at_rank(std::floor(l) + 1);
+  d.p99_high = at_rank(std::ceil(u) + 1);
+  return d;
+}
+
+namespace {
+
+std::vector<double> steps(const VariantSamples& v) {
+  std::vector<double> out;
+  for (const auto& r : v.samples)
+    out.push_back(r.metrics.step_time_s);
+  return out;
+}
+
+struct Row {
+  Distribution d;
+  double speedup_p50 = 0;
+  double speedup_p99 = 0;
+};
+
+std::vector<Row> rows(const std::vector<VariantSamples>& variants) {
+  std::vector<Row> out;
+  for (const auto& v : variants)
+    out.push_back({distribution_of(steps(v)), 0, 0});
+  for (auto& r : out) {
+    r.speedup_p50 = r.d.p50 > 0 ? out.front().d.p50 / r.d.p50 : 0;
+    r.speedup_p99 = r.d.p99 > 0 ? out.front().d.p99 / r.d.p99 : 0;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string render_samples_csv(const std::vector<VariantSamples>& variants,
+                               const std::vector<Column>& columns) {
+  std::string out;
+  const std::size_t n = variants.empty() ? 0 : variants.front().samples.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    Comparison c{variants.front().variant, {}};
+    for (const auto& v : variants)
+      c.results.push_back(v.samples.at(i));
+    const std::string csv = render_csv(c, columns);
+    std::size_t line_start = 0;
+    bool header = true;
+    while (line_start < csv.size()) {
+      const std::size_t end = csv.find('\n', line_start);
+      const std::string line = csv.substr(line_start, end - line_start);
+      line_start = end == std::string::npos ? csv.size() : end + 1;
+      if (header) {
+        header = false;
+        if (i == 0)
+          out += "sample," + line + "\n";
+        continue;
+      }
+      out += fmt::format("{},{}\n", i, line);
+    }
+  }
+  return out;
+}
+
+std::string render_distribution_csv(const std::vector<VariantSamples>& variants) {
+  std::string out = "variant,samples,mean_step_s,stdev_step_s,p50_step_s,p90_step_s,p99_step_s,"
+                    "p99_ci_low_s,p99_ci_high_s,max_step_s,speedup_p50,speedup_p99\n";
+  const auto rs = rows(variants);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto& d = rs[i].d;
+    out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g}\n",
+                       variants[i].variant, d.samples, d.mean, d.stdev, d.p50, d.p90, d.p99, d.p99_low,
+                       d.p99_high, d.max, rs[i].speedup_p50, rs[i].speedup_p99);
+  }
+  return out;
+}
+
+std::string render_distribution_table(const std::vector<VariantSamples>& variants) {
+  std::size_t width = 7;
+  for (const auto& v : variants)
+    width = std::max(width, v.variant.size());
+  std::string out = fmt::format("{:<{}}  {:>7}  {:>8}  {:>8}  {:>8}  {:>19}  {:>8}  {:>11}  {:>11}\n",
+                                "variant", width, "samples", "p50 s", "p90 s", "p99 s", "p99 95% interval",
+                                "max s", "speed-up p50", "speed-up p99");
+  const auto rs = rows(variants);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const auto& d = rs[i].d;
+    out += fmt::format(
+        "{:<{}}  {:>7}  {:>8.4f}  {:>8.4f}  {:>8.4f}  {:>19}  {:>8.4f}  {:>11.3f}x  {:>11.3f}x\n",
+        variants[i].variant, width, d.samples, d.p50, d.p90, d.p99,
+        fmt::format("{:.4f}-{:.4f}", d.p99_low, d.p99_high), d.max, rs[i].speedup_p50, rs[i].speedup_p99);
+  }
+  return out;
+}
+
+} // namespace dpusim::report

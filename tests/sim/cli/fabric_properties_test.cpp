@@ -1,0 +1,79 @@
+// Properties of whole iterations across fabrics and ECMP seeds: a rail-optimized fabric is never slower
+// than a fat-tree for the same job (with PXN a ring's network hops stay on one rail), and a data-parallel
+// ring hashed over several queue pairs per connection does not depend on ECMP luck.
+#include "tests/support/run_csv.hpp"
+
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <string>
+
+using dpusim::testing::simulate;
+using dpusim::testing::TempDir;
+
+namespace {
+
+struct Job {
+  int nodes;
+  int tp;
+  int dp;
+};
+
+std::string scenario(const Job& j, const std::string& topology, int seed,
+                     const std::string& communication = "") {
+  return "name: fabric\ncluster:\n  nodes: " + std::to_string(j.nodes) +
+         "\n  node: dgx-h100\n  nic: connectx-7\n"
+         "  fabric: {topology: " +
+         topology +
+         ", tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"}\n"
+         "workload:\n  model: {layers: 8, hidden: 4096, heads: 32, vocab: 32000}\n  seq_len: 2048\n"
+         "  global_batch: " +
+         std::to_string(j.dp * 2) + "\n  micro_batch: 1\n  parallelism: {tp: " + std::to_string(j.tp) +
+         ", dp: " + std::to_string(j.dp) + "}\n" + communication +
+         "offload: {baseline: rdma-nic}\nseed: " + std::to_string(seed) + "\n";
+}
+
+} // namespace
+
+TEST(FabricProperties, RailOptimizedIsNeverSlowerThanAFatTreeOnANonBlockingFabric) {
+  TempDir tmp;
+  // Several GPUs of a data-parallel group in each node (tp 1, 2, 4), and one (tp 8); leaves shared by
+  // nodes (64 nodes) or not (16).
+  for (const Job j : {Job{16, 1, 128}, Job{16, 2, 64}, Job{16, 4, 32}, Job{64, 2, 256}, Job{64, 8, 64}}) {
+    for (int seed : {1, 2, 3}) {
+      const std::string id =
+          std::to_string(j.nodes) + "-" + std::to_string(j.tp) + "-" + std::to_string(seed);
+      const double fat = simulate(tmp, "f" + id, scenario(j, "fat-tree", seed), "dp_comm_s");
+      const double rail = simulate(tmp, "r" + id, scenario(j, "rail-optimized", seed), "dp_comm_s");
+      EXPECT_LE(rail, fat * 1.001) << j.nodes << " nodes, tp " << j.tp << ", seed " << seed;
+    }
+  }
+}
+
+TEST(FabricProperties, WithoutPxnRingsCrossRailsAndARailOptimizedFabricLosesItsAdvantage) {
+  // The behaviour PXN removes: a ring leaving each node through another NIC than it entered crosses
+  // rails at every hop, so on a rail-optimized fabric each hop climbs to the spines.
+  TempDir tmp;
+  const Job j{16, 2, 64};
+  const std::string off = "  communication: {pxn: false}\n";
+  const double with = simulate(tmp, "with", scenario(j, "rail-optimized", 1), "dp_comm_s");
+  const double without = simulate(tmp, "without", scenario(j, "rail-optimized", 1, off), "dp_comm_s");
+  EXPECT_LT(with, without);
+}
+
+TEST(FabricProperties, QueuePairsPerConnectionTakeTheDataParallelRingOffEcmpLuck) {
+  // 64 nodes of 8 GPUs, TP 8 x DP 64 on a 1:1 fat-tree: every ring crosses the spines between leaves.
+  // With four queue pairs per connection (eight hashed paths per hop) the ring's time is the same for
+  // every seed to 2%.
+  TempDir tmp;
+  const Job j{64, 8, 64};
+  const std::string qps = "  communication: {qps_per_connection: 4}\n";
+  double lo = 1e30;
+  double hi = 0;
+  for (int seed = 1; seed <= 7; ++seed) {
+    const double t =
+        simulate(tmp, "s" + std::to_string(seed), scenario(j, "fat-tree", seed, qps), "dp_comm_s");
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  }
+  EXPECT_LE(hi, lo * 1.02) << "fastest " << lo << " s, slowest " << hi << " s";
+}
