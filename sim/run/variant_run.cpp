@@ -4,6 +4,7 @@
 #include "sim/model/checkpoint/checkpoint.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/model/tenants/tenants.hpp"
+#include "sim/plan/ecmp_balance.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/platform/route_registry.hpp"
 #include "sim/report/trace_writer.hpp"
@@ -81,6 +82,20 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.activities = simulator.stats().activities;
   r.routes = routes.route_count();
   r.simulation_wall_s = simulator.stats().wall_seconds;
+  if (const auto ecmp = plan::ecmp_imbalance(iteration, routes); ecmp.ratio > 1.05) {
+    const int paths = hosts.options().connections;
+    r.notes.push_back(fmt::format(
+        "ECMP: in {} the busiest switch-to-switch link carries {:.2f}x the bytes it would if its switch "
+        "spread "
+        "them evenly over its equal links (hash collisions at seed {}, {} hashed path{} per GPU pair), so "
+        "that part runs up to {:.2f}x slower than the fabric allows; `--samples N` shows the spread over "
+        "seeds{}",
+        ecmp.label.empty() ? "a transfer" : ecmp.label, ecmp.ratio, s.seed, paths, paths == 1 ? "" : "s",
+        ecmp.ratio,
+        hw.fabric_switch.hashes_each_connection.value
+            ? ", and more queue pairs per connection (workload.communication.qps_per_connection) spread it"
+            : " (this switch forwards by destination: every connection between two NICs takes one path)"));
+  }
   const model::RunView view{s, variant, hw, topo, path, iteration, host, representative};
   for (const auto& m : model::registry().models())
     m->report(view, r);
