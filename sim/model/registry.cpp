@@ -33,6 +33,7 @@ std::unique_ptr<Model> make_transport_model();
 std::unique_ptr<Model> make_offload_model();
 std::unique_ptr<Model> make_validation_model();
 std::unique_ptr<Model> make_faults_model();
+std::unique_ptr<Model> make_noise_model();
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -57,6 +58,7 @@ const Registry& registry() {
     m.push_back(make_offload_model());
     m.push_back(make_validation_model());
     m.push_back(make_faults_model());
+    m.push_back(make_noise_model());
     return Registry(std::move(m));
   }();
   return r;

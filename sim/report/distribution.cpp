@@ -109,6 +109,7 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
       c.results.push_back(v.samples.at(i));
     const std::string csv = render_csv(c, columns);
     std::size_t line_start = 0;
+    std::size_t row = 0;
     bool header = true;
     while (line_start < csv.size()) {
       const std::size_t end = csv.find('\n', line_start);
@@ -117,10 +118,10 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
       if (header) {
         header = false;
         if (i == 0)
-          out += "sample," + line + "\n";
+          out += "sample," + line + ",straggler_wait_s\n";
         continue;
       }
-      out += fmt::format("{},{}\n", i, line);
+      out += fmt::format("{},{},{:.9g}\n", i, line, c.results.at(row++).value("straggler_wait_s"));
     }
   }
   return out;

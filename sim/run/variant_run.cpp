@@ -2,6 +2,7 @@
 
 #include "models/calibration/profile.hpp"
 #include "sim/model/checkpoint/checkpoint.hpp"
+#include "sim/model/noise/noise.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/model/tenants/tenants.hpp"
 #include "sim/plan/ecmp_balance.hpp"
@@ -74,7 +75,20 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
 
   auto r = result_of(s, variant, hw, in, iteration);
   r.metrics = metrics::compute_metrics(iteration, timings, in);
+  // With noise: the same iteration with its draws, on the same platform; it is the prediction, and the
+  // noise-free one above is what its straggler wait is measured against.
+  auto noisy = model::noisy_iteration(s, iteration);
+  std::vector<engine::TaskTiming> noisy_timings;
+  if (noisy) {
+    noisy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+    noisy_timings = simulator.execute(noisy->graph, options.progress);
+    const double clean_step = r.metrics.step_time_s;
+    r.metrics = metrics::compute_metrics(*noisy, noisy_timings, in);
+    model::add_straggler_wait(r.metrics.step_time_s, clean_step, r);
+  }
   if (with_checkpoint) {
+    if (auto noisy_checkpoint = model::noisy_iteration(s, *with_checkpoint))
+      with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     const auto ck = simulator.execute(with_checkpoint->graph, options.progress);
     model::add_checkpoint_step(s, metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s, r.metrics);
@@ -100,7 +114,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   for (const auto& m : model::registry().models())
     m->report(view, r);
   if (!options.trace_path.empty())
-    report::write_trace(options.trace_path, iteration, timings, topo, in.tp_collective_s);
+    report::write_trace(options.trace_path, noisy ? *noisy : iteration, noisy ? noisy_timings : timings, topo,
+                        in.tp_collective_s);
   return r;
 }
 

@@ -74,7 +74,7 @@ TEST(ModelRegistry, ListsASectionsKeysInTheOrderTheyAreDeclared) {
   EXPECT_EQ(reg.keys_under("cluster"), cluster);
   const std::vector<std::string_view> top{
       "name",        "description", "cluster",           "workload",   "offload", "seed",
-      "calibration", "gpu_profile", "calibration_shape", "validation", "faults"};
+      "calibration", "gpu_profile", "calibration_shape", "validation", "faults",  "noise"};
   EXPECT_EQ(reg.keys_under(""), top);
   EXPECT_EQ(reg.keys_under("cluster.services"),
             (std::vector<std::string_view>{"encryption", "overlay", "agents"}));

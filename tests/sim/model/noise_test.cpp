@@ -1,0 +1,103 @@
+// The noise model's closed forms and properties, over whole simulations: ranks that synchronise once
+// per step, each delayed by an i.i.d. exponential of mean mu, wait mu * H_N on average (harmonic number);
+// more noise is never faster; no noise section gives exactly the noise-free result.
+#include "tests/support/run_csv.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+using dpusim::testing::run_command;
+using dpusim::testing::simulate;
+using dpusim::testing::TempDir;
+
+namespace {
+
+/// Pure data parallelism over n GPUs (8 per node), one micro-batch per step: one synchronisation.
+std::string ranks(int n, const std::string& noise) {
+  const int nodes = (n + 7) / 8;
+  return "name: noise\ncluster:\n  nodes: " + std::to_string(nodes) +
+         "\n  node: dgx-h100\n  nic: connectx-7\n  fabric: {topology: rail-optimized, link: 400Gbps, "
+         "latency: "
+         "1us}\nworkload:\n  model: {layers: 4, hidden: 2048, heads: 16, vocab: 32000}\n  seq_len: 1024\n"
+         "  global_batch: " +
+         std::to_string(n) + "\n  micro_batch: 1\n  parallelism: {tp: 1, dp: " + std::to_string(n) +
+         "}\noffload: {baseline: rdma-nic}\n" + noise + "seed: 1\n";
+}
+
+/// The mean of straggler_wait_s over `samples` samples.
+double mean_wait(const TempDir& tmp, const std::string& name, const std::string& text, int samples) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  const auto r = run_command({DPUSIM_BINARY, "run", file, "--samples", std::to_string(samples), "--out",
+                              tmp.path() + "/" + name, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(tmp.path() + "/" + name + "/samples.csv");
+  std::string line;
+  std::getline(in, line);
+  double sum = 0;
+  int count = 0;
+  while (std::getline(in, line)) {
+    sum += std::stod(line.substr(line.rfind(',') + 1));
+    ++count;
+  }
+  EXPECT_EQ(count, samples);
+  return count > 0 ? sum / count : 0;
+}
+
+double harmonic(int n) {
+  double h = 0;
+  for (int k = 1; k <= n; ++k)
+    h += 1.0 / k;
+  return h;
+}
+
+} // namespace
+
+TEST(NoiseProperties, ExponentialDelaysWaitTheHarmonicNumberTimesTheirMean) {
+  TempDir tmp;
+  const double mu = 0.010;
+  for (const auto& [n, samples] : {std::pair{8, 1000}, std::pair{64, 1000}, std::pair{512, 100}}) {
+    const double wait =
+        mean_wait(tmp, "n" + std::to_string(n),
+                  ranks(n, "noise: {gpu_delay: {distribution: exponential, mean: 10ms}}\n"), samples);
+    EXPECT_NEAR(wait / (mu * harmonic(n)), 1.0, 0.05) << n << " ranks: " << wait << " s";
+  }
+}
+
+TEST(NoiseProperties, LongerDelaysAndSlowerGpusAreNeverFaster) {
+  TempDir tmp;
+  double previous = 0;
+  for (const char* mean : {"0ms", "1ms", "2ms", "4ms"}) {
+    const double step =
+        simulate(tmp, std::string("d") + mean,
+                 ranks(64, std::string("noise: {gpu_delay: {mean: ") + mean + "}}\n"), "step_time_s");
+    EXPECT_GE(step, previous * (1 - 1e-12)) << mean;
+    previous = step;
+  }
+  previous = 0;
+  for (const char* speed : {"1.0", "0.9", "0.7", "0.5"}) {
+    const double step = simulate(
+        tmp, std::string("s") + speed,
+        ranks(64, std::string("noise: {slow_gpus: {fraction: 0.1, speed: ") + speed + "}}\n"), "step_time_s");
+    EXPECT_GE(step, previous * (1 - 1e-12)) << speed;
+    previous = step;
+  }
+}
+
+TEST(NoiseProperties, EverySlowGpuAtHalfSpeedDoublesTheComputeAndNothingWaits) {
+  TempDir tmp;
+  const double clean = simulate(tmp, "clean", ranks(16, ""), "compute_s");
+  const double slow =
+      simulate(tmp, "slow", ranks(16, "noise: {slow_gpus: {fraction: 1, speed: 0.5}}\n"), "compute_s");
+  EXPECT_NEAR(slow / clean, 2.0, 1e-6);
+}
+
+TEST(NoiseProperties, NoNoiseIsTheNoiseFreeResultExactly) {
+  TempDir tmp;
+  const double plain = simulate(tmp, "plain", ranks(64, ""), "step_time_s");
+  const double zero = simulate(tmp, "zero", ranks(64, "noise: {gpu_jitter: 0}\n"), "step_time_s");
+  EXPECT_EQ(plain, zero);
+}
