@@ -134,7 +134,7 @@ std::vector<report::Explainer> Registry::explainers() const {
   std::vector<report::Explainer> out;
   for (const auto& m : models_)
     if (const auto e = m->explainer();
-        e.cause != nullptr || e.unchanged != nullptr || e.dpu_over_nic != nullptr)
+        e.cause != nullptr || e.unchanged != nullptr || e.dpu_over_nic != nullptr || e.also != nullptr)
       out.push_back(e);
   return out;
 }

@@ -289,6 +289,9 @@ std::vector<std::string> explain(const Comparison& c, const std::vector<Explaine
         s += why.empty() ? std::string(".") : why;
       }
     }
+    for (const auto& e : explainers)
+      if (e.also != nullptr)
+        s += e.also(base, r);
     out.push_back(s);
   }
   return out;

@@ -17,6 +17,8 @@ struct Explainer {
   std::string (*unchanged)(const VariantResult& base, const VariantResult& r) = nullptr;
   /// What a DPU variant buys over the plain RDMA NIC variant.
   std::string (*dpu_over_nic)(const VariantResult& dpu, const VariantResult& nic) = nullptr;
+  /// A sentence added to a variant's paragraph whatever the cause (e.g. what happened to the tail).
+  std::string (*also)(const VariantResult& base, const VariantResult& r) = nullptr;
 };
 
 } // namespace dpusim::report

@@ -107,6 +107,27 @@ public:
     const auto* n = s.extension<NoiseConfig>(kSection);
     return n != nullptr && n->any();
   }
+  [[nodiscard]] report::Explainer explainer() const override {
+    report::Explainer e;
+    e.also = [](const report::VariantResult& base, const report::VariantResult& r) {
+      const double wb = base.value("straggler_wait_s");
+      const double wr = r.value("straggler_wait_s");
+      if (wb <= 0 && wr <= 0)
+        return std::string();
+      const double step_gain = base.metrics.step_time_s - r.metrics.step_time_s;
+      const double tail_gain = wb - wr;
+      // Offload narrows the tail only where the wait shrinks by a meaningful share of what it saves.
+      if (std::abs(tail_gain) < 0.05 * std::max(wb, 1e-12) ||
+          std::abs(tail_gain) < 0.05 * std::abs(step_gain))
+        return fmt::format(
+            " The straggler wait is {:.4f} s vs {:.4f} s per step: it comes from the GPUs' own variability, "
+            "which {} leaves as it is, so offload does not narrow the tail here.",
+            wr, wb, r.variant);
+      return fmt::format(" The straggler wait is {:.4f} s vs {:.4f} s per step ({:+.0f}%).", wr, wb,
+                         wb > 0 ? 100 * (wr - wb) / wb : 0.0);
+    };
+    return e;
+  }
   void report(const RunView& run, report::VariantResult& r) const override {
     const auto* n = run.scenario.extension<NoiseConfig>(kSection);
     if (n == nullptr || !n->any())
