@@ -31,7 +31,11 @@ void summarise(Lowered& seq) {
   seq.rings = 0;
   seq.steps = 0;
   seq.intra_node_hops = true;
+  seq.tail_steps = 0;
+  seq.tail_hops = 1;
   for (const auto& p : seq.phases) {
+    seq.tail_steps += p.tail_steps;
+    seq.tail_hops = std::max(seq.tail_hops, p.tail_hops);
     seq.latency_s += p.latency_s;
     for (std::size_t f = 0; f < seq.host_core_s.size(); ++f) {
       seq.host_core_s[f] += p.host_core_s[f];
@@ -110,6 +114,8 @@ void Lowered::merge(const Lowered& other, bool zip) {
     parts.insert(parts.end(), other.parts.begin(), other.parts.end());
   }
   latency_s = std::max(latency_s, other.latency_s);
+  tail_steps = std::max(tail_steps, other.tail_steps);
+  tail_hops = std::max(tail_hops, other.tail_hops);
   for (std::size_t f = 0; f < host_core_s.size(); ++f) {
     host_core_s[f] += other.host_core_s[f];
     arm_core_s[f] += other.arm_core_s[f];
@@ -208,6 +214,13 @@ void CollectiveLowering::add_flow(Lowered& out, Transfer& part, int src, int dst
   const auto& r = routes_.route(src, dst);
   part.flows.push_back({hosts_.gpu(src), hosts_.gpu(dst), bytes});
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
+}
+
+void CollectiveLowering::note_tail(Lowered& out, int steps, int concurrent) const {
+  if (path_.software_latency_s() <= 0 || steps <= 0)
+    return;
+  out.tail_steps += steps;
+  out.tail_hops = std::max(out.tail_hops, std::max(1, concurrent));
 }
 
 double CollectiveLowering::step_latency(platform::HopKind kind, int concurrent) const {
@@ -341,6 +354,8 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
       route_latency +
       step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
   out.latency_s = hw_.collective.base_latency.value.si() + out.steps * step - route_latency;
+  if (network)
+    note_tail(out, out.steps, plan.nodes);
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
   return out;
@@ -356,6 +371,8 @@ Lowered CollectiveLowering::p2p(int src_gpu, int dst_gpu, double bytes) {
   add_hop(out, part, send->src, send->dst, send->bytes, Protocol::p2p);
   out.parts.push_back(std::move(part));
   out.latency_s = step_latency(routes_.route(send->src, send->dst).kind);
+  if (routes_.route(send->src, send->dst).kind == platform::HopKind::network)
+    note_tail(out, 1, 1);
   out.steps = 1;
   out.rings = 1;
   return out;
@@ -389,6 +406,7 @@ Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, dou
   const double steps_s =
       2 * (plan->depth * (step_latency(platform::HopKind::network, plan->nodes) + network_route) +
            plan->chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
+  note_tail(out, 2 * plan->depth, plan->nodes);
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -434,6 +452,7 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
   const double steps_s =
       plan->switch_steps * (step_latency(platform::HopKind::nvlink) + nvlink_route) +
       2 * plan->depth * (step_latency(platform::HopKind::network, plan->nodes) + network_route);
+  note_tail(out, 2 * plan->depth, plan->nodes);
   drop_idle_nvlink_flows(out);
   finish(out, steps_s);
   return out;
@@ -462,6 +481,8 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
   // All sends are posted at once: one step of the slowest hop kind, as for a single send.
   out.latency_s =
       step_latency(plan.nodes > 1 ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
+  if (plan.nodes > 1)
+    note_tail(out, 1, plan.nodes);
   out.steps = 1;
   out.rings = static_cast<int>(out.parts.size());
   drop_idle_nvlink_flows(out);

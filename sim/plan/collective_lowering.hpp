@@ -49,6 +49,10 @@ struct Lowered {
   int rings = 0;
   int steps = 0;
   bool intra_node_hops = true; // false: NVLink hops were left out (never the bottleneck)
+  /// Network steps whose latency includes the transport's software latency as the expected largest of
+  /// `tail_hops` concurrent draws (DataPath::step_latency_s); a noise model may draw them instead.
+  int tail_steps = 0;
+  int tail_hops = 1;
 
   /// Phases that run one after another: phase i+1 starts once every part of phase i has ended. Empty
   /// for a single-phase operation (latency_s, then parts). Otherwise `parts` is empty and the fields
@@ -137,6 +141,8 @@ private:
   /// Per-step latency; a network step of `concurrent` hops waits for the slowest of their software
   /// latencies.
   [[nodiscard]] double step_latency(platform::HopKind kind, int concurrent = 1) const;
+  /// Records `steps` network steps of `concurrent` hops whose latency includes the transport's tail.
+  void note_tail(Lowered& out, int steps, int concurrent) const;
   void compact_loads(Transfer& part) const;
   /// Largest route latency among the flows of `out`: {NVLink hops, network hops}.
   std::pair<double, double> route_latencies(const Lowered& out);

@@ -229,6 +229,8 @@ private:
     TaskInfo lat = info;
     lat.category = TaskCategory::latency;
     lat.label = info.label + " (latency)";
+    lat.tail_steps = low.tail_steps;
+    lat.tail_hops = low.tail_hops;
     engine::Task delay = task_of(engine::TaskKind::delay);
     delay.delay_s = low.latency_s;
     const auto first = add(std::move(delay), std::move(lat));

@@ -66,7 +66,9 @@ struct TaskInfo {
   CpuUseSeconds arm_core_s{};    // DPU Arm core-seconds by use
   engine::TaskId data_from = -1; // a forward task: the loader task that produced its micro-batch
   double bytes = 0;              // payload per rank moved by a communication
-  double weight = 1;             // replicas this task stands for (data-parallel replicas not simulated)
+  int tail_steps = 0;            // a communication's latency task: Lowered::tail_steps and tail_hops
+  int tail_hops = 1;
+  double weight = 1; // replicas this task stands for (data-parallel replicas not simulated)
   [[nodiscard]] double host_cpu_core_s() const;
   [[nodiscard]] double arm_cpu_core_s() const;
   engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)

@@ -77,7 +77,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   r.metrics = metrics::compute_metrics(iteration, timings, in);
   // With noise: the same iteration with its draws, on the same platform; it is the prediction, and the
   // noise-free one above is what its straggler wait is measured against.
-  auto noisy = model::noisy_iteration(s, iteration);
+  auto noisy = model::noisy_iteration(s, iteration, path);
   std::vector<engine::TaskTiming> noisy_timings;
   if (noisy) {
     noisy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
@@ -87,7 +87,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     model::add_straggler_wait(r.metrics.step_time_s, clean_step, r);
   }
   if (with_checkpoint) {
-    if (auto noisy_checkpoint = model::noisy_iteration(s, *with_checkpoint))
+    if (auto noisy_checkpoint = model::noisy_iteration(s, *with_checkpoint, path))
       with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     const auto ck = simulator.execute(with_checkpoint->graph, options.progress);

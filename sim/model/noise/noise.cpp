@@ -47,6 +47,10 @@ public:
         {"noise.slow_gpus.fraction", "fraction", "required",
          "each GPU's probability of being slow, in [0, 1]"},
         {"noise.slow_gpus.speed", "fraction", "required", "a slow GPU's speed, in (0, 1], e.g. 0.9"},
+        {"noise.network_tail", "bool", "false",
+         "draw each network step's software latency (host TCP, Arm forwarding) from the transport's "
+         "lognormal: "
+         "the step waits for its slowest hop"},
     };
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
@@ -76,6 +80,8 @@ public:
       n.slow_speed = gm.required("speed", "a fraction of the GPUs' speed, e.g. 0.9").as_number(-1e300, 1e300);
       gm.finish();
     }
+    if (auto t = m.optional("network_tail"))
+      n.network_tail = t->as_bool();
     m.finish();
     s.extensions[std::string(kSection)] = n;
   }
@@ -144,6 +150,14 @@ public:
     if (n->slow_fraction > 0 && n->slow_speed < 1)
       parts.push_back(
           fmt::format("{:g}% of GPUs at {:.0f}% speed", 100 * n->slow_fraction, 100 * n->slow_speed));
+    if (n->network_tail)
+      parts.push_back(
+          run.path.software_latency_s() > 0
+              ? fmt::format("network steps' software latency drawn from its lognormal (median {:g} us, "
+                            "sigma {:g})",
+                            run.path.software_latency_s() * 1e6, run.path.latency_sigma())
+              : std::string("no network tail: this variant's transport adds no software latency "
+                            "(RDMA in NIC hardware)"));
     std::string what;
     for (std::size_t i = 0; i < parts.size(); ++i)
       what += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -168,7 +182,8 @@ std::uint64_t mix(std::uint64_t x) {
 } // namespace
 
 std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
-                                                   const plan::IterationPlan& clean) {
+                                                   const plan::IterationPlan& clean,
+                                                   const datapath::DataPath& path) {
   const auto* n = s.extension<NoiseConfig>(kSection);
   if (n == nullptr || !n->any())
     return std::nullopt;
@@ -177,6 +192,7 @@ std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
   boost::random::mt19937_64 slow_rng(mix(s.seed ^ 0x736c6f77ULL));
   boost::random::mt19937_64 jitter_rng(mix(s.seed ^ 0x6a697474ULL));
   boost::random::mt19937_64 delay_rng(mix(s.seed ^ 0x64656c61ULL));
+  boost::random::mt19937_64 tail_rng(mix(s.seed ^ 0x7461696cULL));
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
   if (n->slow_fraction > 0 && n->slow_speed < 1) {
     boost::random::uniform_01<double> u;
@@ -188,6 +204,27 @@ std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
   if (n->gpu_jitter > 0)
     jitter.emplace(-sigma2 / 2, std::sqrt(sigma2));
   std::set<std::tuple<int, int, int>> delayed; // (replica, stage, micro-batch): one delay each
+  // Network tails: each step of a communication's latency waits for the slowest of its concurrent hops'
+  // software latency, drawn, in place of the expected largest one the plan charged.
+  if (n->network_tail && path.software_latency_s() > 0 && path.latency_sigma() > 0) {
+    boost::random::lognormal_distribution<double> hop(std::log(path.software_latency_s()),
+                                                      path.latency_sigma());
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      if (info.category != plan::TaskCategory::latency || info.tail_steps <= 0)
+        continue;
+      double drawn = 0;
+      for (int k = 0; k < info.tail_steps; ++k) {
+        double slowest = 0;
+        for (int h = 0; h < info.tail_hops; ++h)
+          slowest = std::max(slowest, hop(tail_rng));
+        drawn += slowest;
+      }
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      task.delay_s =
+          std::max(0.0, task.delay_s - info.tail_steps * path.step_latency_s(info.tail_hops) + drawn);
+    }
+  }
   for (auto& info : noisy.info) {
     if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&
         info.category != plan::TaskCategory::optimizer)

@@ -101,3 +101,51 @@ TEST(NoiseProperties, NoNoiseIsTheNoiseFreeResultExactly) {
   const double zero = simulate(tmp, "zero", ranks(64, "noise: {gpu_jitter: 0}\n"), "step_time_s");
   EXPECT_EQ(plain, zero);
 }
+
+namespace {
+std::string tail_scenario(const std::string& variant) {
+  return "name: tail\ncluster:\n  nodes: 8\n  node: dgx-h100\n  nic: connectx-7\n  fabric: {topology: "
+         "fat-tree, "
+         "link: 400Gbps, latency: 1us}\nworkload:\n  model: {layers: 4, hidden: 2048, heads: 16, vocab: "
+         "32000}\n"
+         "  seq_len: 1024\n  global_batch: 64\n  micro_batch: 1\n  parallelism: {tp: 8, dp: 8}\n"
+         "offload: {baseline: " +
+         variant + "}\nnoise: {network_tail: true}\nseed: 1\n";
+}
+} // namespace
+
+TEST(NoiseProperties, NetworkTailsLeaveRdmaInNicHardwareAsItIs) {
+  TempDir tmp;
+  std::string text = tail_scenario("rdma-nic");
+  const double with = simulate(tmp, "with", text, "step_time_s");
+  text.replace(text.find("noise: {network_tail: true}\n"),
+               std::string("noise: {network_tail: true}\n").size(), "");
+  EXPECT_EQ(with, simulate(tmp, "without", text, "step_time_s"));
+}
+
+TEST(NoiseProperties, DrawnHostTcpStepsVaryAroundTheirExpectedMaximum) {
+  // The noise-free plan charges each step the expected largest of its hops' lognormal latencies; drawing
+  // them varies the step from seed to seed around that value.
+  TempDir tmp;
+  const std::string file = tmp.path() + "/t.yaml";
+  std::ofstream(file) << tail_scenario("host-tcp");
+  const auto r =
+      run_command({DPUSIM_BINARY, "run", file, "--samples", "30", "--out", tmp.path() + "/t", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(tmp.path() + "/t/distribution.csv");
+  std::string header;
+  std::string row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::vector<double> v;
+  std::stringstream ss(row.substr(row.find(',') + 1));
+  for (std::string x; std::getline(ss, x, ',');)
+    v.push_back(std::stod(x));
+  // samples, mean, stdev, p50, ...
+  EXPECT_GT(v.at(2), 0.0);
+  std::string text = tail_scenario("host-tcp");
+  text.replace(text.find("noise: {network_tail: true}\n"),
+               std::string("noise: {network_tail: true}\n").size(), "");
+  const double clean = simulate(tmp, "clean", text, "step_time_s");
+  EXPECT_NEAR(v.at(1) / clean, 1.0, 0.01);
+}

@@ -124,3 +124,13 @@ TEST(Lowered, ZippingStopsWhereAPartWouldGrowTooLarge) {
   EXPECT_EQ(all.parts[1].flows.size(), 1u);
   EXPECT_EQ(all.rings, 3);
 }
+
+TEST(RingAllReduce, HostTcpStepsRecordTheirSoftwareLatencyTailAndRdmaStepsHaveNone) {
+  // A noise model may draw these steps' stack latency: 2(N-1) steps, each waiting for N hops at once.
+  Rig tcp({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::host_tcp});
+  const auto t = tcp.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9);
+  EXPECT_EQ(t.tail_steps, 2 * 7);
+  EXPECT_EQ(t.tail_hops, 8);
+  Rig rdma({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::rdma});
+  EXPECT_EQ(rdma.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9).tail_steps, 0);
+}
