@@ -44,7 +44,13 @@ void put(const SparseDistanceMap& m, VertexId v, std::int64_t d) {
 
 } // namespace
 
-Router::Router(const Topology& topology, std::uint64_t seed) : topo_(topology), seed_(seed) {
+Router::Router(const Topology& topology, std::uint64_t seed, const Failures& failures)
+    : topo_(topology), seed_(seed), vertex_down_(boost::num_vertices(topology.graph()), false),
+      edge_down_(static_cast<std::size_t>(topology.num_edges()), false) {
+  for (auto v : failures.vertices)
+    vertex_down_.at(v) = true;
+  for (auto e : failures.edges)
+    edge_down_.at(static_cast<std::size_t>(e)) = true;
   // ECMP hashes a vertex by its index among the vertices every variant's topology has: a BlueField's
   // internal PCIe switch and Arm complex are skipped, so that a flow between the same two NICs takes
   // the same spine whether the NICs are ConnectX or BlueField (ECMP luck must not pass for a
@@ -80,6 +86,8 @@ Router::Domain Router::domain_of(VertexId src, VertexId dst) const {
 }
 
 bool Router::may_transit(Domain d, VertexId v, int node) const {
+  if (vertex_down_[v])
+    return false;
   const auto& p = topo_.vertex(v);
   switch (d) {
   case Domain::node: // inside one server: through its NVSwitch, PCIe switches and DPUs' internal switches
@@ -104,7 +112,9 @@ const Router::Distances& Router::distances_to(Domain d, VertexId dst) const {
   Reverse rg(g);
   // In the reversed graph an edge leaves u towards a vertex that would route *through* u, so only
   // vertices the domain lets traffic cross (or the destination itself) may be expanded.
-  auto keep = [this, d, dst, node, &rg](Reverse::edge_descriptor e) {
+  auto keep = [this, d, dst, node, &rg, &g](Reverse::edge_descriptor e) {
+    if (edge_down_[static_cast<std::size_t>(g[boost::get(boost::edge_underlying, rg, e)].id)])
+      return false;
     const VertexId u = boost::source(e, rg);
     return u == dst || may_transit(d, u, node);
   };
@@ -168,7 +178,7 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst, std::uint64_t labe
     const std::int64_t here = dist(v);
     for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
       const VertexId w = boost::target(*e, g);
-      if (w != dst && !may_transit(d, w, node))
+      if (edge_down_[static_cast<std::size_t>(g[*e].id)] || (w != dst && !may_transit(d, w, node)))
         continue;
       const std::int64_t there = dist(w);
       if (there < kUnreachable && there + cost_of(g[*e]) == here)

@@ -14,9 +14,15 @@
 
 namespace dpusim::topology {
 
+/// Switches and links that are down: routes avoid them, and ECMP spreads over what remains.
+struct Failures {
+  std::vector<VertexId> vertices;
+  std::vector<EdgeId> edges; // each direction is an edge of its own
+};
+
 class Router {
 public:
-  Router(const Topology& topology, std::uint64_t seed);
+  Router(const Topology& topology, std::uint64_t seed, const Failures& failures = {});
 
   /// The directed edges from `src` to `dst`; throws std::runtime_error when there is no path. `label`
   /// tells apart connections between the same two ends (a queue pair's or socket's source port): each
@@ -43,6 +49,8 @@ private:
   const Topology& topo_;
   std::uint64_t seed_;
   std::vector<std::uint64_t> hash_key_; // by vertex: its identity for ECMP hashing (see the constructor)
+  std::vector<bool> vertex_down_;       // by vertex
+  std::vector<bool> edge_down_;         // by edge id
   // Memo of least-cost distance fields per destination (routing is a pure function of the graph). Sparse:
   // a field inside one server holds a few vertices, not the whole cluster's.
   mutable std::map<std::pair<int, VertexId>, Distances> dist_cache_;

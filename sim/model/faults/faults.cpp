@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -41,7 +42,7 @@ std::vector<std::string> spine_names(const topology::Topology& topo, const Fault
 /// A degraded link must name a leaf and a spine the fabric has, at a rate in (0, 1].
 void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const FaultsConfig& f,
                  Problems& out) {
-  if (f.degraded_links.empty())
+  if (f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
     return;
   const auto* node = cat.node(s.cluster.node);
   const auto* nic = cat.nic(s.cluster.nic);
@@ -72,6 +73,44 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
           key + ".rate",
           fmt::format("must be a fraction in (0, 1] of the links' bandwidth, found {:g}", d.rate));
   }
+  std::set<int> down;
+  for (std::size_t i = 0; i < f.failed_spines.size(); ++i) {
+    const int sp = f.failed_spines[i];
+    const std::string key = fmt::format("faults.failed_spines[{}]", i);
+    if (shape.tiers < 2)
+      out.emplace_back(key, "the cluster's nodes hang off one leaf: it has no spine to fail");
+    else if (sp < 0 || sp >= shape.spines)
+      out.emplace_back(
+          key, fmt::format("spine {} does not exist: a pod's spines are 0 to {}", sp, shape.spines - 1));
+    else if (!down.insert(sp).second)
+      out.emplace_back(key, fmt::format("spine {} is listed twice", sp));
+  }
+  if (shape.tiers >= 2 && static_cast<int>(down.size()) >= shape.spines)
+    out.emplace_back(
+        "faults.failed_spines",
+        fmt::format("fails every one of the pod's {} spines: no leaf could reach another", shape.spines));
+  std::map<int, std::set<int>> cut; // leaf -> spines it lost
+  for (std::size_t i = 0; i < f.failed_links.size(); ++i) {
+    const auto& d = f.failed_links[i];
+    const std::string key = fmt::format("faults.failed_links[{}]", i);
+    if (shape.tiers < 2)
+      out.emplace_back(key, "the cluster's nodes hang off one leaf: it has no leaf-spine link to fail");
+    else if (d.leaf < 0 || d.leaf >= shape.leaves)
+      out.emplace_back(key + ".leaf", fmt::format("leaf {} does not exist: the fabric's leaves are 0 to {}",
+                                                  d.leaf, shape.leaves - 1));
+    else if (d.spine < 0 || d.spine >= shape.spines)
+      out.emplace_back(key + ".spine", fmt::format("spine {} does not exist: a pod's spines are 0 to {}",
+                                                   d.spine, shape.spines - 1));
+    else
+      cut[d.leaf].insert(d.spine);
+  }
+  for (const auto& [leaf, spines] : cut) {
+    std::set<int> lost = spines;
+    lost.insert(down.begin(), down.end());
+    if (static_cast<int>(lost.size()) >= shape.spines)
+      out.emplace_back("faults.failed_links",
+                       fmt::format("leaf {} loses every spine: its nodes could reach no other leaf", leaf));
+  }
 }
 
 class FaultsModel final : public Model {
@@ -92,6 +131,11 @@ public:
          "the spine (0-based, within the pod)"},
         {"faults.degraded_links[].rate", "fraction", "required",
          "the share of the links' bandwidth left, in (0, 1], both directions"},
+        {"faults.failed_spines", "list of spine indices", "none",
+         "spines that are down (0-based; of pod 0 on three tiers): routes go around them"},
+        {"faults.failed_links", "list", "none", "leaf-spine links that are down, both directions"},
+        {"faults.failed_links[].leaf", "count", "required", "the leaf (0-based)"},
+        {"faults.failed_links[].spine", "count", "required", "the spine (0-based, within the leaf's pod)"},
     };
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
@@ -115,9 +159,25 @@ public:
         lm.finish();
         f.degraded_links.push_back(d);
       }
+    if (auto spines = m.optional("failed_spines"))
+      for (const auto& item : spines->as_sequence().items())
+        f.failed_spines.push_back(static_cast<int>(item.as_int(0, 1 << 20)));
+    if (auto links = m.optional("failed_links"))
+      for (const auto& item : links->as_sequence().items()) {
+        auto lm = item.as_map();
+        lm.declare(registry().keys_under("faults.failed_links[]"));
+        FaultsConfig::DegradedLink d;
+        d.leaf = static_cast<int>(lm.required("leaf", "the leaf's index").as_int(0, 1 << 20));
+        d.spine =
+            static_cast<int>(lm.required("spine", "the spine's index within the pod").as_int(0, 1 << 20));
+        d.rate = 0;
+        lm.finish();
+        f.failed_links.push_back(d);
+      }
     m.finish();
-    if (f.slow_nodes.empty() && f.degraded_links.empty())
-      m.node().fail("names no fault: give slow_nodes (with slow_speed) or degraded_links");
+    if (f.slow_nodes.empty() && f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
+      m.node().fail("names no fault: give slow_nodes (with slow_speed), degraded_links, failed_spines or "
+                    "failed_links");
     s.extensions[std::string(kSection)] = f;
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -187,6 +247,15 @@ public:
           "directions; the flows routed over them share what is left",
           d.leaf, d.spine < 0 ? std::string("every spine of its pod") : spine_names(run.topology, d).front(),
           100 * d.rate));
+    if (!f->failed_spines.empty())
+      r.notes.push_back(fmt::format("faults: spine{} {} down; routes go around {} and ECMP spreads over the "
+                                    "spines left",
+                                    f->failed_spines.size() == 1 ? "" : "s",
+                                    fmt::join(f->failed_spines, ", "),
+                                    f->failed_spines.size() == 1 ? "it" : "them"));
+    for (const auto& d : f->failed_links)
+      r.notes.push_back(fmt::format("faults: the link between leaf{} and {} is down; routes go around it",
+                                    d.leaf, spine_names(run.topology, d).front()));
     if (f->slow_nodes.empty())
       return;
     r.notes.push_back(fmt::format(
@@ -199,6 +268,30 @@ public:
 };
 
 } // namespace
+
+topology::Failures failures_of(const scenario::Scenario& s, const topology::Topology& topo) {
+  topology::Failures out;
+  const auto* f = s.extension<FaultsConfig>(kSection);
+  if (f == nullptr || (f->failed_spines.empty() && f->failed_links.empty()))
+    return out;
+  std::set<std::string> spines;
+  for (int sp : f->failed_spines)
+    spines.insert(spine_names(topo, {0, sp, 0}).front());
+  std::set<std::string> links;
+  for (const auto& d : f->failed_links) {
+    const auto name = spine_names(topo, d).front();
+    links.insert(fmt::format("leaf{}->{}", d.leaf, name));
+    links.insert(fmt::format("{}->leaf{}", name, d.leaf));
+  }
+  const auto& g = topo.graph();
+  for (topology::VertexId v = 0; v < boost::num_vertices(g); ++v)
+    if (spines.contains(g[v].name))
+      out.vertices.push_back(v);
+  for (int e = 0; e < topo.num_edges(); ++e)
+    if (links.contains(fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name)))
+      out.edges.push_back(e);
+  return out;
+}
 
 std::unique_ptr<Model> make_faults_model() {
   return std::make_unique<FaultsModel>();

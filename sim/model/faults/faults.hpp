@@ -1,6 +1,9 @@
 // What-if faults (faults.cpp): the settings a scenario's faults: section gives.
 #pragma once
 
+#include "sim/scenario/scenario.hpp"
+#include "sim/topology/router.hpp"
+
 #include <vector>
 
 namespace dpusim::model {
@@ -19,6 +22,13 @@ struct FaultsConfig {
     double rate = 1.0;
   };
   std::vector<DegradedLink> degraded_links;
+  /// Spines that are down (index within the leaf/spine tier; of pod 0 on three tiers) and leaf-spine
+  /// links that are down (both directions): routes go around them and ECMP spreads over what remains.
+  std::vector<int> failed_spines;
+  std::vector<DegradedLink> failed_links; // rate unused; spine required
 };
+
+/// The vertices and edges `s`'s faults take down in `topo`.
+topology::Failures failures_of(const scenario::Scenario& s, const topology::Topology& topo);
 
 } // namespace dpusim::model

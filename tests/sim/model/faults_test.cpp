@@ -70,3 +70,19 @@ offload: {baseline: rdma-nic}
     EXPECT_NE(out.find("note: faults: the links between leaf0 and every spine"), std::string::npos) << out;
   }
 }
+
+TEST(Faults, FailedSpinesAndLinksAreRoutedAroundAndNamedInTheRun) {
+  // Routes avoiding them are checked in tests/sim/topology (Router); here the run takes the faults and
+  // says so. With hash-based ECMP their cost depends on which flows collide on the spines left.
+  TempDir tmp;
+  const std::string scenario = R"(name: failed
+cluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}
+offload: {baseline: rdma-nic}
+faults: {failed_spines: [3, 7], failed_links: [{leaf: 1, spine: 0}]}
+)";
+  std::string out;
+  EXPECT_GT(simulate(tmp, "failed", scenario, "step_time_s", &out), 0);
+  EXPECT_NE(out.find("note: faults: spines 3, 7 down"), std::string::npos) << out;
+  EXPECT_NE(out.find("note: faults: the link between leaf1 and spine0 is down"), std::string::npos) << out;
+}

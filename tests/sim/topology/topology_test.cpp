@@ -1,8 +1,10 @@
 #include "sim/topology/router.hpp"
 #include "sim/topology/topology.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <set>
+#include <stdexcept>
 
 using namespace dpusim;
 using namespace dpusim::topology;
@@ -271,4 +273,54 @@ TEST(Router, TcpStagingRouteVisitsHostMemory) {
   EXPECT_EQ(kinds_along(t, route), (std::vector<VertexKind>{VertexKind::pcie_switch, VertexKind::host_cpu,
                                                             VertexKind::pcie_switch, VertexKind::nic}));
   EXPECT_NEAR(r.latency(route).si(), 4 * 0.1e-6, 1e-12);
+}
+
+TEST(Router, RoutesGoAroundAFailedSpineAndSpreadOverTheOthers) {
+  // 8 nodes on two leaves of 32 NICs: leaf-to-leaf routes pick one of 32 spines.
+  const auto t = Topology::build(dgx_like(8));
+  ASSERT_EQ(t.num_leaves(), 2);
+  const auto& g = t.graph();
+  VertexId down = 0;
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v)
+    if (g[v].name == "spine3")
+      down = v;
+  ASSERT_EQ(g[down].name, "spine3");
+  const Router healthy(t, 1);
+  const Router failed(t, 1, Failures{{down}, {}});
+  std::set<std::string> before;
+  std::set<std::string> after;
+  for (int src = 0; src < 4; ++src)
+    for (int k = 0; k < 8; ++k)
+      for (std::uint64_t label = 0; label < 8; ++label) {
+        for (const auto e : healthy.route(t.nic(src, k), t.nic(4 + src, k), label))
+          if (t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+            before.insert(t.vertex(t.edge_target(e)).name);
+        for (const auto e : failed.route(t.nic(src, k), t.nic(4 + src, k), label))
+          if (t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+            after.insert(t.vertex(t.edge_target(e)).name);
+      }
+  EXPECT_TRUE(before.contains("spine3"));
+  EXPECT_FALSE(after.contains("spine3"));
+  EXPECT_GE(after.size(), 24u); // the other spines still carry the flows
+}
+
+TEST(Router, AFailedLinkIsAvoidedInItsDirectionAndEveryFailedSpineLeavesNoRoute) {
+  const auto t = Topology::build(dgx_like(8));
+  const auto& g = t.graph();
+  std::vector<EdgeId> up;
+  std::vector<VertexId> spines;
+  for (int e = 0; e < t.num_edges(); ++e)
+    if (g[t.edge_source(e)].name == "leaf0" && g[t.edge_target(e)].kind == VertexKind::spine)
+      up.push_back(e);
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v)
+    if (g[v].kind == VertexKind::spine)
+      spines.push_back(v);
+  // Every up-link of leaf 0 but the last is down: every route out of leaf 0 takes the last one.
+  const Router r(t, 1, Failures{{}, {up.begin(), up.end() - 1}});
+  for (int k = 0; k < 8; ++k) {
+    const auto route = r.route(t.nic(0, k), t.nic(4, k));
+    EXPECT_NE(std::find(route.begin(), route.end(), up.back()), route.end());
+  }
+  const Router none(t, 1, Failures{spines, {}});
+  EXPECT_THROW((void)none.route(t.nic(0, 0), t.nic(4, 0)), std::runtime_error);
 }
