@@ -57,17 +57,25 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
   } catch (const std::invalid_argument&) {
     return; // the fabric model says so
   }
-  for (std::size_t i = 0; i < f.degraded_links.size(); ++i) {
-    const auto& d = f.degraded_links[i];
-    const std::string key = fmt::format("faults.degraded_links[{}]", i);
+  // A leaf-spine link the fabric has (`verb`: what the fault does to it); true when it exists.
+  auto link_exists = [&](const std::string& key, const FaultsConfig::DegradedLink& d, std::string_view verb) {
     if (shape.tiers < 2)
-      out.emplace_back(key, "the cluster's nodes hang off one leaf: it has no leaf-spine link to degrade");
+      out.emplace_back(
+          key, fmt::format("the cluster's nodes hang off one leaf: it has no leaf-spine link to {}", verb));
     else if (d.leaf < 0 || d.leaf >= shape.leaves)
       out.emplace_back(key + ".leaf", fmt::format("leaf {} does not exist: the fabric's leaves are 0 to {}",
                                                   d.leaf, shape.leaves - 1));
     else if (d.spine >= shape.spines)
       out.emplace_back(key + ".spine", fmt::format("spine {} does not exist: a pod's spines are 0 to {}",
                                                    d.spine, shape.spines - 1));
+    else
+      return true;
+    return false;
+  };
+  for (std::size_t i = 0; i < f.degraded_links.size(); ++i) {
+    const auto& d = f.degraded_links[i];
+    const std::string key = fmt::format("faults.degraded_links[{}]", i);
+    link_exists(key, d, "degrade");
     if (!(d.rate > 0 && d.rate <= 1))
       out.emplace_back(
           key + ".rate",
@@ -92,16 +100,7 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
   std::map<int, std::set<int>> cut; // leaf -> spines it lost
   for (std::size_t i = 0; i < f.failed_links.size(); ++i) {
     const auto& d = f.failed_links[i];
-    const std::string key = fmt::format("faults.failed_links[{}]", i);
-    if (shape.tiers < 2)
-      out.emplace_back(key, "the cluster's nodes hang off one leaf: it has no leaf-spine link to fail");
-    else if (d.leaf < 0 || d.leaf >= shape.leaves)
-      out.emplace_back(key + ".leaf", fmt::format("leaf {} does not exist: the fabric's leaves are 0 to {}",
-                                                  d.leaf, shape.leaves - 1));
-    else if (d.spine < 0 || d.spine >= shape.spines)
-      out.emplace_back(key + ".spine", fmt::format("spine {} does not exist: a pod's spines are 0 to {}",
-                                                   d.spine, shape.spines - 1));
-    else
+    if (link_exists(fmt::format("faults.failed_links[{}]", i), d, "fail"))
       cut[d.leaf].insert(d.spine);
   }
   for (const auto& [leaf, spines] : cut) {
