@@ -1,5 +1,8 @@
 // Process hygiene of `dpusim compare` and `run`: killing the command (SIGKILL, SIGTERM or SIGINT to the
-// parent alone, as `timeout`, a scheduler or `kill PID` do) leaves no simulation process running.
+// parent alone, as `timeout`, a scheduler or `kill PID` do) leaves no simulation process running; the
+// temporaries a kill leaves in --out are removed by the next run once their process is gone; and the
+// files of one command are replaced together or not at all.
+#include "models/core/atomic_file.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <chrono>
@@ -23,10 +26,14 @@
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using dpusim::testing::run_command;
 using dpusim::testing::spawn_quietly;
 using dpusim::testing::TempDir;
 
 namespace {
+
+const fs::path kSource = DPUSIM_SOURCE_DIR;
+const std::string kQuickstart = (kSource / "scenarios/examples/quickstart.yaml").string();
 
 // Each variant takes a few seconds to simulate (about 3.5 s on one core, 170 MB): long enough for
 // its worker to be seen running, and to outlive a killed parent by far if nothing stops it.
@@ -50,6 +57,13 @@ noise:
 offload: {baseline: host-tcp, variants: [rdma-nic, dpu]}
 seed: 1
 )";
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 struct ProcStat {
   char state = '?';
@@ -185,4 +199,110 @@ TEST(ProcessHygiene, SigtermToCompareIsForwardedToItsWorkers) {
 
 TEST(ProcessHygiene, SigintToCompareIsForwardedToItsWorkers) {
   stop_parent_and_expect_reaped_workers(SIGINT);
+}
+
+TEST(OutputSet, TheNextRunRemovesTemporariesWhoseProcessIsGone) {
+  const TempDir tmp;
+  const fs::path out = tmp.path() + "/out";
+  fs::create_directories(out);
+  // A run killed between writing and renaming: its temporary stays, its process is gone.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const auto t = dpusim::create_temporary(out, "run.csv");
+    [[maybe_unused]] const auto n = ::write(t.fd, "partial", 7);
+    ::_exit(0); // as if killed: no rename, no cleanup
+  }
+  ::waitpid(child, nullptr, 0);
+  // One of a process that is running (this one): in use, kept.
+  const auto live = dpusim::create_temporary(out, "comparison.csv");
+  ::close(live.fd);
+  // One whose PID now belongs to a younger process (this one, started after the file was written).
+  const auto reused = dpusim::create_temporary(out, "samples.csv");
+  ::close(reused.fd);
+  const timespec old_times[2] = {{std::time(nullptr) - 86400 * 30, 0}, {std::time(nullptr) - 86400 * 30, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, reused.path.c_str(), old_times, 0), 0);
+  // Not of dpusim's naming, or of another host: never touched.
+  std::ofstream(out / ".keep") << "mine";
+  std::ofstream(out / ".run.csv.dpusim-tmp-another-host-1-abcdef") << "theirs";
+  std::vector<fs::path> stale;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().filename().string().rfind(".run.csv.dpusim-tmp-", 0) == 0 &&
+        e.path().filename().string().find("another-host") == std::string::npos)
+      stale.push_back(e.path());
+  ASSERT_EQ(stale.size(), 1u);
+
+  const auto r = run_command({DPUSIM_BINARY, "run", kQuickstart, "--out", out.string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(stale.front())) << "the dead run's temporary was left";
+  EXPECT_FALSE(fs::exists(reused.path)) << "the temporary of a reused PID was left";
+  EXPECT_TRUE(fs::exists(live.path)) << "a temporary still in use was removed";
+  EXPECT_TRUE(fs::exists(out / ".keep"));
+  EXPECT_TRUE(fs::exists(out / ".run.csv.dpusim-tmp-another-host-1-abcdef"));
+  EXPECT_TRUE(fs::exists(out / "run.csv"));
+  ::unlink(live.path.c_str());
+}
+
+namespace {
+
+struct SetFailure {
+  dpusim::testing::CommandResult result;
+  std::size_t limit = 0;
+};
+
+// Runs `args` with a file size limit that the first file of its set fits in but a later one does not.
+SetFailure run_with_file_size_limit(std::vector<std::string> args, std::size_t limit) {
+  rlimit previous{};
+  ::getrlimit(RLIMIT_FSIZE, &previous);
+  rlimit capped = previous;
+  capped.rlim_cur = limit;
+  auto* const previous_handler = ::signal(SIGXFSZ, SIG_IGN); // the write fails instead (inherited)
+  ::setrlimit(RLIMIT_FSIZE, &capped);
+  SetFailure f{run_command(args), limit};
+  ::setrlimit(RLIMIT_FSIZE, &previous);
+  ::signal(SIGXFSZ, previous_handler);
+  return f;
+}
+
+void expect_nothing_replaced_when_a_later_file_fails(const std::string& command, const std::string& first) {
+  const TempDir tmp;
+  const std::string ref = tmp.path() + "/reference";
+  const auto r = run_command(
+      {DPUSIM_BINARY, command, kQuickstart, "--samples", "4", "--jobs", "2", "--out", ref, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto first_size = fs::file_size(ref + "/" + first);
+  const auto dist_size = fs::file_size(ref + "/distribution.csv");
+  const auto samples_size = fs::file_size(ref + "/samples.csv");
+  const auto fits = std::max(first_size, dist_size);
+  ASSERT_GT(samples_size, fits + 512) << "samples.csv must be the largest file for this test";
+  const std::string out = tmp.path() + "/out";
+  fs::create_directories(out);
+  for (const auto& f : {first, std::string("samples.csv"), std::string("distribution.csv")})
+    std::ofstream(out + "/" + f) << "the previous run's " << f << "\n";
+  const auto failed = run_with_file_size_limit(
+      {DPUSIM_BINARY, command, kQuickstart, "--samples", "4", "--jobs", "2", "--out", out, "--quiet"},
+      (fits + samples_size) / 2);
+  EXPECT_EQ(failed.result.exit_code, 1) << failed.result.err;
+  EXPECT_NE(failed.result.err.find("samples.csv"), std::string::npos) << failed.result.err;
+  // Every file is the previous run's: the set was not published, not even its first file.
+  for (const auto& f : {first, std::string("samples.csv"), std::string("distribution.csv")})
+    EXPECT_EQ(read(out + "/" + f), "the previous run's " + f + "\n") << f;
+  for (const auto& e : fs::directory_iterator(out))
+    EXPECT_NE(e.path().filename().string().front(), '.') << "a temporary was left: " << e.path();
+  // Without the limit the same command publishes the whole set.
+  const auto ok = run_command(
+      {DPUSIM_BINARY, command, kQuickstart, "--samples", "4", "--jobs", "2", "--out", out, "--quiet"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  for (const auto& f : {first, std::string("samples.csv"), std::string("distribution.csv")})
+    EXPECT_EQ(read(out + "/" + f), read(ref + "/" + f)) << f;
+}
+
+} // namespace
+
+TEST(OutputSet, CompareReplacesNoneOfItsFilesWhenOneCannotBeWritten) {
+  expect_nothing_replaced_when_a_later_file_fails("compare", "comparison.csv");
+}
+
+TEST(OutputSet, RunWithSamplesReplacesNoneOfItsFilesWhenOneCannotBeWritten) {
+  expect_nothing_replaced_when_a_later_file_fails("run", "run.csv");
 }
