@@ -5,6 +5,7 @@
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/discover/machine_discovery.hpp"
 #include "hw_calib/discover/machine_summary.hpp"
+#include "hw_calib/net/control_protocol.hpp"
 #include "hw_calib/probes/storage_probe.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
 #include "models/calibration/parameters.hpp"
@@ -99,6 +100,8 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "probes,p", po::value<std::string>()->default_value("tcp,rdma,crypto,storage,os-noise,memory,nccl"),
       "comma-separated probes to run; gpu runs after memory when a GPU is present")(
       "peer", po::value<std::string>(), "HOST[:PORT] running `dpusim-calib serve` (default: loopback)")(
+      "token-file", po::value<std::string>(),
+      "file whose first line is the peer's token (default: $DPUSIM_CALIB_TOKEN; needed with --peer)")(
       "duration", po::value<double>()->default_value(10), "measurement seconds per probe")(
       "quick", "short measurements (1.5 s per probe, smaller buffers) for smoke tests and CI")(
       "time-limit", po::value<double>()->default_value(0),
@@ -143,8 +146,16 @@ int run_command(const std::vector<std::string>& args, const std::string& program
   if (limit < 0)
     throw UsageError("--time-limit must be positive (or 0 for the default)");
   s.time_limit_s = limit > 0 ? limit : 4 * s.duration_s + 60;
-  if (vm.count("peer"))
+  if (vm.count("peer")) {
     parse_peer(vm["peer"].as<std::string>(), s);
+    std::string source;
+    const auto token = token_option(vm, source);
+    if (!token)
+      throw UsageError(fmt::format("--peer: the peer's serve only answers with its token: set {} or give "
+                                   "--token-file (serve prints the token it generated when given none)",
+                                   kTokenEnvironment));
+    s.peer_token = *token;
+  }
   if (vm.count("storage-dir")) {
     s.storage_dir = vm["storage-dir"].as<std::string>();
     if (!fs::is_directory(s.storage_dir))

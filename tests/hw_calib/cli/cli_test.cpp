@@ -62,6 +62,21 @@ TEST(calib_Cli, HelpVersionAndUsageErrors) {
   const auto bad_peer = calib({"run", "--out", "/tmp/unused", "--peer", "node2:99999"});
   EXPECT_EQ(bad_peer.exit_code, 2);
   EXPECT_NE(bad_peer.err.find("1..65535"), std::string::npos) << bad_peer.err;
+  // A peer answers only with its token.
+  ::unsetenv("DPUSIM_CALIB_TOKEN");
+  const auto no_token = calib({"run", "--out", "/tmp/unused", "--peer", "127.0.0.1:1", "--probes", "tcp"});
+  EXPECT_EQ(no_token.exit_code, 2);
+  EXPECT_NE(no_token.err.find("DPUSIM_CALIB_TOKEN"), std::string::npos) << no_token.err;
+  const ScratchDir scratch;
+  std::ofstream(scratch.path() / "token") << "short\n";
+  const auto short_token = calib({"serve", "--token-file", (scratch.path() / "token").string()});
+  EXPECT_EQ(short_token.exit_code, 2);
+  EXPECT_NE(short_token.err.find("16 to 128 characters"), std::string::npos) << short_token.err;
+  EXPECT_EQ(calib({"serve", "--session-limit", "0"}).exit_code, 2);
+  const auto serve_help = calib({"serve", "--help"});
+  for (const char* word :
+       {"--token-file", "DPUSIM_CALIB_TOKEN", "--session-limit", "--max-sessions", "loopback"})
+    EXPECT_NE(serve_help.out.find(word), std::string::npos) << word;
   // The storage probe's file is bounded, and must fit in the free space.
   const auto huge = calib(
       {"run", "--out", "/tmp/unused", "--probes", "storage", "--storage-size", "65GiB", "--time-limit", "2"});
@@ -275,7 +290,9 @@ TEST(calib_Cli, InterruptedRunLeavesAValidIncompleteProfile) {
 }
 
 TEST(calib_Cli, TcpProbeAgainstAServePeer) {
-  // `serve --port 0 --sessions 1` prints its ephemeral port first, serves one session and exits.
+  // `serve --port 0 --sessions 1` prints its ephemeral port first, serves one session and exits. Both
+  // sides read the token from the environment.
+  ::setenv("DPUSIM_CALIB_TOKEN", "cli-test-token-0123456789", 1);
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   const std::string exe = kExe;
@@ -284,8 +301,7 @@ TEST(calib_Cli, TcpProbeAgainstAServePeer) {
   if (pid == 0) {
     ::dup2(pipe_fds[1], 1);
     ::close(pipe_fds[0]);
-    ::execl(exe.c_str(), exe.c_str(), "serve", "--listen", "127.0.0.1", "--port", "0", "--sessions", "1",
-            static_cast<char*>(nullptr));
+    ::execl(exe.c_str(), exe.c_str(), "serve", "--port", "0", "--sessions", "1", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::close(pipe_fds[1]);
@@ -294,8 +310,9 @@ TEST(calib_Cli, TcpProbeAgainstAServePeer) {
   while (::read(pipe_fds[0], &c, 1) == 1 && c != '\n')
     first += c;
   ::close(pipe_fds[0]);
-  const auto words = split_whitespace(first); // "listening on 127.0.0.1 port N (dpusim-calib/1)"
+  const auto words = split_whitespace(first); // "listening on 127.0.0.1 port N (dpusim-calib/2)"
   ASSERT_GE(words.size(), 5u) << first;
+  EXPECT_EQ(words[2], "127.0.0.1"); // loopback unless --listen says otherwise
   const std::string port(words[4]);
   const ScratchDir out;
   const auto r = calib({"run", "--probes", "tcp", "--duration", "1", "--peer", "127.0.0.1:" + port, "--out",
