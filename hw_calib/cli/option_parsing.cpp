@@ -1,8 +1,11 @@
 #include "hw_calib/cli/option_parsing.hpp"
 
 #include "hw_calib/cli/usage_error.hpp"
+#include "hw_calib/common/text.hpp"
+#include "hw_calib/net/control_protocol.hpp"
 #include "models/core/unit_parse.hpp"
 
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace dpusim::calib {
@@ -41,6 +44,25 @@ double parse_rate_option(const std::string& option, const std::string& text) {
   } catch (const units::UnitError& e) {
     throw UsageError(fmt::format("--{} \"{}\": {}", option, text, e.what()));
   }
+}
+
+std::optional<std::string> token_option(const po::variables_map& vm, std::string& source) {
+  std::string token;
+  if (vm.count("token-file") != 0) {
+    source = vm["token-file"].as<std::string>();
+    const auto text = read_text_file(source);
+    if (!text)
+      throw UsageError(fmt::format("--token-file {}: cannot read it", source));
+    token = std::string(trim(std::string_view(*text).substr(0, text->find('\n'))));
+  } else if (const char* env = std::getenv(kTokenEnvironment); env != nullptr && *env != '\0') {
+    source = kTokenEnvironment;
+    token = std::string(trim(env));
+  } else {
+    return std::nullopt;
+  }
+  if (const auto problem = token_problem(token))
+    throw UsageError(fmt::format("the token from {}: {}", source, *problem));
+  return token;
 }
 
 } // namespace dpusim::calib

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,10 @@ parse_options(const std::string& command, const boost::program_options::options_
 double parse_size_option(const std::string& option, const std::string& text);
 /// "400Gbps" -> bytes per second; throws UsageError.
 double parse_rate_option(const std::string& option, const std::string& text);
+
+/// The pre-shared token of `serve` and its clients: the first line of --token-file when given, else the
+/// DPUSIM_CALIB_TOKEN environment variable, else nothing. Throws UsageError for an unreadable file or an
+/// unusable token. `source` says where it came from ("DPUSIM_CALIB_TOKEN", the file's path).
+std::optional<std::string> token_option(const boost::program_options::variables_map& vm, std::string& source);
 
 } // namespace dpusim::calib

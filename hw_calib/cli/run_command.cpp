@@ -5,8 +5,11 @@
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/discover/machine_discovery.hpp"
 #include "hw_calib/discover/machine_summary.hpp"
+#include "hw_calib/net/control_protocol.hpp"
+#include "hw_calib/probes/storage_probe.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
 #include "models/calibration/parameters.hpp"
+#include "models/core/atomic_file.hpp"
 #include "models/core/text_distance.hpp"
 
 #include <algorithm>
@@ -97,6 +100,8 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "probes,p", po::value<std::string>()->default_value("tcp,rdma,crypto,storage,os-noise,memory,nccl"),
       "comma-separated probes to run; gpu runs after memory when a GPU is present")(
       "peer", po::value<std::string>(), "HOST[:PORT] running `dpusim-calib serve` (default: loopback)")(
+      "token-file", po::value<std::string>(),
+      "file whose first line is the peer's token (default: $DPUSIM_CALIB_TOKEN; needed with --peer)")(
       "duration", po::value<double>()->default_value(10), "measurement seconds per probe")(
       "quick", "short measurements (1.5 s per probe, smaller buffers) for smoke tests and CI")(
       "time-limit", po::value<double>()->default_value(0),
@@ -108,9 +113,11 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "storage-file", po::value<std::string>(),
       "read this existing file or block device instead (read-only)")(
       "storage-tool", po::value<std::string>()->default_value("auto"),
-      "auto (fio when installed), builtin or fio")("storage-size", po::value<std::string>(),
-                                                   "size of the temporary file (default 1GiB, quick 64MiB)")(
-      "memcpy-size", po::value<std::string>(), "largest memcpy buffer (default 512MiB, quick 128MiB)")(
+      "auto (fio when installed), builtin or fio")(
+      "storage-size", po::value<std::string>(),
+      "size of the temporary file (default 1GiB, quick 64MiB; at most 64GiB, and the free space must "
+      "exceed it by a tenth, at least 64MiB)")("memcpy-size", po::value<std::string>(),
+                                               "largest memcpy buffer (default 512MiB, quick 128MiB)")(
       "nccl-output", po::value<std::string>(),
       "parse this recorded all_reduce_perf output instead of running it")(
       "nccl-link-rate", po::value<std::string>(), "link rate for the collective efficiency, e.g. 400Gbps")(
@@ -139,8 +146,16 @@ int run_command(const std::vector<std::string>& args, const std::string& program
   if (limit < 0)
     throw UsageError("--time-limit must be positive (or 0 for the default)");
   s.time_limit_s = limit > 0 ? limit : 4 * s.duration_s + 60;
-  if (vm.count("peer"))
+  if (vm.count("peer")) {
     parse_peer(vm["peer"].as<std::string>(), s);
+    std::string source;
+    const auto token = token_option(vm, source);
+    if (!token)
+      throw UsageError(fmt::format("--peer: the peer's serve only answers with its token: set {} or give "
+                                   "--token-file (serve prints the token it generated when given none)",
+                                   kTokenEnvironment));
+    s.peer_token = *token;
+  }
   if (vm.count("storage-dir")) {
     s.storage_dir = vm["storage-dir"].as<std::string>();
     if (!fs::is_directory(s.storage_dir))
@@ -159,6 +174,13 @@ int run_command(const std::vector<std::string>& args, const std::string& program
                              ? parse_size_option("storage-size", vm["storage-size"].as<std::string>())
                          : quick ? 64.0 * 1024 * 1024
                                  : 1024.0 * 1024 * 1024;
+  if (std::find(probes.begin(), probes.end(), "storage") != probes.end() && !s.storage_file) {
+    // What a run killed with SIGKILL left there goes first: it may be what fills the disk.
+    for (const auto& stale : remove_stale_temporaries(storage_directory(s)))
+      std::cout << fmt::format("removed {}, a temporary file left by an earlier run\n", stale.string());
+    if (const auto problem = storage_space_problem(s.storage_size_bytes, storage_directory(s)))
+      throw UsageError(*problem);
+  }
   s.memcpy_max_bytes = vm.count("memcpy-size")
                            ? parse_size_option("memcpy-size", vm["memcpy-size"].as<std::string>())
                        : quick ? 128.0 * 1024 * 1024

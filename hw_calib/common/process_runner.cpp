@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -51,9 +52,15 @@ std::vector<char*> c_argv(const std::vector<std::string>& argv) {
   return out;
 }
 
-// In the child: own process group, stdin from /dev/null, stdout/stderr to the given descriptors.
-// Only async-signal-safe calls here: the parent may have other threads.
-[[noreturn]] void exec_child(const char* path, char* const* args, int out_fd, int err_fd, int status_fd) {
+// In the child: dies with the thread that started it (PR_SET_PDEATHSIG, kept across exec; the parent
+// may have died before the call, hence the check), own process group, stdin from /dev/null,
+// stdout/stderr to the given descriptors. Only async-signal-safe calls here: the parent may have other
+// threads.
+[[noreturn]] void exec_child(pid_t parent, const char* path, char* const* args, int out_fd, int err_fd,
+                             int status_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent)
+    ::_exit(127);
   ::setpgid(0, 0);
   // Restore default dispositions: the parent ignores SIGPIPE and handles SIGINT/SIGTERM.
   struct sigaction dfl {};
@@ -156,13 +163,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   }
   auto args = c_argv(argv);
   const auto start = Clock::now();
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     result.error = fmt::format("fork: {}", std::strerror(errno));
     return result;
   }
   if (pid == 0)
-    exec_child(path->c_str(), args.data(), out.write_end, err.write_end, status.write_end);
+    exec_child(parent, path->c_str(), args.data(), out.write_end, err.write_end, status.write_end);
   ::setpgid(pid, pid); // also in the parent, so that the group exists before we might kill it
   ::close(out.write_end);
   out.write_end = -1;
@@ -278,11 +286,12 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv) {
   if (!path)
     return;
   auto args = c_argv(argv);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0)
     return;
   if (pid == 0)
-    exec_child(path->c_str(), args.data(), -1, -1, -1);
+    exec_child(parent, path->c_str(), args.data(), -1, -1, -1);
   ::setpgid(pid, pid);
   pid_ = pid;
 }

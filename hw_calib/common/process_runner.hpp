@@ -1,6 +1,8 @@
 // Runs external tools (perftest, fio, nccl-tests, nvidia-smi, ethtool) without a shell: fork + execv
 // with an argument vector, stdin from /dev/null, stdout and stderr captured, a time limit, and the whole
 // process group killed on timeout, on interruption and when the tool exits leaving children behind.
+// A tool also dies when dpusim-calib does, even by SIGKILL: the kernel kills it when the thread that
+// started it ends (PR_SET_PDEATHSIG), so start tools from a thread that outlives them.
 #pragma once
 
 #include <chrono>

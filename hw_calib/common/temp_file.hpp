@@ -1,5 +1,7 @@
-// A temporary file that dpusim-calib created itself (mkstemp) and removes when done, also when a probe
-// is interrupted or fails: the storage probe never writes anywhere else.
+// A temporary file that dpusim-calib created itself and removes when done, also when a probe is
+// interrupted or fails: the storage probe never writes anywhere else. It is named as dpusim's other
+// temporaries (models/core/atomic_file.hpp: `.<prefix>.dpusim-tmp-<host>-<pid>-XXXXXX`), so that one
+// left by a kill -9 is recognised and removed by the next run (remove_stale_temporaries).
 #pragma once
 
 #include <filesystem>
@@ -9,14 +11,15 @@ namespace dpusim::calib {
 
 class TempFile {
 public:
-  /// Creates `<dir>/<prefix>XXXXXX` with mode 0600; throws std::runtime_error naming the directory.
+  /// Creates the file in `dir` with mode 0600 (close-on-exec); throws std::runtime_error naming the
+  /// directory.
   TempFile(const std::filesystem::path& dir, const std::string& prefix);
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
   ~TempFile();
 
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-  /// The descriptor mkstemp opened (read/write, buffered I/O).
+  /// The descriptor it was created with (read/write, buffered I/O).
   [[nodiscard]] int fd() const { return fd_; }
 
 private:

@@ -3,8 +3,11 @@
 #include "hw_calib/common/text.hpp"
 
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
+#include <sys/random.h>
 
 namespace dpusim::calib {
 namespace {
@@ -54,6 +57,10 @@ Request parse_request(std::string_view line) {
       throw ProtocolError(
           fmt::format("unsupported protocol \"{}\"; this server speaks {}", f[1], kProtocolName));
     r.command = Command::hello;
+  } else if (f[0] == "AUTH") {
+    expect_args(1, "AUTH <token>");
+    r.command = Command::auth;
+    r.token = std::string(f[1]);
   } else if (f[0] == "SINK" || f[0] == "SOURCE") {
     expect_args(2, fmt::format("{} <seconds> <size>", f[0]));
     r.command = f[0] == "SINK" ? Command::sink : Command::source;
@@ -90,7 +97,7 @@ Request parse_request(std::string_view line) {
         c = '?';
     }
     throw ProtocolError(
-        fmt::format("unknown request \"{}\"; valid: HELLO, SINK, SOURCE, ECHO, PERFTEST, BYE", shown));
+        fmt::format("unknown request \"{}\"; valid: HELLO, AUTH, SINK, SOURCE, ECHO, PERFTEST, BYE", shown));
   }
   return r;
 }
@@ -99,6 +106,8 @@ std::string format_request(const Request& r) {
   switch (r.command) {
   case Command::hello:
     return fmt::format("HELLO {}", kProtocolName);
+  case Command::auth:
+    return fmt::format("AUTH {}", r.token);
   case Command::sink:
     return fmt::format("SINK {:.3f} {}", r.seconds, r.size);
   case Command::source:
@@ -111,6 +120,43 @@ std::string format_request(const Request& r) {
     return "BYE";
   }
   return "BYE";
+}
+
+std::optional<std::string> token_problem(std::string_view token) {
+  if (token.size() < kMinTokenLength || token.size() > kMaxTokenLength)
+    return fmt::format("a token must be {} to {} characters long, this one has {}", kMinTokenLength,
+                       kMaxTokenLength, token.size());
+  for (const char c : token)
+    if (c <= 0x20 || c > 0x7e)
+      return std::string("a token must be printable ASCII characters without spaces");
+  return std::nullopt;
+}
+
+bool tokens_match(std::string_view given, std::string_view expected) {
+  // volatile: the compiler must not turn the loop into one that stops at the first difference.
+  volatile unsigned char diff = given.size() == expected.size() ? 0 : 1;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto g = static_cast<unsigned char>(i < given.size() ? given[i] : 0);
+    diff = static_cast<unsigned char>(diff | (g ^ static_cast<unsigned char>(expected[i])));
+  }
+  return diff == 0;
+}
+
+std::string random_token() {
+  std::array<unsigned char, 16> bytes{};
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::getrandom(bytes.data() + got, bytes.size() - got, 0);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      throw std::runtime_error(fmt::format("cannot draw a random token: {}", std::strerror(errno)));
+    got += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  for (const unsigned char b : bytes)
+    out += fmt::format("{:02x}", b);
+  return out;
 }
 
 std::string format_report(const TransferReport& r) {

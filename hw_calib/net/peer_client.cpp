@@ -18,12 +18,16 @@ std::string expect(const std::string& line, std::string_view word, const std::st
 
 } // namespace
 
-PeerClient::PeerClient(const std::string& host, int port, double timeout_s)
+PeerClient::PeerClient(const std::string& host, int port, const std::string& token, double timeout_s)
     : host_(fmt::format("{}:{}", host, port)), control_(connect_tcp(host, port, deadline_in(timeout_s))),
       reader_(control_, kMaxControlLine) {
   Request hello;
   hello.command = Command::hello;
   server_version_ = expect(request(format_request(hello), timeout_s), "OK", host_);
+  Request auth;
+  auth.command = Command::auth;
+  auth.token = token;
+  (void)expect(request(format_request(auth), timeout_s), "OK", host_);
 }
 
 std::string PeerClient::request(const std::string& line, double timeout_s) {

@@ -10,8 +10,9 @@ namespace dpusim::calib {
 
 class PeerClient {
 public:
-  /// Connects and greets; throws SocketError / ProtocolError naming the peer.
-  PeerClient(const std::string& host, int port, double timeout_s = 10);
+  /// Connects, greets and authenticates with the server's token; throws SocketError / ProtocolError
+  /// naming the peer.
+  PeerClient(const std::string& host, int port, const std::string& token, double timeout_s = 10);
   [[nodiscard]] const std::string& host() const { return host_; }
   [[nodiscard]] const std::string& server_version() const { return server_version_; }
   /// Sends a SINK, SOURCE or ECHO request and returns the data port to connect to.

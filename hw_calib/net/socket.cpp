@@ -84,6 +84,18 @@ int Socket::local_port() const {
   return 0;
 }
 
+std::string Socket::peer_address() const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    return {};
+  char host[NI_MAXHOST] = {};
+  if (::getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof host, nullptr, 0,
+                    NI_NUMERICHOST) != 0)
+    return {};
+  return host;
+}
+
 std::size_t Socket::send_some(const void* data, std::size_t size, Deadline deadline) const {
   while (true) {
     const ssize_t n = ::send(fd_, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -151,7 +163,7 @@ Socket listen_tcp(const std::string& address, int port) {
   ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (::bind(s.fd(), res->ai_addr, res->ai_addrlen) != 0)
     throw SocketError(fmt::format("cannot bind {}:{}: {}", address, port, std::strerror(errno)));
-  if (::listen(s.fd(), 8) != 0)
+  if (::listen(s.fd(), SOMAXCONN) != 0)
     throw SocketError(fmt::format("listen: {}", std::strerror(errno)));
   set_nonblocking(s.fd());
   return s;

@@ -34,6 +34,8 @@ public:
   [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] bool valid() const { return fd_ >= 0; }
   [[nodiscard]] int local_port() const;
+  /// The numeric address of the other end ("192.0.2.7", "::1"); empty when unknown.
+  [[nodiscard]] std::string peer_address() const;
   void close();
   void shutdown_write();
   void set_nodelay() const;
@@ -51,7 +53,8 @@ private:
   int fd_ = -1;
 };
 
-/// Listens on `address` ("0.0.0.0", "127.0.0.1", "::") and `port` (0: an ephemeral port).
+/// Listens on `address` ("0.0.0.0", "127.0.0.1", "::") and `port` (0: an ephemeral port), with the
+/// system's largest backlog (SOMAXCONN).
 Socket listen_tcp(const std::string& address, int port);
 /// Waits for one connection until the deadline.
 Socket accept_connection(const Socket& listener, Deadline deadline);

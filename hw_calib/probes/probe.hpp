@@ -25,6 +25,7 @@ struct ProbeSettings {
   double time_limit_s = 120; // hard limit of one probe, children killed at the limit
   std::string peer_host;     // empty: loopback
   int peer_port = 18515;
+  std::string peer_token; // the peer's pre-shared token (--token-file or DPUSIM_CALIB_TOKEN)
   // storage
   std::filesystem::path storage_dir;                 // where the probe creates its temporary file
   std::optional<std::filesystem::path> storage_file; // an existing file or device, read only

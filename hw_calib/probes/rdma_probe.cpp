@@ -66,7 +66,7 @@ ProbeResult run_rdma_probe(const ProbeContext& ctx) {
   const auto& s = ctx.settings();
   std::unique_ptr<PeerClient> peer;
   if (!s.peer_host.empty())
-    peer = std::make_unique<PeerClient>(s.peer_host, s.peer_port);
+    peer = std::make_unique<PeerClient>(s.peer_host, s.peer_port, s.peer_token);
   const std::string where =
       peer ? fmt::format("to peer {}", s.peer_host) : std::string("through the local NIC");
 

@@ -9,6 +9,7 @@
 #include "hw_calib/parsers/fio_parser.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 #include "hw_calib/probes/param_builder.hpp"
+#include "models/core/atomic_file.hpp"
 #include "models/core/unit_parse.hpp"
 
 #include <cerrno>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace dpusim::calib {
@@ -67,8 +69,14 @@ struct ReadTarget {
 ReadTarget create_target(const ProbeContext& ctx, ProbeResult& result) {
   const auto& s = ctx.settings();
   ReadTarget t;
-  const fs::path dir = s.storage_dir.empty() ? fs::path("/var/tmp") : s.storage_dir;
-  t.temp = std::make_unique<TempFile>(dir, ".dpusim-calib-storage.");
+  const fs::path dir = storage_directory(s);
+  // A run killed with SIGKILL cannot remove its file; the next one does (only if its process is gone).
+  for (const auto& stale : remove_stale_temporaries(dir))
+    result.summary.push_back(
+        fmt::format("removed {}, a temporary file left by an earlier run", stale.string()));
+  if (const auto problem = storage_space_problem(s.storage_size_bytes, dir))
+    throw std::runtime_error("storage: " + *problem);
+  t.temp = std::make_unique<TempFile>(dir, "dpusim-calib-storage");
   t.path = t.temp->path();
   const auto blocks = std::max<std::size_t>(4, static_cast<std::size_t>(s.storage_size_bytes) / kSeqBlock);
   t.size_bytes = static_cast<double>(blocks * kSeqBlock);
@@ -234,6 +242,7 @@ FioJob run_fio(const ProbeContext& ctx, const ReadTarget& target, bool sequentia
                                 sequential ? "--name=dpusim-seqread" : "--name=dpusim-randread",
                                 "--filename=" + fio_filename(target.path),
                                 "--readonly",
+                                "--thread", // one process, which dies with dpusim-calib (no job forks)
                                 sequential ? "--rw=read" : "--rw=randread",
                                 sequential ? "--bs=1M" : "--bs=4k",
                                 direct ? "--direct=1" : "--direct=0",
@@ -298,6 +307,36 @@ StorageFigures fio_reads(const ProbeContext& ctx, const ReadTarget& target, Prob
 }
 
 } // namespace
+
+fs::path storage_directory(const ProbeSettings& settings) {
+  return settings.storage_dir.empty() ? fs::path("/var/tmp") : settings.storage_dir;
+}
+
+std::optional<std::string> storage_size_problem(double size_bytes, double available_bytes,
+                                                const std::string& where) {
+  auto size = [](double bytes) {
+    constexpr double GiB = 1024.0 * 1024 * 1024;
+    return bytes >= GiB ? fmt::format("{:.1f} GiB", bytes / GiB)
+                        : fmt::format("{:.0f} MiB", bytes / GiB * 1024);
+  };
+  if (size_bytes > kMaxStorageSizeBytes)
+    return fmt::format("--storage-size {}: at most {}", size(size_bytes), size(kMaxStorageSizeBytes));
+  const double margin = std::max(kMinStorageMarginBytes, size_bytes * kStorageMarginFraction);
+  if (available_bytes < size_bytes + margin)
+    return fmt::format("--storage-size {}: {} has only {} free for this user, and the probe needs the file "
+                       "and {} to spare (choose a smaller --storage-size or another --storage-dir)",
+                       size(size_bytes), where, size(available_bytes), size(margin));
+  return std::nullopt;
+}
+
+std::optional<std::string> storage_space_problem(double size_bytes, const fs::path& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0)
+    return fmt::format("--storage-dir {}: cannot read its free space: {}", dir.string(),
+                       std::strerror(errno));
+  const double available = static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize);
+  return storage_size_problem(size_bytes, available, dir.string());
+}
 
 ProbeResult run_storage_probe(const ProbeContext& ctx) {
   ProbeResult result;

@@ -45,7 +45,7 @@ struct Stream {
 // The in-process server for loopback runs; stops and joins on destruction.
 class LoopbackServer {
 public:
-  LoopbackServer() : server_(make_options()), thread_([this] { server_.serve(stop_); }) {}
+  LoopbackServer() : server_(make_options(token_)), thread_([this] { server_.serve(stop_); }) {}
   LoopbackServer(const LoopbackServer&) = delete;
   LoopbackServer& operator=(const LoopbackServer&) = delete;
   ~LoopbackServer() {
@@ -53,15 +53,18 @@ public:
     thread_.join();
   }
   [[nodiscard]] int port() const { return server_.port(); }
+  [[nodiscard]] const std::string& token() const { return token_; }
 
 private:
-  static PeerServerOptions make_options() {
+  static PeerServerOptions make_options(const std::string& token) {
     PeerServerOptions o;
     o.address = "127.0.0.1";
     o.port = 0;
+    o.token = token;
     o.allow_perftest = false;
     return o;
   }
+  std::string token_ = random_token(); // this run's own: nobody else on the machine can use the server
   std::atomic<bool> stop_{false};
   PeerServer server_;
   std::thread thread_;
@@ -194,15 +197,17 @@ ProbeResult run_tcp_probe(const ProbeContext& ctx) {
   std::unique_ptr<LoopbackServer> loopback;
   std::string host = s.peer_host;
   int port = s.peer_port;
+  std::string token = s.peer_token;
   if (host.empty()) {
     loopback = std::make_unique<LoopbackServer>();
     host = "127.0.0.1";
     port = loopback->port();
+    token = loopback->token();
     result.notes.push_back(
         "tcp measured over loopback (no --peer): sender and receiver share this machine, and "
         "the sender's system time includes part of the receive path");
   }
-  PeerClient peer(host, port);
+  PeerClient peer(host, port, token);
   const std::string where = loopback ? std::string("loopback") : fmt::format("peer {}", peer.host());
   const double d = s.duration_s;
   const std::string role = ctx.role();

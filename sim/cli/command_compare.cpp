@@ -172,13 +172,14 @@ int command_compare(const std::vector<std::string>& args) {
     }
     attributions.push_back(std::move(a));
   }
-  const auto out = output_directory(vm, s.name) / "comparison.csv";
-  write_file_atomically(out, report::render_csv(c, model::registry().columns()));
+  // Published as a set: all written first, then renamed into place together (models/core/atomic_file).
+  OutputSet outputs(output_directory(vm, s.name));
+  const auto out = outputs.add("comparison.csv", report::render_csv(c, model::registry().columns()));
   const auto attribution_out = out.parent_path() / "attribution.csv";
   if (vm.count("attribute") != 0)
-    write_file_atomically(attribution_out, report::render_attribution_csv(attributions));
-  const auto sample_files =
-      samples ? write_samples(out.parent_path(), sampled) : std::vector<std::filesystem::path>{};
+    outputs.add("attribution.csv", report::render_attribution_csv(attributions));
+  const auto sample_files = samples ? add_samples(outputs, sampled) : std::vector<std::filesystem::path>{};
+  outputs.publish();
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,

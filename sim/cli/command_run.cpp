@@ -57,8 +57,10 @@ int command_run(const std::vector<std::string>& args) {
     }
     const auto dir = output_directory(vm, s.name);
     report::Comparison c{variant.name, {all.front().samples.front()}};
-    write_file_atomically(dir / "run.csv", report::render_csv(c, model::registry().columns()));
-    const auto written = write_samples(dir, all);
+    OutputSet outputs(dir); // run.csv and the sample files, renamed into place together
+    outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
+    const auto written = add_samples(outputs, all);
+    outputs.publish();
     if (vm.count("quiet") == 0) {
       std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n\n", s.name,
                                s.description, c.results.front().nodes, c.results.front().gpus, *samples,

@@ -78,13 +78,10 @@ std::vector<report::VariantSamples> run_samples(const scenario::Scenario& s, con
   return out;
 }
 
-std::vector<std::filesystem::path> write_samples(const std::filesystem::path& dir,
-                                                 const std::vector<report::VariantSamples>& variants) {
-  const auto samples = dir / "samples.csv";
-  const auto distribution = dir / "distribution.csv";
-  write_file_atomically(samples, report::render_samples_csv(variants, model::registry().columns()));
-  write_file_atomically(distribution, report::render_distribution_csv(variants));
-  return {samples, distribution};
+std::vector<std::filesystem::path> add_samples(OutputSet& outputs,
+                                               const std::vector<report::VariantSamples>& variants) {
+  return {outputs.add("samples.csv", report::render_samples_csv(variants, model::registry().columns())),
+          outputs.add("distribution.csv", report::render_distribution_csv(variants))};
 }
 
 } // namespace dpusim::cli

@@ -4,6 +4,7 @@
 // byte-identical for any --jobs.
 #pragma once
 
+#include "models/core/atomic_file.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/report/distribution.hpp"
 #include "sim/run/variant_run.hpp"
@@ -29,8 +30,8 @@ std::vector<report::VariantSamples> run_samples(const scenario::Scenario& s, con
                                                 const run::RunOptions& ro, std::size_t samples, int jobs,
                                                 bool progress, int& failed_exit);
 
-/// Writes <dir>/samples.csv and <dir>/distribution.csv; returns their paths.
-std::vector<std::filesystem::path> write_samples(const std::filesystem::path& dir,
-                                                 const std::vector<report::VariantSamples>& variants);
+/// Adds samples.csv and distribution.csv to a command's outputs; returns their paths.
+std::vector<std::filesystem::path> add_samples(OutputSet& outputs,
+                                               const std::vector<report::VariantSamples>& variants);
 
 } // namespace dpusim::cli

@@ -14,6 +14,9 @@ struct CommandResult {
 
 CommandResult run_command(const std::vector<std::string>& argv);
 
+/// Starts a program (no shell) with its output discarded and returns its PID without waiting for it.
+int spawn_quietly(const std::vector<std::string>& argv);
+
 /// A fresh, empty directory under the system temporary directory, removed when the object dies.
 class TempDir {
 public:

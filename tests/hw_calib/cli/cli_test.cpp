@@ -8,11 +8,15 @@
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace dpusim::calib;
 using dpusim::calib::testing::ScratchDir;
@@ -58,6 +62,145 @@ TEST(calib_Cli, HelpVersionAndUsageErrors) {
   const auto bad_peer = calib({"run", "--out", "/tmp/unused", "--peer", "node2:99999"});
   EXPECT_EQ(bad_peer.exit_code, 2);
   EXPECT_NE(bad_peer.err.find("1..65535"), std::string::npos) << bad_peer.err;
+  // A peer answers only with its token.
+  ::unsetenv("DPUSIM_CALIB_TOKEN");
+  const auto no_token = calib({"run", "--out", "/tmp/unused", "--peer", "127.0.0.1:1", "--probes", "tcp"});
+  EXPECT_EQ(no_token.exit_code, 2);
+  EXPECT_NE(no_token.err.find("DPUSIM_CALIB_TOKEN"), std::string::npos) << no_token.err;
+  const ScratchDir scratch;
+  std::ofstream(scratch.path() / "token") << "short\n";
+  const auto short_token = calib({"serve", "--token-file", (scratch.path() / "token").string()});
+  EXPECT_EQ(short_token.exit_code, 2);
+  EXPECT_NE(short_token.err.find("16 to 128 characters"), std::string::npos) << short_token.err;
+  EXPECT_EQ(calib({"serve", "--session-limit", "0"}).exit_code, 2);
+  const auto serve_help = calib({"serve", "--help"});
+  for (const char* word :
+       {"--token-file", "DPUSIM_CALIB_TOKEN", "--session-limit", "--max-sessions", "loopback"})
+    EXPECT_NE(serve_help.out.find(word), std::string::npos) << word;
+  // The storage probe's file is bounded, and must fit in the free space.
+  const auto huge = calib(
+      {"run", "--out", "/tmp/unused", "--probes", "storage", "--storage-size", "65GiB", "--time-limit", "2"});
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_NE(huge.err.find("at most 64"), std::string::npos) << huge.err;
+}
+
+TEST(calib_Cli, StorageSizeBeyondTheFreeSpaceIsAUsageError) {
+  // A file system with less free space than the largest --storage-size: the scratch folder's, or /dev/shm.
+  auto free_bytes = [](const fs::path& dir) {
+    struct statvfs st {};
+    return ::statvfs(dir.c_str(), &st) == 0
+               ? static_cast<double>(st.f_bavail) * static_cast<double>(st.f_frsize)
+               : -1.0;
+  };
+  constexpr double kRoom = 60.0 * 1024 * 1024 * 1024;
+  const ScratchDir scratch;
+  fs::path dir = scratch.path();
+  std::string shm = "/dev/shm/dpusim-calib-test.XXXXXX";
+  if (!(free_bytes(dir) < kRoom) && free_bytes("/dev/shm") > 0 && free_bytes("/dev/shm") < kRoom &&
+      ::mkdtemp(shm.data()) != nullptr)
+    dir = shm;
+  const double available = free_bytes(dir);
+  if (!(available > 0 && available < kRoom)) {
+    GTEST_SKIP() << "no file system here has less free space than the largest --storage-size";
+  }
+  // --time-limit: were the check missing, the probe would stop filling the file system after 2 s.
+  const auto r =
+      calib({"run", "--out", (scratch.path() / "out").string(), "--probes", "storage", "--storage-dir",
+             dir.string(), "--storage-size", fmt::format("{:.0f}B", available), "--time-limit", "2"});
+  if (dir != scratch.path())
+    fs::remove_all(dir);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("free"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir.string()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(scratch.path() / "out" / "profile.yaml")); // nothing ran
+}
+
+TEST(calib_Cli, SigkillDuringTheStorageProbeLeavesNoToolRunningAndTheNextRunRemovesItsFile) {
+  // The harness adopts what a killed child orphans, to find a surviving tool and reap it.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const ScratchDir dir;
+  const fs::path bin = dir.path() / "bin";
+  const fs::path storage = dir.path() / "storage";
+  fs::create_directories(bin);
+  fs::create_directories(storage);
+  // A stand-in for fio that says who it is and then runs until killed.
+  const fs::path fio_pid = dir.path() / "fio.pid";
+  {
+    std::ofstream script(bin / "fio");
+    script << "#!/bin/sh\necho $$ > " << fio_pid.string() << "\nexec sleep 60\n";
+  }
+  fs::permissions(bin / "fio", fs::perms::owner_all);
+  const std::string exe = kExe;
+  const std::string path_env =
+      bin.string() + ":" + (std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("PATH", path_env.c_str(), 1);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execl(exe.c_str(), exe.c_str(), "run", "--probes", "storage", "--storage-tool", "fio", "--storage-size",
+            "16MiB", "--duration", "10", "--storage-dir", storage.c_str(), "--out",
+            (dir.path() / "out").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  struct KillOnExit { // whatever an assertion leaves running
+    pid_t calib = 0;
+    pid_t tool = 0;
+    ~KillOnExit() {
+      for (const pid_t p : {calib, tool})
+        if (p > 0) {
+          ::kill(p, SIGKILL);
+          ::waitpid(p, nullptr, 0);
+        }
+    }
+  } running{pid, 0};
+  std::string tool;
+  for (int i = 0; i < 2000 && tool.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (const auto text = read_text_file(fio_pid))
+      tool = std::string(trim(*text));
+  }
+  ASSERT_FALSE(tool.empty()) << "the storage probe never started fio";
+  const int tool_pid = std::stoi(tool);
+  running.tool = tool_pid;
+  auto temporaries = [&] {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(storage))
+      if (e.path().filename().string().rfind(".dpusim-calib-storage.", 0) == 0)
+        out.push_back(e.path());
+    return out;
+  };
+  ASSERT_EQ(temporaries().size(), 1u);
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  // The tool dies with it: gone, or a zombie of ours, within a second.
+  auto tool_runs = [&] {
+    std::ifstream in("/proc/" + tool + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+  };
+  ::waitpid(pid, nullptr, 0);
+  running.calib = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (tool_runs() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const bool survived = tool_runs();
+  if (survived)
+    ::kill(tool_pid, SIGKILL);
+  ::waitpid(tool_pid, nullptr, 0);
+  running.tool = 0;
+  EXPECT_FALSE(survived) << "fio still ran 1 s after dpusim-calib was killed";
+  // SIGKILL leaves no chance to remove the file; the next run does, before it measures.
+  ASSERT_EQ(temporaries().size(), 1u);
+  const fs::path left = temporaries().front();
+  const auto next =
+      calib({"run", "--probes", "storage", "--storage-tool", "builtin", "--quick", "--storage-size", "8MiB",
+             "--storage-dir", storage.string(), "--out", (dir.path() / "out2").string()});
+  EXPECT_EQ(next.exit_code, 0) << next.out << next.err;
+  EXPECT_NE(next.out.find("removed " + left.string()), std::string::npos) << next.out;
+  EXPECT_TRUE(temporaries().empty());
 }
 
 TEST(calib_Cli, DiscoverOnARecordedBlueFieldTree) {
@@ -147,7 +290,9 @@ TEST(calib_Cli, InterruptedRunLeavesAValidIncompleteProfile) {
 }
 
 TEST(calib_Cli, TcpProbeAgainstAServePeer) {
-  // `serve --port 0 --sessions 1` prints its ephemeral port first, serves one session and exits.
+  // `serve --port 0 --sessions 1` prints its ephemeral port first, serves one session and exits. Both
+  // sides read the token from the environment.
+  ::setenv("DPUSIM_CALIB_TOKEN", "cli-test-token-0123456789", 1);
   int pipe_fds[2];
   ASSERT_EQ(::pipe(pipe_fds), 0);
   const std::string exe = kExe;
@@ -156,8 +301,7 @@ TEST(calib_Cli, TcpProbeAgainstAServePeer) {
   if (pid == 0) {
     ::dup2(pipe_fds[1], 1);
     ::close(pipe_fds[0]);
-    ::execl(exe.c_str(), exe.c_str(), "serve", "--listen", "127.0.0.1", "--port", "0", "--sessions", "1",
-            static_cast<char*>(nullptr));
+    ::execl(exe.c_str(), exe.c_str(), "serve", "--port", "0", "--sessions", "1", static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::close(pipe_fds[1]);
@@ -166,8 +310,9 @@ TEST(calib_Cli, TcpProbeAgainstAServePeer) {
   while (::read(pipe_fds[0], &c, 1) == 1 && c != '\n')
     first += c;
   ::close(pipe_fds[0]);
-  const auto words = split_whitespace(first); // "listening on 127.0.0.1 port N (dpusim-calib/1)"
+  const auto words = split_whitespace(first); // "listening on 127.0.0.1 port N (dpusim-calib/2)"
   ASSERT_GE(words.size(), 5u) << first;
+  EXPECT_EQ(words[2], "127.0.0.1"); // loopback unless --listen says otherwise
   const std::string port(words[4]);
   const ScratchDir out;
   const auto r = calib({"run", "--probes", "tcp", "--duration", "1", "--peer", "127.0.0.1:" + port, "--out",
