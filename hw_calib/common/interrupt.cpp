@@ -1,5 +1,6 @@
 #include "hw_calib/common/interrupt.hpp"
 
+#include <atomic>
 #include <csignal>
 #include <fmt/format.h>
 
@@ -7,8 +8,10 @@ namespace dpusim::calib {
 namespace {
 
 // The accepted exception to "no mutable globals": a signal handler can only communicate through an
-// object of type volatile std::sig_atomic_t with static storage duration.
-volatile std::sig_atomic_t g_stop_signal = 0; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+// object with static storage duration, a lock-free atomic (safe in a handler since C++17) because
+// serve's session threads read it while the handler or a test thread writes it.
+std::atomic<int> g_stop_signal{0}; // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
 
 extern "C" void on_stop_signal(int signal_number) {
   g_stop_signal = signal_number;
@@ -38,7 +41,7 @@ bool stop_requested() {
 }
 
 int stop_signal() {
-  return static_cast<int>(g_stop_signal);
+  return g_stop_signal.load();
 }
 
 void request_stop(int signal_number) {

@@ -1,5 +1,5 @@
-// Interruption by SIGINT/SIGTERM. The signal handler only records the signal number in a
-// `volatile std::sig_atomic_t` (the one piece of mutable global state in dpusim-calib: a signal handler
+// Interruption by SIGINT/SIGTERM. The signal handler only records the signal number in
+// a lock-free `std::atomic<int>` (the one piece of mutable global state in dpusim-calib: a signal handler
 // can reach nothing else). Probes poll stop_requested() in their loops, child processes are killed by
 // the process runner, and `run` writes the partial profile marked incomplete.
 #pragma once
