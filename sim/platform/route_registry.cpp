@@ -125,7 +125,6 @@ const RouteInfo& RouteRegistry::route_hosts(engine::HostIndex src, engine::HostI
   RouteInfo info = describe(path(0), HopKind::network);
   const int connections = gpu_pair ? std::max(1, hosts_.options().connections) : 1;
   if (connections > 1) {
-    const auto one = info.links;
     for (int c = 1; c < connections; ++c) {
       const auto more = describe(path(static_cast<std::uint64_t>(c)), HopKind::network).links;
       info.links.insert(info.links.end(), more.begin(), more.end());
