@@ -1,7 +1,9 @@
 #include "models/catalog/catalog.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <stdexcept>
 
 using namespace dpusim;
 
@@ -77,4 +79,18 @@ TEST(Catalog, EveryDpuThatRunsSnapSaysHowManyArmCoresItPollsWith) {
   EXPECT_EQ(bf2.value, 4);
   EXPECT_EQ(bf2.cite.kind, catalog::Citation::Kind::source);
   EXPECT_NE(bf2.cite.text.find("SNAP-BF2-TUNE"), std::string::npos);
+}
+
+TEST(Catalog, ReadsOneEntryOfEachKindAsTheLoaderDoes) {
+  // Catalog::read_entry is what the loaders' fuzz target (fuzz/) reads a catalog entry with.
+  const auto& c = the_catalog();
+  for (const auto& kind : catalog::Catalog::kinds())
+    for (const auto& e : std::filesystem::directory_iterator(c.directory() / kind)) {
+      if (e.path().extension() == ".yaml") {
+        EXPECT_NO_THROW(c.read_entry(kind, yaml::load_file(e.path().string()))) << e.path();
+      }
+    }
+  const auto gpu = yaml::load_file((c.directory() / "gpu" / "h100-sxm.yaml").string());
+  EXPECT_THROW(c.read_entry("cpu", gpu), InputError); // a GPU's keys are unknown to a CPU
+  EXPECT_THROW(c.read_entry("gpus", gpu), std::invalid_argument);
 }
