@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
 #include <stdexcept>
 
 using namespace dpusim;
@@ -93,4 +94,13 @@ TEST(Catalog, ReadsOneEntryOfEachKindAsTheLoaderDoes) {
   const auto gpu = yaml::load_file((c.directory() / "gpu" / "h100-sxm.yaml").string());
   EXPECT_THROW(c.read_entry("cpu", gpu), InputError); // a GPU's keys are unknown to a CPU
   EXPECT_THROW(c.read_entry("gpus", gpu), std::invalid_argument);
+}
+
+TEST(Catalog, PortsOfAFarTooSlowLinkStayAnInt) {
+  // Found by the loaders' fuzz target: 4 kb/s links on a 64-port 800 Gb/s switch are 1.28e10 ports.
+  const auto* sw = the_catalog().network_switch("sn5600");
+  ASSERT_NE(sw, nullptr);
+  EXPECT_EQ(sw->ports_at(units::DataRate::from_si(4001.0 / 8)), std::numeric_limits<int>::max());
+  EXPECT_EQ(sw->ports_at(sw->port_speed.value), sw->ports.value);
+  EXPECT_EQ(sw->ports_at(sw->port_speed.value * 2), 0);
 }
