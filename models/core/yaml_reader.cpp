@@ -283,7 +283,10 @@ public:
 
   explicit DocumentMarks(std::string file) : file_(std::move(file)) {}
 
-  void OnDocumentStart(const YAML::Mark& mark) override { documents.push_back({mark, std::nullopt}); }
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    documents.push_back({mark, std::nullopt});
+    sizes_.clear(); // each document numbers its anchors from 1
+  }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
