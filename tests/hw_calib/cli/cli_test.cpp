@@ -67,6 +67,7 @@ TEST(calib_Cli, HelpVersionAndUsageErrors) {
   const auto empty_out = calib({"run", "--out", "", "--probes", "tcp"});
   EXPECT_EQ(empty_out.exit_code, 2);
   EXPECT_NE(empty_out.err.find("--out needs a directory"), std::string::npos) << empty_out.err;
+  EXPECT_EQ(calib({"discover", "--no-tools", "--out", ""}).exit_code, 2);
 }
 
 TEST(calib_Cli, DiscoverOnARecordedBlueFieldTree) {
