@@ -13,6 +13,11 @@ packages=(
   libssl-dev time
   fio ethtool
 )
+# The fuzz preset builds with clang and links libFuzzer (compiler-rt); llvm-symbolizer names the frames of
+# a finding's stack.
+if [ "$preset" = fuzz ]; then
+  packages+=(clang libclang-rt-dev llvm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

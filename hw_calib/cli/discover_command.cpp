@@ -32,6 +32,9 @@ int discover_command(const std::vector<std::string>& args) {
     return kExitOk;
   }
   install_interrupt_handlers();
+  if (vm.count("out") && vm["out"].as<std::string>().empty())
+    throw UsageError(
+        "discover: --out needs a directory; an empty one would write into the current directory");
   DiscoverOptions o;
   if (vm.count("sysroot")) {
     o.root = vm["sysroot"].as<std::string>();

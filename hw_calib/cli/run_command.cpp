@@ -135,13 +135,17 @@ int run_command(const std::vector<std::string>& args, const std::string& program
   if (!vm.count("out"))
     throw UsageError("run: --out DIR is required (see dpusim-calib run --help)");
   const fs::path out_dir = vm["out"].as<std::string>();
+  if (out_dir.empty())
+    throw UsageError("run: --out needs a directory; an empty one would write into the current directory");
   std::vector<std::string> probes = parse_probe_list(vm["probes"].as<std::string>());
 
   ProbeSettings s;
   const bool quick = vm.count("quick") > 0;
-  s.duration_s = quick ? 1.5 : vm["duration"].as<double>();
-  if (!(s.duration_s > 0) || s.duration_s > 3600)
-    throw UsageError(fmt::format("--duration {}: must be in (0, 3600] seconds", s.duration_s));
+  // Checked even where --quick replaces it: an invalid value given is an error either way.
+  const double duration = vm["duration"].as<double>();
+  if (!(duration > 0) || duration > 3600)
+    throw UsageError(fmt::format("--duration {}: must be in (0, 3600] seconds", duration));
+  s.duration_s = quick ? 1.5 : duration;
   const double limit = vm["time-limit"].as<double>();
   if (limit < 0)
     throw UsageError("--time-limit must be positive (or 0 for the default)");

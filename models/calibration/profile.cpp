@@ -118,7 +118,10 @@ ProfileParam read_param(const std::string& key, const yaml::Node& node) {
 } // namespace
 
 Profile load_profile(const std::string& path) {
-  const yaml::Node root = yaml::load_file(path);
+  return parse_profile(yaml::load_file(path));
+}
+
+Profile parse_profile(const yaml::Node& root) {
   auto map = root.as_map();
   Profile profile;
   profile.version =

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/calibration/parameters.hpp"
+#include "models/core/yaml_reader.hpp"
 
 #include <map>
 #include <optional>
@@ -47,6 +48,8 @@ struct Profile {
 
 /// Strict reader: unknown keys, unknown parameters and wrong units are InputError with file:line:col.
 Profile load_profile(const std::string& path);
+/// The same, from YAML already parsed (yaml::parse_text).
+Profile parse_profile(const yaml::Node& root);
 /// The YAML text of a profile (stable key order, so that profiles diff well).
 std::string render_profile(const Profile& profile);
 /// Writes atomically.

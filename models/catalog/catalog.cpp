@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #ifndef DPUSIM_DEFAULT_DATA_DIR
 #define DPUSIM_DEFAULT_DATA_DIR "."
@@ -26,19 +27,35 @@ std::vector<std::filesystem::path> entries_in(const std::filesystem::path& dir) 
   return files;
 }
 
+/// One entry read by the reader of its kind: the root's map, with its name, description and source.
+template <class ReadFn>
+auto read_one(const yaml::Node& root, const Sources& sources, const std::string& file_stem, ReadFn read) {
+  EntryReader reader(root.as_map(), sources);
+  if (!file_stem.empty() && reader.name() != file_stem)
+    root.as_map().required("name").fail(
+        fmt::format("the entry's name must match its file name \"{}\"", file_stem));
+  auto spec = read(reader);
+  reader.finish();
+  return std::pair{reader.name(), std::move(spec)};
+}
+
 template <class T, class ReadFn>
 void load_kind(const std::filesystem::path& dir, const Sources& sources, std::map<std::string, T>& into,
                ReadFn read) {
   for (const auto& file : entries_in(dir)) {
-    auto root = yaml::load_file(file.string());
-    EntryReader reader(root.as_map(), sources);
-    if (reader.name() != file.stem().string())
-      root.as_map().required("name").fail(
-          fmt::format("the entry's name must match its file name \"{}\"", file.stem().string()));
-    T spec = read(reader, dir.string());
-    reader.finish();
-    into.emplace(reader.name(), std::move(spec));
+    auto [name, spec] = read_one(yaml::load_file(file.string()), sources, file.stem().string(), read);
+    into.emplace(std::move(name), std::move(spec));
   }
+}
+
+ModelEntry read_model_entry(EntryReader& r) {
+  ModelEntry e;
+  e.description = r.description();
+  if (!r.default_citation())
+    r.map().required("source", "a source for the model's shape");
+  e.cite = *r.default_citation();
+  e.shape = workload::read_transformer_shape(r.map(), r.name());
+  return e;
 }
 
 } // namespace
@@ -59,26 +76,15 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
         "the catalog's bibliography is missing (is the catalog directory right? set DPUSIM_DATA_DIR "
         "to the dpusim source tree)");
   c.sources_ = Sources::load(sources_file.string());
-  load_kind(dir / "gpu", c.sources_, c.gpus_,
-            [](EntryReader& r, const std::string& d) { return read_gpu(r, d); });
-  load_kind(dir / "cpu", c.sources_, c.cpus_, [](EntryReader& r, const std::string&) { return read_cpu(r); });
-  load_kind(dir / "nic", c.sources_, c.nics_,
-            [&c](EntryReader& r, const std::string&) { return read_nic(r, c.sources_); });
-  load_kind(dir / "node", c.sources_, c.nodes_,
-            [](EntryReader& r, const std::string&) { return read_node(r); });
-  load_kind(dir / "switch", c.sources_, c.switches_,
-            [](EntryReader& r, const std::string&) { return read_switch(r); });
+  const auto gpu_dir = (dir / "gpu").string();
+  load_kind(dir / "gpu", c.sources_, c.gpus_, [&](EntryReader& r) { return read_gpu(r, gpu_dir); });
+  load_kind(dir / "cpu", c.sources_, c.cpus_, [](EntryReader& r) { return read_cpu(r); });
+  load_kind(dir / "nic", c.sources_, c.nics_, [&c](EntryReader& r) { return read_nic(r, c.sources_); });
+  load_kind(dir / "node", c.sources_, c.nodes_, [](EntryReader& r) { return read_node(r); });
+  load_kind(dir / "switch", c.sources_, c.switches_, [](EntryReader& r) { return read_switch(r); });
   load_kind(dir / "collective", c.sources_, c.collectives_,
-            [](EntryReader& r, const std::string&) { return read_collective(r); });
-  load_kind(dir / "llm", c.sources_, c.models_, [](EntryReader& r, const std::string&) {
-    ModelEntry e;
-    e.description = r.description();
-    if (!r.default_citation())
-      r.map().required("source", "a source for the model's shape");
-    e.cite = *r.default_citation();
-    e.shape = workload::read_transformer_shape(r.map(), r.name());
-    return e;
-  });
+            [](EntryReader& r) { return read_collective(r); });
+  load_kind(dir / "llm", c.sources_, c.models_, [](EntryReader& r) { return read_model_entry(r); });
   // Cross-references between entries.
   for (const auto& [name, node] : c.nodes_) {
     const auto file = (dir / "node" / (name + ".yaml")).string();
@@ -92,6 +98,35 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
     check(node.nic, c.nic_names(), "nic");
   }
   return c;
+}
+
+} // namespace dpusim::catalog
+
+namespace dpusim::catalog {
+
+const std::vector<std::string>& Catalog::kinds() {
+  static const std::vector<std::string> k{"gpu", "cpu", "nic", "node", "switch", "collective", "llm"};
+  return k;
+}
+
+void Catalog::read_entry(std::string_view kind, const yaml::Node& root) const {
+  const auto& sources = sources_;
+  if (kind == "gpu")
+    (void)read_one(root, sources, "", [&](EntryReader& r) { return read_gpu(r, (dir_ / "gpu").string()); });
+  else if (kind == "cpu")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_cpu(r); });
+  else if (kind == "nic")
+    (void)read_one(root, sources, "", [&](EntryReader& r) { return read_nic(r, sources); });
+  else if (kind == "node")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_node(r); });
+  else if (kind == "switch")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_switch(r); });
+  else if (kind == "collective")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_collective(r); });
+  else if (kind == "llm")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_model_entry(r); });
+  else
+    throw std::invalid_argument(fmt::format("no catalog entries of kind \"{}\"", kind));
 }
 
 } // namespace dpusim::catalog

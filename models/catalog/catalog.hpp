@@ -8,11 +8,13 @@
 #include "models/catalog/nic_spec.hpp"
 #include "models/catalog/node_spec.hpp"
 #include "models/catalog/sources.hpp"
+#include "models/core/yaml_reader.hpp"
 #include "models/workload/transformer.hpp"
 
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dpusim::catalog {
@@ -29,6 +31,12 @@ public:
   static Catalog load(const std::filesystem::path& dir);
   /// The catalog directory: $DPUSIM_DATA_DIR/models/catalog if set, else the one compiled in.
   static std::filesystem::path default_directory();
+  /// The kinds of entry, each a folder of the catalog directory: gpu, cpu, nic, node, switch, ...
+  static const std::vector<std::string>& kinds();
+  /// Reads `root` as an entry of `kind`, as load() reads each file (citations checked against this
+  /// catalog's sources.yaml, GEMM tables next to its GPU entries) without the checks between files
+  /// (its name against the file's, references to other entries); throws InputError on any problem.
+  void read_entry(std::string_view kind, const yaml::Node& root) const;
 
   [[nodiscard]] const GpuSpec* gpu(const std::string& name) const { return find(gpus_, name); }
   [[nodiscard]] const CpuSpec* cpu(const std::string& name) const { return find(cpus_, name); }

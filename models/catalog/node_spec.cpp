@@ -2,7 +2,9 @@
 
 #include "models/catalog/entry_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dpusim::catalog {
 
@@ -27,8 +29,11 @@ NodeSpec read_node(EntryReader& r) {
 }
 
 int SwitchSpec::ports_at(units::DataRate link) const {
+  // In double: an 800 Gb/s port split into 4 kb/s links is 2e8 of them, 64 times over an int. Such a
+  // link is slower than any NIC (the fabric check refuses it); the count only has to stay finite.
   const double split = std::floor(port_speed.value / link + 1e-9);
-  return split >= 1 ? ports.value * static_cast<int>(split) : 0;
+  const double count = split >= 1 ? ports.value * split : 0;
+  return static_cast<int>(std::min(count, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
 SwitchSpec read_switch(EntryReader& r) {

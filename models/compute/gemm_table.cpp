@@ -1,12 +1,12 @@
 #include "models/compute/gemm_table.hpp"
 
 #include "models/core/input_error.hpp"
+#include "models/core/input_file.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
 
 namespace dpusim::compute {
@@ -28,9 +28,7 @@ GemmTable::GemmTable(std::vector<GemmPoint> points) : points_(std::move(points))
 }
 
 GemmTable GemmTable::load_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(Location{path, 0, 0}, "", "cannot open the GEMM throughput table");
+  std::istringstream in(read_input_file(path, "a GEMM throughput table (CSV)"));
   std::vector<GemmPoint> points;
   std::string line;
   int line_no = 0;

@@ -3,26 +3,33 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <utility>
 
 namespace dpusim {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // Three rows of the table (a transposition looks two rows back): memory in the shorter word only.
+  if (a.size() < b.size())
+    std::swap(a, b);
   const std::size_t n = a.size();
   const std::size_t m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i)
-    d[i][0] = i;
+  std::vector<std::size_t> before(m + 1);
+  std::vector<std::size_t> previous(m + 1);
+  std::vector<std::size_t> row(m + 1);
   for (std::size_t j = 0; j <= m; ++j)
-    d[0][j] = j;
+    previous[j] = j;
   for (std::size_t i = 1; i <= n; ++i) {
+    row[0] = i;
     for (std::size_t j = 1; j <= m; ++j) {
       const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, previous);
+    std::swap(previous, row);
   }
-  return d[n][m];
+  return previous[m];
 }
 
 namespace {
@@ -34,6 +41,11 @@ std::string lower(std::string_view s) {
 } // namespace
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  // A value pasted in whole (a line of many kilobytes) is no misspelling of a name: comparing it with
+  // every candidate would only cost time.
+  constexpr std::size_t kLongest = 256;
+  if (word.size() > kLongest)
+    return {};
   const std::string lw = lower(word);
   for (const auto& c : candidates) {
     if (lower(c) == lw)

@@ -1,14 +1,18 @@
 #include "models/core/yaml_reader.hpp"
 
+#include "models/core/input_file.hpp"
 #include "models/core/text_distance.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
-#include <filesystem>
+#include <cstdlib>
 #include <fmt/format.h>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 #include <yaml-cpp/eventhandler.h>
 
@@ -69,34 +73,49 @@ std::string Node::as_string() const {
 
 std::int64_t Node::as_int(std::int64_t min, std::int64_t max) const {
   const std::string text = scalar_text("a whole number");
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used, 10);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || used == 0)
+  // Digits with an optional sign: a whole number, even one beyond 64 bits (then out of any range).
+  const std::size_t digits_from = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  const bool whole = text.size() > digits_from &&
+                     std::all_of(text.begin() + static_cast<std::ptrdiff_t>(digits_from), text.end(),
+                                 [](unsigned char ch) { return std::isdigit(ch) != 0; });
+  if (!whole)
     fail(fmt::format("expected a whole number, found \"{}\"", text));
-  if (v < min)
-    fail(min == max ? fmt::format("must be {}, found {}", min, v)
-                    : fmt::format("must be at least {}, found {}", min, v));
-  if (v > max)
-    fail(fmt::format("must be at most {}, found {}", max, v));
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  const bool overflow = errno == ERANGE;
+  const bool below = overflow ? text[0] == '-' : v < min;
+  const bool above = overflow ? text[0] != '-' : v > max;
+  const std::string found = overflow ? text : std::to_string(v);
+  if (below || above) {
+    if (min == max)
+      fail(fmt::format("must be {}, found {}", min, found));
+    if (below && max == std::numeric_limits<std::int64_t>::max())
+      fail(fmt::format("must be at least {}, found {}", min, found));
+    fail(fmt::format("must be {} {}, found {} (valid: {} to {})", below ? "at least" : "at most",
+                     below ? min : max, found, min, max));
+  }
   return v;
 }
 
 double Node::as_number(double min, double max) const {
   const std::string text = scalar_text("a number");
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || used == 0 || !std::isfinite(v))
+  // strtod rather than stod: a number beyond a double's range is out of range, not "not a number", and
+  // one below its smallest is as good as zero.
+  errno = 0;
+  char* end = nullptr;
+  const double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0])) != 0
+                       ? std::nan("")
+                       : std::strtod(text.c_str(), &end);
+  const bool parsed = end != nullptr && end == text.c_str() + text.size();
+  const bool numeral =
+      parsed && std::all_of(text.begin(), text.end(), [](unsigned char ch) {
+        return std::isdigit(ch) != 0 || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' || ch == '-';
+      });
+  if (!numeral || std::isnan(v))
     fail(fmt::format("expected a number, found \"{}\"", text));
+  if (std::isinf(v))
+    fail(fmt::format("must be between {:g} and {:g}, found {}", min, max, text));
   if (v < min || v > max)
     fail(fmt::format("must be between {:g} and {:g}, found {:g}", min, max, v));
   return v;
@@ -249,7 +268,11 @@ Seq::Seq(Node node) : node_(std::move(node)) {
 
 namespace {
 
-/// Where each document of a stream starts and where its first node is, from yaml-cpp's events.
+/// Where each document of a stream starts and where its first node is, from yaml-cpp's events; and the
+/// budgets that keep what follows bounded: at most kMaxNodes nodes, an alias counted as a copy of what
+/// it names (the readers walk through aliases: ten lines of aliases can stand for a billion nodes), and
+/// at most kMaxDepth mappings and lists inside one another (yaml-cpp's own limit, 500, says only "bad
+/// file").
 class DocumentMarks : public YAML::EventHandler {
 public:
   struct Document {
@@ -258,30 +281,88 @@ public:
   };
   std::vector<Document> documents;
 
-  void OnDocumentStart(const YAML::Mark& mark) override { documents.push_back({mark, std::nullopt}); }
+  explicit DocumentMarks(std::string file) : file_(std::move(file)) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    documents.push_back({mark, std::nullopt});
+    sizes_.clear(); // each document numbers its anchors from 1
+  }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t /*anchor*/) override { node(mark); }
-  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    node(mark);
+    const auto it = sizes_.find(anchor);
+    if (it == sizes_.end()) // still open: the alias is inside the node it names
+      throw InputError(at(mark), "",
+                       "an alias inside the node its anchor names: a node cannot contain itself");
+    count(mark, it->second);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
                 const std::string& /*value*/) override {
-    node(mark);
+    leaf(mark, anchor);
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value /*style*/) override {
-    node(mark);
+    open(mark, anchor);
   }
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value /*style*/) override {
-    node(mark);
+    open(mark, anchor);
   }
-  void OnMapEnd() override {}
+  void OnMapEnd() override { close(); }
 
 private:
+  struct Open {
+    std::uint64_t nodes; // in this collection so far, itself included
+    YAML::anchor_t anchor;
+  };
+
+  [[nodiscard]] Location at(const YAML::Mark& m) const { return Location{file_, m.line + 1, m.column + 1}; }
   void node(const YAML::Mark& mark) {
     if (!documents.empty() && !documents.back().first_node)
       documents.back().first_node = mark;
   }
+  void count(const YAML::Mark& mark, std::uint64_t n) {
+    total_ += n; // each n is at most kMaxNodes: no overflow
+    if (!open_.empty())
+      open_.back().nodes += n;
+    if (total_ > kMaxNodes)
+      throw InputError(at(mark), "",
+                       fmt::format("more than {} YAML nodes (values, keys, mappings and lists; an alias "
+                                   "counts as a copy of what it names): a scenario, profile or catalog "
+                                   "entry needs a few hundred, and reading more would only cost memory",
+                                   kMaxNodes));
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    node(mark);
+    count(mark, 1);
+    if (anchor != YAML::NullAnchor)
+      sizes_[anchor] = 1;
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    node(mark);
+    if (open_.size() >= kMaxDepth)
+      throw InputError(at(mark), "",
+                       fmt::format("mappings and lists nested more than {} deep: a scenario, profile or "
+                                   "catalog entry needs fewer than ten levels",
+                                   kMaxDepth));
+    total_ += 1;
+    open_.push_back({1, anchor});
+  }
+  void close() {
+    const Open done = open_.back();
+    open_.pop_back();
+    if (!open_.empty())
+      open_.back().nodes += done.nodes;
+    if (done.anchor != YAML::NullAnchor)
+      sizes_[done.anchor] = done.nodes;
+  }
+
+  std::string file_;
+  std::vector<Open> open_;
+  std::unordered_map<YAML::anchor_t, std::uint64_t> sizes_; // expanded size of each anchored node
+  std::uint64_t total_ = 0;
 };
 
 } // namespace
@@ -296,7 +377,7 @@ Node parse_text(const std::string& text, const std::string& name) {
     // error at that token.
     std::istringstream stream(text);
     YAML::Parser parser(stream);
-    DocumentMarks marks;
+    DocumentMarks marks(name);
     for (int i = 0; i < 3 && parser.HandleNextDocument(marks); ++i) {
       const auto& d = marks.documents;
       if (d.size() >= 2 && d[d.size() - 1].start.pos == d[d.size() - 2].start.pos)
@@ -318,26 +399,8 @@ Node parse_text(const std::string& text, const std::string& name) {
 }
 
 Node load_file(const std::string& path) {
-  // Scenarios, catalog entries and profiles are small text files: anything else (a directory, a
-  // device, a file of many megabytes) is refused before it is read.
-  constexpr std::uintmax_t kMaxBytes = 16u << 20;
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw InputError(Location{path, 0, 0}, "", "cannot open the file (does it exist and is it readable?)");
-  if (!std::filesystem::is_regular_file(status))
-    throw InputError(Location{path, 0, 0}, "",
-                     std::filesystem::is_directory(status) ? "is a directory, not a YAML file"
-                                                           : "is not a regular file (a device or a pipe?)");
-  if (std::filesystem::file_size(path, ec) > kMaxBytes)
-    throw InputError(Location{path, 0, 0}, "",
-                     "is larger than 16 MiB: not a scenario, catalog entry or profile");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(Location{path, 0, 0}, "", "cannot open the file (does it exist and is it readable?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_text(text.str(), path);
+  // Scenarios, catalog entries and profiles are small text files.
+  return parse_text(read_input_file(path, "a scenario, catalog entry or profile"), path);
 }
 
 } // namespace dpusim::yaml

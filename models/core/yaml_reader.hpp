@@ -114,6 +114,11 @@ private:
   std::vector<Node> items_;
 };
 
+/// What a file may hold beyond its size (models/core/input_file.hpp; docs/scenario-schema.md, "Limits"): a
+/// stream with more nodes or deeper nesting is refused before a tree is built.
+inline constexpr std::uint64_t kMaxNodes = 100'000;
+inline constexpr std::size_t kMaxDepth = 64;
+
 /// Parses a YAML file; syntax errors become InputError with the location yaml-cpp reports.
 Node load_file(const std::string& path);
 /// Parses YAML text; `name` stands for the file in messages.

@@ -5,6 +5,7 @@
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/model/core/offload_model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/offload/attribution.hpp"
 #include "sim/offload/variant.hpp"
@@ -17,7 +18,10 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace dpusim::cli {
 namespace {
@@ -58,16 +62,35 @@ int command_compare(const std::vector<std::string>& args) {
   const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
   std::vector<offload::Variant> variants = s.variants;
   if (vm.count("variants") != 0) {
+    // A variant named more than once runs once, in the place it is first named.
+    std::vector<std::string> specs;
+    std::unordered_map<std::string, int> times; // how often each spec is named
+    for (auto& spec : split_list(vm["variants"].as<std::string>()))
+      if (++times[spec] == 1)
+        specs.push_back(std::move(spec));
+    if (specs.empty())
+      throw po::error("--variants needs at least one variant");
+    if (specs.size() > model::kMaxVariants)
+      throw po::error("--variants names " + model::too_many_variants(specs.size()));
+    std::unordered_map<std::string_view, const offload::Variant*> named;
+    for (const auto& v : s.variants)
+      named.emplace(v.name, &v);
+    std::unordered_set<std::string> chosen;
     variants.clear();
-    for (const auto& spec : split_list(vm["variants"].as<std::string>())) {
+    for (const auto& spec : specs) {
       try {
-        variants.push_back(input::variant_for(s, cat, spec));
+        const auto it = named.find(spec);
+        auto v = it != named.end() ? *it->second : input::variant_for(s, cat, spec);
+        if (chosen.insert(v.name).second)
+          variants.push_back(std::move(v));
       } catch (const std::invalid_argument& e) {
         throw po::error(e.what());
       }
     }
-    if (variants.empty())
-      throw po::error("--variants needs at least one variant");
+    if (vm.count("quiet") == 0)
+      for (const auto& spec : specs)
+        if (const int n = times[spec]; n > 1)
+          std::cerr << fmt::format("dpusim: --variants names {} {} times; it runs once\n", spec, n);
   }
   // With --attribute: each function moved alone from the baseline and moved back out of the target,
   // run after the variants themselves; a placement the device cannot run is reported, not simulated.

@@ -26,6 +26,10 @@ bool parse_command(const std::string& name, const std::string& synopsis, const s
     return false;
   }
   po::notify(vm);
+  // An empty --out would write into the working directory, next to whatever is there.
+  if (vm.count("out") != 0 && vm["out"].as<std::string>().empty())
+    throw po::error("--out needs a directory; an empty one would write into the current directory "
+                    "(use --out . to mean that)");
   if (wants_scenario && vm.count("scenario") == 0)
     throw po::error(fmt::format("missing the scenario file (usage: dpusim {} {})", name, synopsis));
   return true;

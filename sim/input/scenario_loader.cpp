@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
+#include <unordered_map>
 
 namespace dpusim::input {
 
@@ -73,7 +74,8 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   const auto offload = m.required("offload", "{baseline: ..., variants: [...]}");
   auto om = offload.as_map();
   om.declare(keys_of("offload"));
-  std::vector<std::string> variant_keys; // by variant of s.variants: where the file lists it
+  std::vector<std::string> variant_keys;                 // by variant of s.variants: where the file lists it
+  std::unordered_map<std::string, std::size_t> index_of; // a variant's name -> its place in s.variants
   auto read_variant = [&](const yaml::Node& n) {
     std::string spec;
     std::string given_name;
@@ -98,16 +100,18 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     }
     if (!given_name.empty())
       v.name = given_name;
-    if (const auto* same = s.find_variant(v.name);
-        same != nullptr && (same->placement != v.placement || same->on_dpu != v.on_dpu))
+    const auto [same, added] = index_of.try_emplace(v.name, s.variants.size());
+    if (added) { // the same variant listed again runs once
+      s.variants.push_back(std::move(v));
+      variant_keys.push_back(n.path());
+      return;
+    }
+    const auto& first = s.variants[same->second];
+    if (first.placement != v.placement || first.on_dpu != v.on_dpu)
       n.fail(fmt::format("variant \"{}\" is listed twice with different placements (the baseline and "
                          "variants share one list of names); give this one another name: {{name: ..., "
                          "placement: {}}}",
                          v.name, spec));
-    if (s.find_variant(v.name) == nullptr) { // the same variant listed again runs once
-      s.variants.push_back(std::move(v));
-      variant_keys.push_back(n.path());
-    }
   };
   read_variant(om.required("baseline", "a variant name"));
   s.baseline = s.variants.front().name;

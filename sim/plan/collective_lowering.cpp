@@ -240,8 +240,8 @@ void CollectiveLowering::compact_loads(Transfer& part) const {
     by_host[l.host].push_back(l.amount);
   std::vector<engine::Load> loads;
   for (const auto& [host, amounts] : by_host) {
-    const bool equal =
-        std::all_of(amounts.begin(), amounts.end(), [&](double a) { return a == amounts.front(); });
+    const bool equal = std::all_of(amounts.begin(), amounts.end(),
+                                   [first = amounts.front()](double a) { return a == first; });
     if (amounts.size() <= cores || !equal) {
       for (double a : amounts)
         loads.push_back({host, a});

@@ -1,6 +1,5 @@
 #include "sim/run/variant_parts.hpp"
 
-#include "sim/model/registry.hpp"
 #include "sim/platform/host_map.hpp"
 
 namespace dpusim::run {
@@ -64,19 +63,6 @@ std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
   for (int vs = 0; vs < w.parallelism.pp * w.virtual_stages; ++vs)
     costs.push_back(plan::stage_costs(w, gpu, vs));
   return costs;
-}
-
-bool representative_replica(const scenario::Scenario& s) {
-  for (const auto& m : model::registry().models())
-    if (m->replicas_differ(s))
-      return false;
-  constexpr double kFullReplicaTaskBudget = 60000;
-  const auto& w = s.workload;
-  const auto& par = w.parallelism;
-  const double layers_per_gpu = static_cast<double>(w.model.layers) / par.pp;
-  const double ops_per_replica = static_cast<double>(par.pp) * w.virtual_stages * w.micro_batches() * 2;
-  const double tasks_per_op = w.zero_stage >= 3 ? 4.0 * layers_per_gpu / w.virtual_stages : 3.0;
-  return par.dp > 1 && ops_per_replica * tasks_per_op * par.dp > kFullReplicaTaskBudget;
 }
 
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,

@@ -29,10 +29,6 @@ platform::PathOptions path_options(const scenario::Hardware& hw, const datapath:
 std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
                                           const compute::GpuComputeModel& gpu);
 
-/// Above a task budget for all replicas, symmetric data-parallel replicas are represented by one (its
-/// collectives still carry every replica's bytes) — unless a model makes the replicas differ.
-bool representative_replica(const scenario::Scenario& s);
-
 /// What the metrics take from the platform and the hardware (the probes' durations are added later).
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
                                       const platform::HostMap& hosts);

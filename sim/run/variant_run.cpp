@@ -4,6 +4,7 @@
 #include "sim/model/checkpoint/checkpoint.hpp"
 #include "sim/model/faults/faults.hpp"
 #include "sim/model/noise/noise.hpp"
+#include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/model/tenants/tenants.hpp"
 #include "sim/plan/ecmp_balance.hpp"
@@ -52,7 +53,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
 
   const auto costs = stage_costs(s.workload, gpu_compute(hw));
   plan::CollectiveLowering lowering(routes, hw, path);
-  const bool representative = representative_replica(s);
+  const bool representative = model::representative_replica(s);
   const auto host = host_side(s, hw, variant, path);
   const auto extensions = model::registry().extensions();
   auto iteration =

@@ -117,7 +117,9 @@ struct WorkloadConfig {
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)
 
-  [[nodiscard]] int micro_batches() const { return global_batch / (micro_batch * parallelism.dp); }
+  [[nodiscard]] int micro_batches() const { // at most global_batch; the product is taken in 64 bits
+    return static_cast<int>(global_batch / (static_cast<std::int64_t>(micro_batch) * parallelism.dp));
+  }
 };
 
 /// The published result a validation scenario reproduces.

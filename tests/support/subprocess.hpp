@@ -10,6 +10,8 @@ struct CommandResult {
   int exit_code = -1;
   std::string out;
   std::string err;
+  double seconds = 0;   // wall-clock, from start to exit
+  long max_rss_kib = 0; // the child's peak resident memory (getrusage of the child, through wait4)
 };
 
 CommandResult run_command(const std::vector<std::string>& argv);

@@ -65,6 +65,7 @@ public:
                                          units::format(f.link), units::format(sw->port_speed.value))});
       return;
     }
+    const auto before = out.size();
     if (nic->line_rate.value > f.link)
       out.push_back({"cluster.fabric",
                      fmt::format("links of {} are slower than the {} NIC's {} port", units::format(f.link),
@@ -74,7 +75,7 @@ public:
       out.push_back({"cluster.fabric",
                      fmt::format("links of {} are slower than the {} DPU's {} port", units::format(f.link),
                                  dpu->name, units::format(dpu->line_rate.value))});
-    if (c.nodes < 1 || c.gpus_per_node < 1 || c.gpus_per_node > node->gpus.value ||
+    if (out.size() != before || c.nodes < 1 || c.gpus_per_node < 1 || c.gpus_per_node > node->gpus.value ||
         f.oversubscription < 1.0 || f.core_oversubscription < 1.0)
       return; // reported above; the shape cannot be computed
     try {

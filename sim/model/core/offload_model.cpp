@@ -9,6 +9,8 @@
 #include <cctype>
 #include <fmt/format.h>
 #include <memory>
+#include <string_view>
+#include <unordered_set>
 
 namespace dpusim::model {
 namespace {
@@ -33,17 +35,20 @@ public:
       out.push_back({"offload.baseline", "missing required key (expected a variant name)"});
       return;
     }
+    if (s.variants.size() > kMaxVariants) {
+      out.push_back({"offload.variants", too_many_variants(s.variants.size())});
+      return;
+    }
+    std::unordered_set<std::string_view> names;
     for (std::size_t i = 0; i < s.variants.size(); ++i) {
       const auto& v = s.variants[i];
       const std::string key = i == 0 ? "offload.baseline" : fmt::format("offload.variants[{}]", i - 1);
       if (!plain_variant_name(v.name))
         out.push_back({key, "a variant name has 1 to 64 letters, digits, '-', '_', '.', '+' or '='"});
-      for (std::size_t j = 0; j < i; ++j)
-        if (s.variants[j].name == v.name)
-          out.push_back(
-              {key, fmt::format("variant \"{}\" is listed twice (the baseline and variants share one "
-                                "list of names)",
-                                v.name)});
+      if (!names.insert(v.name).second)
+        out.push_back({key, fmt::format("variant \"{}\" is listed twice (the baseline and variants share one "
+                                        "list of names)",
+                                        v.name)});
       if (auto why = variant_problem(s, cat, v); !why.empty())
         out.push_back({key, std::move(why)});
     }
@@ -67,6 +72,13 @@ std::string variant_problem(const scenario::Scenario& s, const catalog::Catalog&
   if (const auto why = offload::unsupported(v, *device, req); !why.empty())
     return fmt::format("variant \"{}\": {}", v.name, why);
   return {};
+}
+
+std::string too_many_variants(std::size_t count) {
+  return fmt::format("{} variants, the baseline included; at most {} are compared: each is a simulation of "
+                     "its own, and {} is more than every placement (five functions on three sites, 243) on "
+                     "both the NIC and the DPU",
+                     count, kMaxVariants, kMaxVariants);
 }
 
 bool plain_variant_name(const std::string& name) {

@@ -5,6 +5,7 @@
 #include "models/catalog/catalog.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <cstddef>
 #include <string>
 
 namespace dpusim::model {
@@ -13,6 +14,13 @@ namespace dpusim::model {
 /// cluster lacks, a function the device cannot run), or an empty string.
 std::string variant_problem(const scenario::Scenario& s, const catalog::Catalog& cat,
                             const offload::Variant& v);
+
+/// The most variants a scenario or `compare --variants` may compare, the baseline included: each is a
+/// simulation of its own, and this is more than every placement (five functions on three sites, 3^5)
+/// on both the NIC and the DPU.
+inline constexpr std::size_t kMaxVariants = 1000;
+/// "N variants ...; at most kMaxVariants ...", for the scenario check and the command line.
+std::string too_many_variants(std::size_t count);
 
 /// Whether a variant's name is plain: a column value of comparison.csv and a --variant argument.
 bool plain_variant_name(const std::string& name);

@@ -2,6 +2,7 @@
 // optionally uneven first and last stages.
 #include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/plan_size.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -53,6 +54,7 @@ public:
     }
     if (out.size() != before || !degrees_positive(w))
       return;
+    budgets(s, out);
     if (par.first_stage_layers > 0 || par.last_stage_layers > 0) {
       const int fixed = par.first_stage_layers + par.last_stage_layers;
       const int rest = par.pp - (par.first_stage_layers > 0 ? 1 : 0) - (par.last_stage_layers > 0 ? 1 : 0);
@@ -73,6 +75,35 @@ public:
            fmt::format("the interleaved schedule needs a number of micro-batches per replica ({}) that is a "
                        "multiple of pp = {}",
                        w.micro_batches(), par.pp)});
+  }
+
+private:
+  /// The work the schedule asks for, refused before a plan is built (plan_size.hpp).
+  static void budgets(const scenario::Scenario& s, Problems& out) {
+    const auto& w = s.workload;
+    const auto& par = w.parallelism;
+    const auto micro = micro_batches_per_replica(w);
+    if (micro > kMaxMicroBatches) {
+      out.push_back(
+          {"workload.global_batch",
+           fmt::format("asks each data-parallel replica for {} micro-batches (global_batch / (micro_batch x "
+                       "dp) = {} / ({} x {})); at most {} are planned, since the schedule holds each of "
+                       "them on every stage: raise micro_batch or dp, or lower global_batch",
+                       micro, w.global_batch, w.micro_batch, par.dp, kMaxMicroBatches)});
+      return;
+    }
+    if (const double tasks = planned_tasks(s); tasks > kMaxPlannedTasks) {
+      const int replicas = representative_replica(s) ? 1 : par.dp;
+      out.push_back(
+          {"workload.global_batch",
+           fmt::format("plans {:.1f} million tasks (a forward and a backward pass of {} micro-batches on {} "
+                       "stage{} x {} model chunk{} x {} simulated replica{}{}); at most {:.0f} million are "
+                       "simulated (about 10 GiB): lower global_batch, pp or virtual_stages",
+                       tasks / 1e6, micro, par.pp, par.pp == 1 ? "" : "s", w.virtual_stages,
+                       w.virtual_stages == 1 ? "" : "s", replicas, replicas == 1 ? "" : "s",
+                       w.zero_stage >= 3 ? ", with ZeRO-3's gathers around every layer" : "",
+                       kMaxPlannedTasks / 1e6)});
+    }
   }
 };
 

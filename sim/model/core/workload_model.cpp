@@ -5,6 +5,7 @@
 #include "sim/model/model.hpp"
 #include "sim/report/variant_result.hpp"
 
+#include <cstdint>
 #include <fmt/format.h>
 #include <memory>
 
@@ -74,10 +75,11 @@ public:
                      "zero_buffers: per_peer describes ZeRO-3's parameter gathers and "
                      "gradient reduce-scatters; set zero: 3 or remove the key"});
     const auto& p = w.parallelism;
-    if (degrees_positive(w) && w.global_batch % (w.micro_batch * p.dp) != 0)
+    const auto per_step = static_cast<std::int64_t>(w.micro_batch) * p.dp; // 2^20 x 2^20 overflows an int
+    if (degrees_positive(w) && w.global_batch % per_step != 0)
       out.push_back({"workload.global_batch",
                      fmt::format("must be a multiple of micro_batch x dp = {} x {} = {}, found {}",
-                                 w.micro_batch, p.dp, w.micro_batch * p.dp, w.global_batch)});
+                                 w.micro_batch, p.dp, per_step, w.global_batch)});
     const auto* node = cat.node(s.cluster.node);
     if (node == nullptr)
       return;

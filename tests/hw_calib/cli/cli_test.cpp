@@ -203,6 +203,19 @@ TEST(calib_Cli, SigkillDuringTheStorageProbeLeavesNoToolRunningAndTheNextRunRemo
   EXPECT_TRUE(temporaries().empty());
 }
 
+TEST(calib_Cli, AnInvalidDurationAndAnEmptyOutAreUsageErrors) {
+  // An invalid --duration is an error even where --quick replaces it; an empty --out is no directory.
+  for (const char* duration : {"0", "nan", "4000"}) {
+    const auto bad_duration = calib({"run", "--out", "/tmp/unused", "--quick", "--duration", duration});
+    EXPECT_EQ(bad_duration.exit_code, 2) << duration;
+    EXPECT_NE(bad_duration.err.find("must be in (0, 3600] seconds"), std::string::npos) << bad_duration.err;
+  }
+  const auto empty_out = calib({"run", "--out", "", "--probes", "tcp"});
+  EXPECT_EQ(empty_out.exit_code, 2);
+  EXPECT_NE(empty_out.err.find("--out needs a directory"), std::string::npos) << empty_out.err;
+  EXPECT_EQ(calib({"discover", "--no-tools", "--out", ""}).exit_code, 2);
+}
+
 TEST(calib_Cli, DiscoverOnARecordedBlueFieldTree) {
   const ScratchDir out;
   const auto r =

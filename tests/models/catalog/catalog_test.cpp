@@ -1,7 +1,10 @@
 #include "models/catalog/catalog.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
+#include <filesystem>
 #include <gtest/gtest.h>
+#include <limits>
+#include <stdexcept>
 
 using namespace dpusim;
 
@@ -77,4 +80,27 @@ TEST(Catalog, EveryDpuThatRunsSnapSaysHowManyArmCoresItPollsWith) {
   EXPECT_EQ(bf2.value, 4);
   EXPECT_EQ(bf2.cite.kind, catalog::Citation::Kind::source);
   EXPECT_NE(bf2.cite.text.find("SNAP-BF2-TUNE"), std::string::npos);
+}
+
+TEST(Catalog, ReadsOneEntryOfEachKindAsTheLoaderDoes) {
+  // Catalog::read_entry is what the loaders' fuzz target (fuzz/) reads a catalog entry with.
+  const auto& c = the_catalog();
+  for (const auto& kind : catalog::Catalog::kinds())
+    for (const auto& e : std::filesystem::directory_iterator(c.directory() / kind)) {
+      if (e.path().extension() == ".yaml") {
+        EXPECT_NO_THROW(c.read_entry(kind, yaml::load_file(e.path().string()))) << e.path();
+      }
+    }
+  const auto gpu = yaml::load_file((c.directory() / "gpu" / "h100-sxm.yaml").string());
+  EXPECT_THROW(c.read_entry("cpu", gpu), InputError); // a GPU's keys are unknown to a CPU
+  EXPECT_THROW(c.read_entry("gpus", gpu), std::invalid_argument);
+}
+
+TEST(Catalog, PortsOfAFarTooSlowLinkStayAnInt) {
+  // Found by the loaders' fuzz target: 4 kb/s links on a 64-port 800 Gb/s switch are 1.28e10 ports.
+  const auto* sw = the_catalog().network_switch("sn5600");
+  ASSERT_NE(sw, nullptr);
+  EXPECT_EQ(sw->ports_at(units::DataRate::from_si(4001.0 / 8)), std::numeric_limits<int>::max());
+  EXPECT_EQ(sw->ports_at(sw->port_speed.value), sw->ports.value);
+  EXPECT_EQ(sw->ports_at(sw->port_speed.value * 2), 0);
 }

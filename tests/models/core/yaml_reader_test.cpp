@@ -1,6 +1,11 @@
+#include "models/core/input_error.hpp"
+#include "models/core/text_distance.hpp"
 #include "models/core/yaml_reader.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <limits>
+#include <string>
 
 using namespace dpusim;
 
@@ -75,10 +80,84 @@ TEST(YamlReader, ChecksRangesAndChoices) {
   const auto root = yaml::parse_text("n: 0\np: bf61\n", "s.yaml");
   auto map = root.as_map();
   EXPECT_EQ(error_of([&] { (void)map.required("n").as_int(1, 100); }),
-            "s.yaml:1:4: error: n: must be at least 1, found 0");
+            "s.yaml:1:4: error: n: must be at least 1, found 0 (valid: 1 to 100)");
   EXPECT_EQ(
       error_of([&] {
         (void)map.required("p").as_choice({"bf16", "fp16", "fp8"});
       }),
       "s.yaml:2:4: error: p: \"bf61\" is not valid (did you mean \"bf16\"?); valid values: bf16, fp16, fp8");
+}
+
+TEST(YamlReader, NamesTheValidRangeOfANumberBeyondIt) {
+  const auto root = yaml::parse_text("a: 99999999999999999999\nb: -99999999999999999999\nc: 101\nd: 1e999\n"
+                                     "e: 1e-999\nf: 0x10\ng: one\n",
+                                     "s.yaml");
+  auto map = root.as_map();
+  EXPECT_EQ(error_of([&] { (void)map.required("a").as_int(1, 100); }),
+            "s.yaml:1:4: error: a: must be at most 100, found 99999999999999999999 (valid: 1 to 100)");
+  EXPECT_EQ(error_of([&] { (void)map.required("b").as_int(1, 100); }),
+            "s.yaml:2:4: error: b: must be at least 1, found -99999999999999999999 (valid: 1 to 100)");
+  EXPECT_EQ(error_of([&] { (void)map.required("c").as_int(1, 100); }),
+            "s.yaml:3:4: error: c: must be at most 100, found 101 (valid: 1 to 100)");
+  EXPECT_EQ(error_of([&] { (void)map.required("a").as_int(0, std::numeric_limits<std::int64_t>::max()); }),
+            "s.yaml:1:4: error: a: must be at most 9223372036854775807, found 99999999999999999999 (valid: 0 "
+            "to 9223372036854775807)");
+  EXPECT_EQ(error_of([&] { (void)map.required("d").as_number(0, 10); }),
+            "s.yaml:4:4: error: d: must be between 0 and 10, found 1e999");
+  EXPECT_DOUBLE_EQ(map.required("e").as_number(0, 10), 0.0);
+  EXPECT_EQ(error_of([&] { (void)map.required("f").as_number(0, 100); }),
+            "s.yaml:6:4: error: f: expected a number, found \"0x10\"");
+  EXPECT_EQ(error_of([&] { (void)map.required("g").as_int(0, 1); }),
+            "s.yaml:7:4: error: g: expected a whole number, found \"one\"");
+}
+
+TEST(YamlReader, RefusesNestingDeeperThanItsLimitSayingSo) {
+  // yaml-cpp's own limit (500 levels) says only "bad file".
+  const std::string deep = "a: " + std::string(600, '[') + std::string(600, ']') + "\n";
+  const std::string msg = error_of([&] { (void)yaml::parse_text(deep, "deep.yaml"); });
+  EXPECT_NE(msg.find("deep.yaml:1:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nested more than 64 deep"), std::string::npos) << msg;
+  std::string ok = "a: ";
+  for (int i = 0; i < 63; ++i)
+    ok += "[";
+  ok += std::string(63, ']') + "\n";
+  EXPECT_NO_THROW((void)yaml::parse_text(ok, "ok.yaml"));
+}
+
+TEST(YamlReader, CountsNodesThroughAliasesAndRefusesMoreThanItsBudget) {
+  // Nine lines that stand for 10^9 scalars when read through their aliases.
+  std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    bomb += fmt::format("{}: &{} [", c, c);
+    for (int i = 0; i < 10; ++i)
+      bomb += fmt::format("{}*{}", i == 0 ? "" : ", ", static_cast<char>(c - 1));
+    bomb += "]\n";
+  }
+  const std::string msg = error_of([&] { (void)yaml::parse_text(bomb, "bomb.yaml"); });
+  EXPECT_NE(msg.find("bomb.yaml:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than 100000 YAML nodes"), std::string::npos) << msg;
+  // A flat list: the node after the budget is the one refused.
+  std::string list = "[";
+  for (int i = 0; i < 100'000; ++i)
+    list += "1,";
+  list += "1]\n";
+  EXPECT_NE(error_of([&] { (void)yaml::parse_text(list, "list.yaml"); }).find("more than 100000 YAML nodes"),
+            std::string::npos);
+  EXPECT_NO_THROW((void)yaml::parse_text("a: &a [1, 2]\nb: *a\nc: *a\n", "aliases.yaml"));
+}
+
+TEST(YamlReader, RefusesAnAliasInsideTheNodeItNames) {
+  const std::string msg = error_of([&] { (void)yaml::parse_text("a: &a [1, *a]\n", "cycle.yaml"); });
+  EXPECT_NE(msg.find("cannot contain itself"), std::string::npos) << msg;
+}
+
+TEST(TextDistance, ALongValueCostsNoSuggestionSearch) {
+  // A value of megabytes compared with every name took seconds and hundreds of MiB (an n x m table).
+  const std::string pasted(4u << 20, 'x');
+  EXPECT_EQ(did_you_mean(pasted, {"dgx-h100", "dgx-a100"}), "");
+  EXPECT_EQ(did_you_mean("dgx-h10", {"dgx-h100", "dgx-a100"}), "dgx-h100");
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("sitting", "kitten"), 3u);
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);
+  EXPECT_EQ(edit_distance(std::string(3000, 'a'), "a"), 2999u);
 }

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 using dpusim::testing::run_command;
@@ -34,6 +36,22 @@ std::vector<std::string> expectations(const std::string& file) {
 
 class BadInput : public ::testing::TestWithParam<std::string> {};
 
+// Each file is rejected within a few seconds and a bounded memory (issue 18: a one-byte file once took
+// 4 GiB); sanitizers multiply both.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+constexpr double kMaxSeconds = kSanitized ? 15.0 : 3.0;
+constexpr long kMaxRssKib = kSanitized ? 1024L * 1024 : 256L * 1024;
+
 } // namespace
 
 TEST(BadInputSet, HasAtLeastTwelveCases) {
@@ -49,6 +67,8 @@ TEST_P(BadInput, IsRejectedWithItsMessageAndWritesNothing) {
     const std::string out = tmp.path() + "/out";
     const auto r = run_command({DPUSIM_BINARY, command, file, "--out", out, "--quiet"});
     EXPECT_EQ(r.exit_code, 2) << command << " " << file << "\n" << r.err;
+    EXPECT_LT(r.seconds, kMaxSeconds) << command << " took " << r.seconds << " s to reject " << file;
+    EXPECT_LT(r.max_rss_kib, kMaxRssKib) << command << " took " << r.max_rss_kib << " KiB to reject " << file;
     EXPECT_EQ(r.err.rfind(file + ":", 0), 0u) << "the message must start with the file name: " << r.err;
     for (const auto& e : expects)
       EXPECT_NE(r.err.find(e), std::string::npos) << "expected \"" << e << "\" in:\n" << r.err;
@@ -93,4 +113,44 @@ TEST(CommandLine, HelpAndVersionSucceed) {
     EXPECT_EQ(r.exit_code, 0) << args[1];
     EXPECT_FALSE(r.out.empty()) << args[1];
   }
+}
+
+TEST(CommandLine, AnEmptyOutIsBadInput) {
+  const std::string quickstart = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml";
+  for (const char* command : {"run", "compare"}) {
+    const auto r = run_command({DPUSIM_BINARY, command, quickstart, "--out", ""});
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.err.find("--out needs a directory"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CommandLine, CompareRunsAVariantNamedTwiceOnce) {
+  TempDir tmp;
+  const auto r = run_command({DPUSIM_BINARY, "compare",
+                              std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                              "--variants", "rdma-nic,host-tcp,rdma-nic,rdma-nic", "--out", tmp.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--variants names rdma-nic 3 times; it runs once"), std::string::npos) << r.err;
+  std::ifstream csv(tmp.path() + "/comparison.csv");
+  std::vector<std::string> variants;
+  std::string line;
+  std::getline(csv, line); // the header
+  while (std::getline(csv, line)) {
+    const auto first = line.find(',');
+    variants.push_back(line.substr(first + 1, line.find(',', first + 1) - first - 1));
+  }
+  EXPECT_EQ(variants, (std::vector<std::string>{"rdma-nic", "host-tcp"}));
+}
+
+TEST(CommandLine, CompareRefusesMoreVariantsThanItsLimit) {
+  std::string specs = "rdma-nic";
+  for (int i = 0; i < 1000; ++i)
+    specs += ",v" + std::to_string(i);
+  const auto r = run_command({DPUSIM_BINARY, "compare",
+                              std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                              "--variants", specs, "--out", "/nonexistent-dir/x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--variants names 1001 variants, the baseline included; at most 1000"),
+            std::string::npos)
+      << r.err;
 }

@@ -2,7 +2,10 @@
 #include "sim/input/scenario_loader.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
+#include <chrono>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <string>
 
 using namespace dpusim;
 
@@ -98,4 +101,85 @@ TEST(ScenarioLoader, ErrorsCarryFileLineColumnAndKey) {
               "missing required key (expected the sequence length in tokens); \"seq_lne\" here looks "
               "like a misspelling of it");
   }
+}
+
+namespace {
+
+/// The message of the error parsing `text` throws, or "no error".
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse(text);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(ScenarioLoader, RefusesMoreMicroBatchesPerReplicaThanItsBudget) {
+  // 2^30 sequences of one per micro-batch over 2 replicas: 2^29 micro-batches each (6 GiB of plan in 10 s).
+  const auto msg = error_of(with(kBase, "global_batch: 64", "global_batch: 1073741824"));
+  EXPECT_NE(msg.find("test.yaml:9:17: error: workload.global_batch: asks each data-parallel replica for "
+                     "536870912 micro-batches"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("at most 65536"), std::string::npos) << msg;
+  // 16,384 micro-batches per replica, and the limit itself, pass.
+  EXPECT_NO_THROW((void)parse(with(kBase, "global_batch: 64", "global_batch: 32768")));
+  EXPECT_NO_THROW((void)parse(with(kBase, "global_batch: 64", "global_batch: 131072")));
+  EXPECT_NE(error_of(with(kBase, "global_batch: 64", "global_batch: 131074")).find("micro-batches"),
+            std::string::npos);
+}
+
+TEST(ScenarioLoader, RefusesAPlanOfMoreTasksThanItsBudget) {
+  // ZeRO-3 gathers and scatters around each of the 40 layers: 65,536 micro-batches x 2 passes x 160 tasks.
+  const auto zero3 = with(with(kBase, "global_batch: 64", "global_batch: 131072"), "micro_batch: 1",
+                          "micro_batch: 1\n  zero: 3");
+  const auto msg = error_of(zero3);
+  EXPECT_NE(msg.find("workload.global_batch: plans 21.0 million tasks"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at most 16 million"), std::string::npos) << msg;
+  // A quarter of it passes.
+  EXPECT_NO_THROW((void)parse(with(zero3, "global_batch: 131072", "global_batch: 32768")));
+}
+
+TEST(ScenarioLoader, PassesAHundredThousandGpus) {
+  // 12,544 nodes of 8 GPUs: tp 8 x pp 8 x dp 1,568, three tiers, 16 micro-batches per replica.
+  auto big = with(with(kBase, "nodes: 2", "nodes: 12544"), "{tp: 8, dp: 2}", "{tp: 8, pp: 8, dp: 1568}");
+  big =
+      with(with(big, "global_batch: 64", "global_batch: 25088"), "latency: 1us}", "latency: 1us, tiers: 3}");
+  const auto s = parse(big);
+  EXPECT_EQ(s.cluster.nodes * s.cluster.gpus_per_node, 100352);
+}
+
+TEST(ScenarioLoader, ReadsVariantsInLinearTimeAndBoundsTheirNumber) {
+  // 19,000 named variants (40,000 took 16 s when each was looked up among the previous ones).
+  std::string list = "offload:\n  baseline: rdma-nic\n  variants:\n";
+  for (int i = 0; i < 19'000; ++i)
+    list += fmt::format("    - {{name: v{}, placement: rdma-nic}}\n", i);
+  const auto text = with(kBase, "offload: {baseline: host-tcp, variants: [rdma-nic, dpu, rdma-nic]}\n", list);
+  const auto start = std::chrono::steady_clock::now();
+  const auto msg = error_of(text);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(
+      msg.find("test.yaml:15:5: error: offload.variants: 19001 variants, the baseline included; at most "
+               "1000 are compared"),
+      std::string::npos)
+      << msg;
+  EXPECT_LT(seconds, 2.0);
+  // The same variant listed again runs once, however often.
+  std::string repeated = "offload:\n  baseline: rdma-nic\n  variants: [";
+  for (int i = 0; i < 20'000; ++i)
+    repeated += "rdma-nic, ";
+  repeated += "dpu]\n";
+  const auto s =
+      parse(with(kBase, "offload: {baseline: host-tcp, variants: [rdma-nic, dpu, rdma-nic]}\n", repeated));
+  ASSERT_EQ(s.variants.size(), 2u);
+  EXPECT_EQ(s.variants[1].name, "dpu");
 }
