@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 case "$seconds" in
-'' | *[!0-9]*)
-  echo "usage: tools/fuzz.sh [SECONDS]  (default 60)" >&2
+'' | *[!0-9]* | 0) # libFuzzer takes 0 for "without end"
+  echo "usage: tools/fuzz.sh [SECONDS]  (a whole number of seconds, default 60)" >&2
   exit 2
   ;;
 esac
@@ -31,15 +31,16 @@ export DPUSIM_DATA_DIR="$PWD"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
-before=$(find "$findings" -type f | wc -l)
+started=$(mktemp)
+trap 'rm -f "$started"' EXIT
 status=0
 "$fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 \
   -dict=fuzz/yaml.dict -artifact_prefix="$findings/" \
   "$corpus" "$seeds" || status=$?
-after=$(find "$findings" -type f | wc -l)
-if [ "$status" -ne 0 ] || [ "$after" -gt "$before" ]; then
+new_findings=$(find "$findings" -type f -newer "$started")
+if [ "$status" -ne 0 ] || [ -n "$new_findings" ]; then
   echo "fuzz: a finding (exit status $status); its input is in $findings/:" >&2
-  find "$findings" -type f -newer "$corpus" -printf '  %p\n' >&2 || true
+  printf '  %s\n' $new_findings >&2
   exit 1
 fi
 echo "fuzz: nothing found in ${seconds} s"
