@@ -4,6 +4,7 @@
 #include "hw_calib/fit/lognormal_fit.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/probes/param_builder.hpp"
+#include "models/calibration/parameters.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +18,7 @@
 namespace dpusim::calib {
 namespace {
 
-constexpr double kQuantumS = 100e-6;
+constexpr double kQuantumS = calibration::kOsNoiseQuantumS;
 constexpr std::size_t kMaxStoredPerCpu = 10000;
 
 // The fixed work: a dependent chain of multiply-adds the compiler cannot shorten.

@@ -41,13 +41,11 @@ constexpr std::array kRegistry{
              "crypto", "encryption placed on the host: CPU cycles per byte"},
     ParamDef{"host_cpu.memcpy_bandwidth", ParamKind::data_rate, "single-thread memcpy bandwidth", "memory",
              "not used by the simulator: no model copies through host memory by the byte yet"},
-    ParamDef{
-        "host_cpu.os_noise_fraction", ParamKind::fraction,
-        "fraction of a fixed work quantum lost to OS interference (mean)", "os-noise",
-        "not used by the simulator: the noise model (docs/models/noise.md) does not draw host OS noise yet"},
-    ParamDef{
-        "host_cpu.os_noise_p99", ParamKind::duration, "99th percentile of the per-quantum detour", "os-noise",
-        "not used by the simulator: the noise model (docs/models/noise.md) does not draw host OS noise yet"},
+    ParamDef{"host_cpu.os_noise_fraction", ParamKind::fraction,
+             "fraction of a fixed work quantum lost to OS interference (mean)", "os-noise",
+             "noise.os_noise: mean share of each host core lost to detours (docs/models/noise.md)"},
+    ParamDef{"host_cpu.os_noise_p99", ParamKind::duration, "99th percentile of the per-quantum detour",
+             "os-noise", "noise.os_noise: the shape (lognormal sigma) of the host's detours"},
     // Same quantities measured on a BlueField's Arm side.
     ParamDef{"dpu_arm.cores", ParamKind::count, "Arm cores of the DPU", "discover",
              "DPU Arm complex core count"},
@@ -80,14 +78,12 @@ constexpr std::array kRegistry{
     ParamDef{"dpu_arm.memcpy_bandwidth", ParamKind::data_rate,
              "single-thread memcpy bandwidth on the Arm side", "memory",
              "not used by the simulator: no model copies through Arm memory by the byte yet"},
-    ParamDef{
-        "dpu_arm.os_noise_fraction", ParamKind::fraction,
-        "fraction of a fixed work quantum lost to OS interference on the Arm cores (mean)", "os-noise",
-        "not used by the simulator: the noise model (docs/models/noise.md) does not draw host OS noise yet"},
-    ParamDef{
-        "dpu_arm.os_noise_p99", ParamKind::duration,
-        "99th percentile of the per-quantum detour on the Arm cores", "os-noise",
-        "not used by the simulator: the noise model (docs/models/noise.md) does not draw host OS noise yet"},
+    ParamDef{"dpu_arm.os_noise_fraction", ParamKind::fraction,
+             "fraction of a fixed work quantum lost to OS interference on the Arm cores (mean)", "os-noise",
+             "noise.os_noise: mean share of each Arm core lost to detours, on traffic through the Arm cores"},
+    ParamDef{"dpu_arm.os_noise_p99", ParamKind::duration,
+             "99th percentile of the per-quantum detour on the Arm cores", "os-noise",
+             "noise.os_noise: the shape (lognormal sigma) of the Arm cores' detours"},
     // NIC / RDMA.
     ParamDef{"nic.rdma_bandwidth", ParamKind::data_rate, "RDMA write bandwidth at large messages (beta)",
              "rdma", "rdma transports: achievable per-NIC bandwidth"},

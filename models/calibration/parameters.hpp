@@ -9,6 +9,10 @@
 
 namespace dpusim::calibration {
 
+/// The work quantum over which os_noise_fraction and os_noise_p99 are measured (dpusim-calib's
+/// fixed-work-quantum probe) and over which the noise model draws its detours.
+inline constexpr double kOsNoiseQuantumS = 100e-6;
+
 enum class ParamKind {
   data_rate, // "38.2Gbps"
   duration,  // "12us"

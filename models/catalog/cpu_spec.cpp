@@ -19,6 +19,8 @@ CpuSpec read_cpu(EntryReader& r) {
   c.ovs_rate_per_core = r.quantity<DataRate>("ovs_rate_per_core");
   c.storage_client_rate_per_core = r.quantity<DataRate>("storage_client_rate_per_core");
   c.kernel_launch_cpu = r.optional_quantity<Seconds>("kernel_launch_cpu");
+  c.os_noise_fraction = r.optional_number("os_noise_fraction", 0.0, 0.9);
+  c.os_noise_p99 = r.optional_quantity<Seconds>("os_noise_p99");
   c.memory_bandwidth = r.quantity<DataRate>("memory_bandwidth");
   c.tdp = r.optional_quantity<Power>("tdp");
   return c;

@@ -28,7 +28,12 @@ struct CpuSpec {
   /// NVMe emulation on this DPU, whatever the host's storage connections.
   std::optional<Cited<int>> snap_cores;
   std::optional<Cited<units::Seconds>> kernel_launch_cpu; // host: CPU time to launch one GPU kernel
-  Cited<units::DataRate> memory_bandwidth;                // per socket
+  /// OS noise a thread sees on an otherwise idle core, as the fixed-work-quantum benchmark measures it
+  /// (100 us quanta): the mean share of each quantum lost to detours, and the 99th percentile of the
+  /// detour per quantum. The noise model draws detours from them (docs/models/noise.md).
+  std::optional<Cited<double>> os_noise_fraction;
+  std::optional<Cited<units::Seconds>> os_noise_p99;
+  Cited<units::DataRate> memory_bandwidth; // per socket
   std::optional<Cited<units::Power>> tdp;
 };
 

@@ -78,8 +78,20 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   auto r = result_of(s, variant, hw, in, iteration);
   r.metrics = metrics::compute_metrics(iteration, timings, in);
   // With noise: the same iteration with its draws, on the same platform; it is the prediction, and the
-  // noise-free one above is what its straggler wait is measured against.
-  auto noisy = model::noisy_iteration(s, iteration, path);
+  // noise-free one above is what its straggler wait is measured against. OS noise grows with the kernel
+  // work the noise-free iteration put on the host's and Arm's cores.
+  const auto* noise = model::noise_of(s);
+  const auto os = model::os_noise_for(s, hw, path, r.metrics, in, host.launch_s_per_kernel);
+  if (os) {
+    r.set_value("os_noise_host_fraction", os->host.fraction());
+    r.set_value("os_noise_arm_fraction", os->arm.fraction());
+  }
+  const auto noisy_of = [&](const model::NoiseConfig& n, const plan::IterationPlan& clean) {
+    return model::noisy_iteration(n, s, clean, path, os ? &*os : nullptr);
+  };
+  std::optional<plan::IterationPlan> noisy;
+  if (noise != nullptr)
+    noisy = noisy_of(*noise, iteration);
   std::vector<engine::TaskTiming> noisy_timings;
   if (noisy) {
     noisy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
@@ -87,10 +99,24 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     const double clean_step = r.metrics.step_time_s;
     r.metrics = metrics::compute_metrics(*noisy, noisy_timings, in);
     model::add_straggler_wait(r.metrics.step_time_s, clean_step, r);
+    // Where several sources are on, each is simulated alone (with the same draws) to share the wait.
+    const auto sources = model::sources_of(*noise);
+    std::vector<std::pair<model::NoiseSource, double>> alone;
+    for (auto src : sources) {
+      double step = r.metrics.step_time_s;
+      if (sources.size() > 1) {
+        auto one = noisy_of(model::only(*noise, src), iteration);
+        one->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+        step = metrics::compute_metrics(*one, simulator.execute(one->graph), in).step_time_s;
+      }
+      alone.emplace_back(src, step);
+    }
+    model::add_straggler_sources(alone, clean_step, r);
   }
   if (with_checkpoint) {
-    if (auto noisy_checkpoint = model::noisy_iteration(s, *with_checkpoint, path))
-      with_checkpoint = std::move(noisy_checkpoint);
+    if (noise != nullptr)
+      if (auto noisy_checkpoint = noisy_of(*noise, *with_checkpoint))
+        with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     const auto ck = simulator.execute(with_checkpoint->graph, options.progress);
     model::add_checkpoint_step(s, metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s, r.metrics);

@@ -5,6 +5,7 @@
 // straggler wait. Noise makes replicas differ, so every data-parallel replica is simulated.
 #include "sim/model/noise/noise.hpp"
 
+#include "models/calibration/parameters.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/variant_result.hpp"
@@ -25,6 +26,30 @@ namespace {
 
 constexpr std::string_view kSection = "noise";
 constexpr double kMaxMeanDelay = 3600; // seconds
+
+/// The straggler wait of each source, in words ("" unless at least two sources were broken down).
+std::string sources_words(const report::VariantResult& r);
+
+/// Where a value comes from, short: the catalog's source keys, "assumption", or the calibration profile.
+std::string cite_words(const catalog::Citation& c) {
+  switch (c.kind) {
+  case catalog::Citation::Kind::source:
+    return "catalog, " + c.text.substr(0, c.text.find(" ("));
+  case catalog::Citation::Kind::assumption:
+    return "catalog assumption";
+  case catalog::Citation::Kind::calibration:
+    return "calibration: " + c.text;
+  }
+  return c.text;
+}
+
+/// The part of the straggler wait the GPUs' own variability makes (all of it where nothing else is on).
+double gpu_share(const report::VariantResult& r) {
+  for (const auto& [k, v] : r.values)
+    if (k == "straggler_wait_gpu_s")
+      return v;
+  return 0;
+}
 
 class NoiseModel final : public Model {
 public:
@@ -51,6 +76,40 @@ public:
          "draw each network step's software latency (host TCP, Arm forwarding) from the transport's "
          "lognormal: "
          "the step waits for its slowest hop"},
+        {"noise.os_noise", "bool", "false",
+         "draw OS detours on host and Arm cores from their calibrated os_noise_fraction and os_noise_p99, "
+         "grown by the kernel networking work the variant leaves there: they delay launch threads and the "
+         "software of network hops"},
+    };
+  }
+  [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
+    using Hw = scenario::Hardware;
+    using Cite = catalog::Citation;
+    return {
+        {"host_cpu.os_noise_fraction", "cpu.os_noise_fraction",
+         [](Hw& hw, double v, const Cite& c) {
+           hw.cpu.os_noise_fraction = catalog::Cited<double>{v, c};
+           return true;
+         }},
+        {"host_cpu.os_noise_p99", "cpu.os_noise_p99",
+         [](Hw& hw, double v, const Cite& c) {
+           hw.cpu.os_noise_p99 = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
+        {"dpu_arm.os_noise_fraction", "nic.arm.os_noise_fraction",
+         [](Hw& hw, double v, const Cite& c) {
+           if (!hw.nic.arm)
+             return false;
+           hw.nic.arm->os_noise_fraction = catalog::Cited<double>{v, c};
+           return true;
+         }},
+        {"dpu_arm.os_noise_p99", "nic.arm.os_noise_p99",
+         [](Hw& hw, double v, const Cite& c) {
+           if (!hw.nic.arm)
+             return false;
+           hw.nic.arm->os_noise_p99 = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
     };
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
@@ -82,13 +141,17 @@ public:
     }
     if (auto t = m.optional("network_tail"))
       n.network_tail = t->as_bool();
+    if (auto o = m.optional("os_noise"))
+      n.os_noise = o->as_bool();
     m.finish();
     s.extensions[std::string(kSection)] = n;
   }
-  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const auto* n = s.extension<NoiseConfig>(kSection);
     if (n == nullptr)
       return;
+    if (n->os_noise)
+      check_os_noise(s, cat, out);
     if (!(n->gpu_jitter >= 0 && n->gpu_jitter <= 1))
       out.emplace_back(
           "noise.gpu_jitter",
@@ -120,17 +183,33 @@ public:
       const double wr = r.value("straggler_wait_s");
       if (wb <= 0 && wr <= 0)
         return std::string();
+      // The part of each wait that offload can act on: OS noise on the cores and the network's software
+      // tail; the GPUs' own variability stays whatever the variant.
+      const double gpu_b = gpu_share(base);
+      const double gpu_r = gpu_share(r);
       const double step_gain = base.metrics.step_time_s - r.metrics.step_time_s;
       const double tail_gain = wb - wr;
-      // Offload narrows the tail only where the wait shrinks by a meaningful share of what it saves.
-      if (std::abs(tail_gain) < 0.05 * std::max(wb, 1e-12) ||
-          std::abs(tail_gain) < 0.05 * std::abs(step_gain))
+      const bool gpu_made = gpu_b >= 0.5 * wb && gpu_r >= 0.5 * wr;
+      if (gpu_made && (std::abs(tail_gain) < 0.05 * std::max(wb, 1e-12) ||
+                       std::abs(tail_gain) < 0.05 * std::abs(step_gain)))
         return fmt::format(
             " The straggler wait is {:.4f} s vs {:.4f} s per step: it comes from the GPUs' own variability, "
             "which {} leaves as it is, so offload does not narrow the tail here.",
             wr, wb, r.variant);
-      return fmt::format(" The straggler wait is {:.4f} s vs {:.4f} s per step ({:+.0f}%).", wr, wb,
-                         wb > 0 ? 100 * (wr - wb) / wb : 0.0);
+      if (std::abs(tail_gain) < 0.05 * std::max(wb, 1e-12))
+        return fmt::format(" The straggler wait is {:.4f} s vs {:.4f} s per step: its sources weigh the same "
+                           "on both, so offload does not narrow the tail here.",
+                           wr, wb);
+      std::string words = fmt::format(" The straggler wait is {:.4f} s vs {:.4f} s per step ({:+.0f}%)", wr,
+                                      wb, wb > 0 ? 100 * (wr - wb) / wb : 0.0);
+      if (const auto by = sources_words(base); !by.empty()) {
+        words += fmt::format(": {}'s comes from {}", base.variant, by);
+        if (tail_gain > 0 && wr > 0 && gpu_r >= 0.5 * wr)
+          words += fmt::format(", and what is left of it comes from the GPUs ({:.4f} s), which offload does "
+                               "not touch",
+                               gpu_r);
+      }
+      return words + ".";
     };
     return e;
   }
@@ -158,6 +237,8 @@ public:
                             run.path.software_latency_s() * 1e6, run.path.latency_sigma())
               : std::string("no network tail: this variant's transport adds no software latency "
                             "(RDMA in NIC hardware)"));
+    if (n->os_noise)
+      parts.push_back(os_noise_words(run, r));
     std::string what;
     for (std::size_t i = 0; i < parts.size(); ++i)
       what += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -169,8 +250,76 @@ public:
         what, run.scenario.seed, r.value("straggler_wait_s"),
         r.metrics.step_time_s > 0 ? 100 * r.value("straggler_wait_s") / r.metrics.step_time_s : 0.0,
         run.scenario.workload.parallelism.dp));
+    if (const auto by = sources_words(r); !by.empty())
+      if (r.value("straggler_wait_s") > 1e-6)
+        r.notes.push_back(
+            "noise: the straggler wait by source, " + by +
+            " (each source simulated alone with the same draws, the total shared in proportion)");
+  }
+
+private:
+  static void check_os_noise(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) {
+    {
+      const auto* node = cat.node(s.cluster.node);
+      const auto* cpu = node ? cat.cpu(node->cpu) : nullptr;
+      if (cpu != nullptr && (!cpu->os_noise_fraction || !cpu->os_noise_p99))
+        out.emplace_back("noise.os_noise",
+                         fmt::format("needs the host CPU's OS noise, and the catalog's {} has no "
+                                     "os_noise_fraction or os_noise_p99: add them to its entry, or calibrate "
+                                     "host_cpu.os_noise_fraction and host_cpu.os_noise_p99 "
+                                     "(dpusim-calib run --probes os-noise)",
+                                     cpu->name));
+      else if (cpu != nullptr && !(cpu->os_noise_fraction->value > 0))
+        out.emplace_back("noise.os_noise",
+                         fmt::format("needs an OS noise fraction above 0 for its detours' shape; the "
+                                     "catalog's {} gives {:g}",
+                                     cpu->name, cpu->os_noise_fraction->value));
+    }
+  }
+
+  static std::string os_noise_words(const RunView& run, const report::VariantResult& r) {
+    const auto& cpu = run.hardware.cpu;
+    if (!cpu.os_noise_fraction || !cpu.os_noise_p99)
+      return "no host OS noise (the CPU has no os_noise parameters)";
+    std::string w = fmt::format("host OS noise of {:.3g}% per core with a 99th-percentile detour of {:g} us "
+                                "per {:g} us quantum ({}; {})",
+                                100 * cpu.os_noise_fraction->value, cpu.os_noise_p99->value.si() * 1e6,
+                                calibration::kOsNoiseQuantumS * 1e6, cite_words(cpu.os_noise_fraction->cite),
+                                cite_words(cpu.os_noise_p99->cite));
+    if ((cpu.os_noise_fraction->cite.kind == catalog::Citation::Kind::calibration) !=
+        (cpu.os_noise_p99->cite.kind == catalog::Citation::Kind::calibration))
+      w += " (one of the pair calibrated and the other from the catalog: the detours' shape comes from both, "
+           "so calibrate both with dpusim-calib run --probes os-noise)";
+    if (const double f = r.value("os_noise_host_fraction"); f > cpu.os_noise_fraction->value)
+      w += fmt::format(", raised to {:.3g}% by the kernel networking work the variant leaves on the host's "
+                       "cores",
+                       100 * f);
+    const auto& arm = run.hardware.nic.arm;
+    if (run.path.through_arm() && arm && arm->os_noise_fraction && arm->os_noise_p99)
+      w += fmt::format("; Arm-core OS noise of {:.3g}% ({})", 100 * r.value("os_noise_arm_fraction"),
+                       cite_words(arm->os_noise_fraction->cite));
+    if (run.path.transport() == offload::Transport::rdma)
+      w += "; RDMA in NIC hardware puts no host software on the network steps, so the detours reach only "
+           "the launch threads";
+    return w;
   }
 };
+
+std::string sources_words(const report::VariantResult& r) {
+  std::string out;
+  int found = 0;
+  for (auto src : kNoiseSources) {
+    const std::string key = fmt::format("straggler_wait_{}_s", noise_source_name(src));
+    if (std::none_of(r.values.begin(), r.values.end(), [&](const auto& v) { return v.first == key; }))
+      continue;
+    const char* what = src == NoiseSource::gpu  ? "the GPUs' variability"
+                       : src == NoiseSource::os ? "OS noise"
+                                                : "the network's software tail";
+    out += fmt::format("{}{} {:.4f} s", out.empty() ? "" : ", ", what, r.value(key));
+    ++found;
+  }
+  return found > 1 ? out : std::string();
+}
 
 std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -181,34 +330,116 @@ std::uint64_t mix(std::uint64_t x) {
 
 } // namespace
 
-std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
-                                                   const plan::IterationPlan& clean,
-                                                   const datapath::DataPath& path) {
-  const auto* n = s.extension<NoiseConfig>(kSection);
-  if (n == nullptr || !n->any())
+std::string_view noise_source_name(NoiseSource src) {
+  switch (src) {
+  case NoiseSource::gpu:
+    return "gpu";
+  case NoiseSource::os:
+    return "os";
+  case NoiseSource::network:
+    return "network";
+  }
+  return "gpu";
+}
+
+std::vector<NoiseSource> sources_of(const NoiseConfig& n) {
+  std::vector<NoiseSource> out;
+  if (n.gpu())
+    out.push_back(NoiseSource::gpu);
+  if (n.os_noise)
+    out.push_back(NoiseSource::os);
+  if (n.network_tail)
+    out.push_back(NoiseSource::network);
+  return out;
+}
+
+NoiseConfig only(const NoiseConfig& n, NoiseSource src) {
+  NoiseConfig o;
+  switch (src) {
+  case NoiseSource::gpu:
+    o = n;
+    o.network_tail = false;
+    o.os_noise = false;
+    break;
+  case NoiseSource::os:
+    o.os_noise = n.os_noise;
+    break;
+  case NoiseSource::network:
+    o.network_tail = n.network_tail;
+    break;
+  }
+  return o;
+}
+
+const NoiseConfig* noise_of(const scenario::Scenario& s) {
+  return s.extension<NoiseConfig>(kSection);
+}
+
+std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario::Hardware& hw,
+                                    const datapath::DataPath& path, const metrics::IterationMetrics& clean,
+                                    const metrics::MetricsInputs& in, double launch_s_per_kernel) {
+  const auto* n = noise_of(s);
+  if (n == nullptr || !n->os_noise || !hw.cpu.os_noise_fraction || !hw.cpu.os_noise_p99)
     return std::nullopt;
+  using plan::CpuUse;
+  // Kernel work that the NIC's interrupts drive (softirq receive processing and the socket, datapath and
+  // crypto work around it) runs on whichever cores RSS and irqbalance steer it to, spread over all of
+  // them: each core, a launch thread's included, loses its share of the time.
+  const auto kernel_work = [](const plan::CpuUseSeconds& busy) {
+    return busy[static_cast<std::size_t>(CpuUse::transport)] +
+           busy[static_cast<std::size_t>(CpuUse::storage)] +
+           busy[static_cast<std::size_t>(CpuUse::encryption)] +
+           busy[static_cast<std::size_t>(CpuUse::vswitch)];
+  };
+  OsNoise os;
+  os.launch_s_per_kernel = launch_s_per_kernel;
+  os.host_load = in.host_cores > 0 ? kernel_work(clean.host_busy_cores_by_use) / in.host_cores : 0;
+  os.host = Detours(hw.cpu.os_noise_fraction->value, hw.cpu.os_noise_p99->value.si(), os.host_load);
+  if (path.transport() == offload::Transport::host_tcp)
+    os.host_hop_s = hw.cpu.tcp_latency_median.value.si();
+  const auto& arm = hw.nic.arm;
+  if (arm && arm->os_noise_fraction && arm->os_noise_p99) {
+    os.arm_load = in.arm_cores > 0 ? kernel_work(clean.arm_busy_cores_by_use) / in.arm_cores : 0;
+    os.arm = Detours(arm->os_noise_fraction->value, arm->os_noise_p99->value.si(), os.arm_load);
+    if (path.through_arm())
+      os.arm_hop_s = arm->tcp_latency_median.value.si();
+  }
+  return os;
+}
+
+std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const scenario::Scenario& s,
+                                                   const plan::IterationPlan& clean,
+                                                   const datapath::DataPath& path, const OsNoise* os) {
+  if (!n.any())
+    return std::nullopt;
+  if (!n.os_noise)
+    os = nullptr;
   plan::IterationPlan noisy = clean;
   // One stream per source, so that turning one on does not move the draws of another.
   boost::random::mt19937_64 slow_rng(mix(s.seed ^ 0x736c6f77ULL));
   boost::random::mt19937_64 jitter_rng(mix(s.seed ^ 0x6a697474ULL));
   boost::random::mt19937_64 delay_rng(mix(s.seed ^ 0x64656c61ULL));
   boost::random::mt19937_64 tail_rng(mix(s.seed ^ 0x7461696cULL));
+  boost::random::mt19937_64 os_rng(mix(s.seed ^ 0x6f736e6fULL));
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
-  if (n->slow_fraction > 0 && n->slow_speed < 1) {
+  if (n.slow_fraction > 0 && n.slow_speed < 1) {
     boost::random::uniform_01<double> u;
     for (auto& v : speed)
-      v = u(slow_rng) < n->slow_fraction ? n->slow_speed : 1.0;
+      v = u(slow_rng) < n.slow_fraction ? n.slow_speed : 1.0;
   }
-  const double sigma2 = std::log1p(n->gpu_jitter * n->gpu_jitter);
+  const double sigma2 = std::log1p(n.gpu_jitter * n.gpu_jitter);
   std::optional<boost::random::lognormal_distribution<double>> jitter; // mean 1
-  if (n->gpu_jitter > 0)
+  if (n.gpu_jitter > 0)
     jitter.emplace(-sigma2 / 2, std::sqrt(sigma2));
   std::set<std::tuple<int, int, int>> delayed; // (replica, stage, micro-batch): one delay each
-  // Network tails: each step of a communication's latency waits for the slowest of its concurrent hops'
-  // software latency, drawn, in place of the expected largest one the plan charged.
-  if (n->network_tail && path.software_latency_s() > 0 && path.latency_sigma() > 0) {
-    boost::random::lognormal_distribution<double> hop(std::log(path.software_latency_s()),
-                                                      path.latency_sigma());
+  // Network steps: each step of a communication's latency waits for the slowest of its concurrent hops.
+  // With the network tail, a hop's software latency is drawn (in place of the expected largest one the
+  // plan charged); with OS noise, the detours on the cores of its two ends add to it.
+  const bool tail = n.network_tail && path.software_latency_s() > 0 && path.latency_sigma() > 0;
+  const bool hop_noise = os != nullptr && (os->host_hop_s > 0 || os->arm_hop_s > 0);
+  if (tail || hop_noise) {
+    boost::random::lognormal_distribution<double> hop(std::log(std::max(path.software_latency_s(), 1e-300)),
+                                                      std::max(path.latency_sigma(), 1e-12));
     for (std::size_t id = 0; id < noisy.info.size(); ++id) {
       const auto& info = noisy.info[id];
       if (info.category != plan::TaskCategory::latency || info.tail_steps <= 0)
@@ -216,15 +447,21 @@ std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
       double drawn = 0;
       for (int k = 0; k < info.tail_steps; ++k) {
         double slowest = 0;
-        for (int h = 0; h < info.tail_hops; ++h)
-          slowest = std::max(slowest, hop(tail_rng));
+        for (int h = 0; h < info.tail_hops; ++h) {
+          double t = tail ? hop(tail_rng) : 0;
+          if (hop_noise)
+            for (int end = 0; end < 2; ++end)
+              t += os->host.over(os->host_hop_s, os_rng) + os->arm.over(os->arm_hop_s, os_rng);
+          slowest = std::max(slowest, t);
+        }
         drawn += slowest;
       }
       auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      task.delay_s =
-          std::max(0.0, task.delay_s - info.tail_steps * path.step_latency_s(info.tail_hops) + drawn);
+      const double planned = tail ? info.tail_steps * path.step_latency_s(info.tail_hops) : 0;
+      task.delay_s = std::max(0.0, task.delay_s - planned + drawn);
     }
   }
+  const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();
   for (auto& info : noisy.info) {
     if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&
         info.category != plan::TaskCategory::optimizer)
@@ -233,13 +470,20 @@ std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
                      delayed.insert({info.dp, info.stage, info.micro}).second;
     double factor = 0;
     double delay = 0;
+    double late_launch = 0;
+    // Each GPU's launch thread issues the task's kernels; the GPU waits for it only where its detours
+    // push the launches past the time the noise-free schedule had for them.
+    const double launch_s = launch_noise && !info.gpus.empty()
+                                ? info.host_core_s[static_cast<std::size_t>(plan::CpuUse::framework)] /
+                                      static_cast<double>(info.gpus.size())
+                                : 0;
     for (int g : info.gpus) {
       double f = 1.0 / speed.at(static_cast<std::size_t>(g));
       if (jitter)
         f *= (*jitter)(jitter_rng);
       factor = std::max(factor, f);
-      if (fwd && n->gpu_delay && n->gpu_delay->mean_s > 0) {
-        const auto& d = *n->gpu_delay;
+      if (fwd && n.gpu_delay && n.gpu_delay->mean_s > 0) {
+        const auto& d = *n.gpu_delay;
         double x = 0;
         if (d.distribution == "lognormal") {
           // Mean mean_s: mu = ln(mean) - sigma^2 / 2.
@@ -252,14 +496,33 @@ std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
         }
         delay = std::max(delay, x);
       }
+      if (launch_s > 0) {
+        const double issued = launch_s + os->host.over(launch_s, os_rng);
+        late_launch = std::max(late_launch, issued - std::max(info.compute_s, launch_s));
+      }
     }
-    info.compute_s = info.compute_s * std::max(factor, 1e-12) + delay;
+    if (!n.gpu())
+      factor = 1;
+    info.compute_s = info.compute_s * std::max(factor, 1e-12) + delay + std::max(0.0, late_launch);
   }
   return noisy;
 }
 
 void add_straggler_wait(double noisy_step_s, double clean_step_s, report::VariantResult& r) {
   r.set_value("straggler_wait_s", std::max(0.0, noisy_step_s - clean_step_s));
+}
+
+void add_straggler_sources(const std::vector<std::pair<NoiseSource, double>>& alone, double clean_step_s,
+                           report::VariantResult& r) {
+  const double total = r.value("straggler_wait_s");
+  double sum = 0;
+  for (const auto& [src, step] : alone)
+    sum += std::max(0.0, step - clean_step_s);
+  for (const auto& [src, step] : alone) {
+    const double own = std::max(0.0, step - clean_step_s);
+    r.set_value(fmt::format("straggler_wait_{}_s", noise_source_name(src)),
+                sum > 0 ? total * own / sum : (alone.size() == 1 ? total : 0.0));
+  }
 }
 
 std::unique_ptr<Model> make_noise_model() {

@@ -4,12 +4,17 @@
 #pragma once
 
 #include "sim/datapath/data_path.hpp"
+#include "sim/metrics/iteration_metrics.hpp"
+#include "sim/model/noise/os_noise.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace dpusim::model {
 
@@ -31,19 +36,46 @@ struct NoiseConfig {
   /// Draw the software latency of every network step from the transport's lognormal (each step waits
   /// for the slowest of its concurrent hops) instead of charging its expected largest value.
   bool network_tail = false;
-  [[nodiscard]] bool any() const {
-    return gpu_jitter > 0 || (gpu_delay && gpu_delay->mean_s > 0) || (slow_fraction > 0 && slow_speed < 1) ||
-           network_tail;
+  /// Draw detours on host and Arm cores from their calibrated OS noise, grown by the kernel networking
+  /// work the variant leaves there: they delay launch threads and the software of network hops.
+  bool os_noise = false;
+  [[nodiscard]] bool gpu() const {
+    return gpu_jitter > 0 || (gpu_delay && gpu_delay->mean_s > 0) || (slow_fraction > 0 && slow_speed < 1);
   }
+  [[nodiscard]] bool any() const { return gpu() || network_tail || os_noise; }
 };
+
+/// The sources the straggler wait is broken down by.
+enum class NoiseSource { gpu, os, network };
+inline constexpr std::array<NoiseSource, 3> kNoiseSources{NoiseSource::gpu, NoiseSource::os,
+                                                          NoiseSource::network};
+std::string_view noise_source_name(NoiseSource src); // "gpu", "os", "network"
+/// The sources `n` turns on, and `n` with only one of them.
+std::vector<NoiseSource> sources_of(const NoiseConfig& n);
+NoiseConfig only(const NoiseConfig& n, NoiseSource src);
+
+/// The scenario's noise settings, or nothing when it has no noise: section.
+const NoiseConfig* noise_of(const scenario::Scenario& s);
+
+/// Where OS noise reaches this variant, from its hardware (calibrated or catalog OS noise), its data path
+/// and the kernel work its noise-free iteration put on host and Arm cores. Nothing unless the scenario
+/// turns os_noise on.
+std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario::Hardware& hw,
+                                    const datapath::DataPath& path, const metrics::IterationMetrics& clean,
+                                    const metrics::MetricsInputs& in, double launch_s_per_kernel);
 
 /// The iteration with the scenario's noise drawn into its GPU tasks, or nothing when the scenario has
 /// none. A tensor-parallel group's kernels run in lockstep: each task takes its slowest GPU's time.
-std::optional<plan::IterationPlan> noisy_iteration(const scenario::Scenario& s,
+/// `os` gives where OS noise reaches (required when `n` turns os_noise on).
+std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const scenario::Scenario& s,
                                                    const plan::IterationPlan& clean,
-                                                   const datapath::DataPath& path);
+                                                   const datapath::DataPath& path, const OsNoise* os);
 
 /// Records how much longer the noisy step is than the noise-free one (straggler_wait_s).
 void add_straggler_wait(double noisy_step_s, double clean_step_s, report::VariantResult& r);
+/// Records the straggler wait of each source (straggler_wait_<source>_s): `alone` holds the step of each
+/// source simulated alone; the total wait is shared in proportion to what each costs alone.
+void add_straggler_sources(const std::vector<std::pair<NoiseSource, double>>& alone, double clean_step_s,
+                           report::VariantResult& r);
 
 } // namespace dpusim::model
