@@ -118,10 +118,14 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
       if (header) {
         header = false;
         if (i == 0)
-          out += "sample," + line + ",straggler_wait_s\n";
+          out += "sample," + line +
+                 ",straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,straggler_wait_s\n";
         continue;
       }
-      out += fmt::format("{},{},{:.9g}\n", i, line, c.results.at(row++).value("straggler_wait_s"));
+      const auto& r = c.results.at(row++);
+      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line, r.value("straggler_wait_gpu_s"),
+                         r.value("straggler_wait_os_s"), r.value("straggler_wait_network_s"),
+                         r.value("straggler_wait_s"));
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #include "models/calibration/profile.hpp"
 #include "tests/support/subprocess.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -75,4 +76,29 @@ TEST(CalibrationEndToEnd, MeasuredTcpCostDrivesTheSimulation) {
   };
   EXPECT_NEAR(transport_core_s(b) / transport_core_s(a), measured_cost / catalog_cost,
               1e-6 * measured_cost / catalog_cost);
+}
+
+TEST(CalibrationEndToEnd, MeasuredOsNoiseDrivesTheNoiseModelAndTheReportSaysSo) {
+  TempDir tmp;
+  const std::string profile_dir = tmp.path() + "/profile";
+  const auto cal =
+      run_command({DPUSIM_CALIB_BINARY, "run", "--probes", "os-noise,tcp", "--quick", "--out", profile_dir});
+  ASSERT_EQ(cal.exit_code, 0) << cal.err;
+  const auto profile = dpusim::calibration::load_profile(profile_dir + "/profile.yaml");
+  const auto* fraction = profile.find("host_cpu.os_noise_fraction");
+  const auto* p99 = profile.find("host_cpu.os_noise_p99");
+  ASSERT_NE(fraction, nullptr);
+  ASSERT_NE(p99, nullptr);
+
+  const std::string scenario = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/host-tcp-os-noise.yaml";
+  const auto r = run_command({DPUSIM_BINARY, "run", scenario, "--variant", "host-tcp", "--out",
+                              tmp.path() + "/measured", "--calibration", profile_dir + "/profile.yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The note quotes the measured pair, as measured, with where it came from.
+  char words[160];
+  std::snprintf(words, sizeof words,
+                "host OS noise of %.3g%% per core with a 99th-percentile detour of %g us",
+                100 * fraction->value, p99->value * 1e6);
+  EXPECT_NE(r.out.find(words), std::string::npos) << words << "\n" << r.out;
+  EXPECT_NE(r.out.find("(calibration: "), std::string::npos) << r.out;
 }
