@@ -309,13 +309,18 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
   }
   if (!reasons.empty()) {
     out += fmt::format("\ninfeasible: {} points\n", rows.size() - feasible);
-    constexpr std::size_t kShown = 6;
-    std::size_t shown = 0;
+    // The commonest reasons first (then in the order of their text).
+    std::vector<std::pair<std::size_t, std::string>> by_count;
     for (const auto& [reason, n] : reasons)
-      if (shown++ < kShown)
-        out += fmt::format("  {} x {}\n", n, reason);
-    if (reasons.size() > kShown)
-      out += fmt::format("  and {} other reasons (points.csv has each point's)\n", reasons.size() - kShown);
+      by_count.emplace_back(n, reason);
+    std::stable_sort(by_count.begin(), by_count.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    constexpr std::size_t kShown = 6;
+    for (std::size_t i = 0; i < by_count.size() && i < kShown; ++i)
+      out += fmt::format("  {} x {}\n", by_count[i].first, by_count[i].second);
+    if (by_count.size() > kShown)
+      out += fmt::format("  and {} more distinct reasons (points.csv gives each point's)\n",
+                         by_count.size() - kShown);
   }
   return out;
 }
