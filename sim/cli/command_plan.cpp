@@ -166,24 +166,33 @@ int command_plan(const std::vector<std::string>& args) {
   const auto spec = summary_spec(plan);
   const std::size_t total = point_count(plan);
 
-  // Every point of this shard built (its scenario read and checked) before anything is written.
-  std::vector<BuiltPoint> points;
-  for (std::size_t i = 0; i < total; ++i)
-    if (shard.holds(i))
-      points.push_back(build_point(plan, i, cat));
+  // Every point of this shard built (its scenario read and checked) before anything is written. Only
+  // what its row needs is kept: a simulation process builds its point again, so that a plan of many
+  // points does not hold every scenario at once.
   const std::uint64_t fingerprint = plan_fingerprint(plan);
-  std::string journal_key = fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count);
-  for (const auto& p : points)
-    journal_key += YAML::Dump(p.tree) + "\n";
+  std::uint64_t journal_key =
+      fnv1a(fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count));
+  std::vector<BuiltPoint> points;
+  std::vector<bool> feasible;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!shard.holds(i))
+      continue;
+    auto p = build_point(plan, i, cat);
+    journal_key = fnv1a(YAML::Dump(p.tree) + "\n", journal_key);
+    feasible.push_back(p.scenario.has_value());
+    p.scenario.reset();
+    p.tree = YAML::Node();
+    points.push_back(std::move(p));
+  }
 
   const auto out = output_directory(vm, plan.name);
   OutputSet outputs(out);
-  Journal journal(out / kJournal, fnv1a(journal_key), vm.count("resume") != 0);
+  Journal journal(out / kJournal, journal_key, vm.count("resume") != 0);
 
   std::vector<std::vector<std::string>> rows(points.size());
   std::vector<std::size_t> to_run; // indices into points
   for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!points[k].scenario)
+    if (!feasible[k])
       rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
     else if (const auto it = journal.kept().find(points[k].index); it != journal.kept().end())
       rows[k] = it->second;
@@ -199,7 +208,10 @@ int command_plan(const std::vector<std::string>& args) {
   run_in_processes(
       to_run.size(), jobs,
       [&](std::size_t i) {
-        const auto& s = *points[to_run[i]].scenario;
+        const auto point = build_point(plan, points[to_run[i]].index, cat);
+        if (!point.scenario) // the same plan and catalog build the same point in every process
+          throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
+        const auto& s = *point.scenario;
         return report::serialize(run::run_variant(s, cat, s.variants.front(), run::RunOptions{}));
       },
       [&](std::size_t i, const JobOutcome& o) {
