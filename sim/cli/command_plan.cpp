@@ -50,6 +50,8 @@ Shard parse_shard(const std::string& text) {
 }
 
 std::string duration(double seconds) {
+  if (seconds < 9.95)
+    return fmt::format("{:.1f}s", seconds);
   const auto s = static_cast<long long>(seconds + 0.5);
   if (s >= 3600)
     return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);

@@ -1,5 +1,6 @@
 #include "sim/planner/journal.hpp"
 
+#include "models/core/input_error.hpp"
 #include "sim/planner/table.hpp"
 
 #include <cerrno>
@@ -108,9 +109,9 @@ Journal::Journal(std::filesystem::path path, std::uint64_t fingerprint, bool res
       }
     } else if (text.size() >= kMagic.size() && text.compare(0, kMagic.size(), kMagic) == 0 &&
                text.find('\n') != std::string::npos) {
-      throw std::runtime_error(fmt::format("{} is the journal of another plan or shard (the plan, its base "
-                                           "scenario or --shard changed); run without --resume to start over",
-                                           path_.string()));
+      throw InputError(Location{path_.string(), 1, 1}, "",
+                       "this is the journal of another plan or shard (the plan, its base scenario or --shard "
+                       "changed); run without --resume to start over");
     }
   }
   if (keep == 0) {

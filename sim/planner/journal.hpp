@@ -19,7 +19,8 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce4842223
 class Journal {
 public:
   /// Opens `path` for a plan of `fingerprint`. With `resume`, keeps the entries of a journal of the
-  /// same plan (std::runtime_error when it is another plan's); without, starts it afresh.
+  /// same plan (InputError when it is another plan's); without, starts it afresh. Throws
+  /// std::runtime_error when the file cannot be written.
   Journal(std::filesystem::path path, std::uint64_t fingerprint, bool resume);
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;

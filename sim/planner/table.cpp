@@ -1,6 +1,7 @@
 #include "sim/planner/table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <map>
@@ -73,6 +74,14 @@ private:
   const std::vector<std::vector<std::string>>& rows_;
   std::map<std::string, std::size_t> index_;
 };
+
+/// "300B", "15T", "2.5e+16": the suffixes a plan accepts, where one fits.
+std::string token_text(double tokens) {
+  for (const auto& [suffix, scale] : {std::pair{"T", 1e12}, std::pair{"B", 1e9}, std::pair{"M", 1e6}})
+    if (tokens >= scale && tokens < 1000 * scale)
+      return fmt::format("{:g}{}", tokens / scale, suffix);
+  return fmt::format("{:g}", tokens);
+}
 
 std::string constraints_text(const Constraints& c) {
   std::vector<std::string> parts;
@@ -212,10 +221,11 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
     if (rows.within(r))
       within.push_back(r);
   }
-  std::string out = fmt::format(
-      "plan {}: {} points, {} feasible, {} within the constraints ({}); {:g} tokens to "
-      "train\n",
-      spec.name, rows.size(), feasible, within.size(), constraints_text(spec.constraints), spec.train_tokens);
+  std::string out =
+      fmt::format("plan {}: {} points, {} feasible, {} within the constraints ({}); {} tokens to "
+                  "train\n",
+                  spec.name, rows.size(), feasible, within.size(), constraints_text(spec.constraints),
+                  token_text(spec.train_tokens));
   // Ties go to the faster point, then to the earlier one: the same rows give the same answer.
   auto best = [&](auto key) {
     return *std::min_element(within.begin(), within.end(), [&](std::size_t a, std::size_t b) {
@@ -282,7 +292,7 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
     out += fmt::format("what offload changes, against {} at the same inputs:\n", base);
     for (std::size_t i = 1; i < variants.size(); ++i) {
       std::vector<double> ratios;
-      double freed = 0;
+      double fewer_cores = 0; // host cores per node the variant leaves free, summed over configurations
       for (std::size_t r = 0; r < rows.size(); ++r) {
         if (!rows.feasible(r) || rows.text(r, "variant") != variants[i])
           continue;
@@ -290,7 +300,7 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
         if (it == base_at.end())
           continue;
         ratios.push_back(rows.value(r, "time_to_train_days") / rows.value(it->second, "time_to_train_days"));
-        freed += rows.value(it->second, "host_cores_busy") - rows.value(r, "host_cores_busy");
+        fewer_cores += rows.value(it->second, "host_cores_busy") - rows.value(r, "host_cores_busy");
       }
       if (ratios.empty()) {
         out += fmt::format("  {}: no configuration where both are feasible\n", variants[i]);
@@ -300,11 +310,12 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
       const double median = ratios.size() % 2 == 1
                                 ? ratios[ratios.size() / 2]
                                 : (ratios[ratios.size() / 2 - 1] + ratios[ratios.size() / 2]) / 2;
+      const double mean_fewer = fewer_cores / static_cast<double>(ratios.size());
       out +=
           fmt::format("  {}: {:.3f}x the time to train (median; {:.3f}x to {:.3f}x over {} configurations), "
-                      "{:.1f} host cores per node freed on average\n",
-                      variants[i], median, ratios.front(), ratios.back(), ratios.size(),
-                      freed / static_cast<double>(ratios.size()));
+                      "{:.1f} {} host cores busy per node on average\n",
+                      variants[i], median, ratios.front(), ratios.back(), ratios.size(), std::abs(mean_fewer),
+                      mean_fewer >= 0 ? "fewer" : "more");
     }
   }
   if (!reasons.empty()) {

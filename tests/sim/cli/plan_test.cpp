@@ -284,8 +284,9 @@ TEST(PlanCommand, ResumeRefusesTheJournalOfAnotherPlan) {
   write(dir / "out/points.journal", "dpusim-plan-journal 1 0000000000000001\n");
   const auto r =
       run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "--resume", "-q"});
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("is the journal of another plan"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("points.journal:1:1: error: this is the journal of another plan"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(dir / "out/points.csv"));
   // Without --resume it starts over.
   EXPECT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "-q"}).exit_code, 0);

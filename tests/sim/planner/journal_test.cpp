@@ -1,5 +1,6 @@
 // The plan journal keeps every whole entry of an interrupted run and drops a line cut short; points.csv
 // cells survive the trip through CSV and the journal whatever they hold.
+#include "models/core/input_error.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/table.hpp"
 #include "tests/support/subprocess.hpp"
@@ -87,7 +88,7 @@ TEST(PlanJournal, AnotherPlansJournalIsRefusedOnResumeAndReplacedOtherwise) {
     Journal j(path, 1, false);
     j.append(0, {"0", "a"});
   }
-  EXPECT_THROW(Journal(path, 2, true), std::runtime_error);
+  EXPECT_THROW(Journal(path, 2, true), dpusim::InputError);
   {
     Journal fresh(path, 2, false);
     EXPECT_TRUE(fresh.kept().empty());
