@@ -2,6 +2,7 @@
 // own, its rows journalled as they finish, points.csv published once all are in (docs/planner.md).
 #include "models/core/atomic_file.hpp"
 #include "models/core/input_file.hpp"
+#include "models/core/text_distance.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
@@ -96,6 +97,16 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
   return out;
 }
 
+/// The axes a plan may have, for --help.
+std::string axes_help() {
+  std::string out = "Axes (the first varies slowest):\n";
+  for (const auto& a : axis_specs())
+    out += fmt::format("  {:<17} {}{} ({})\n", a.name, a.meaning,
+                       a.choices.empty() ? std::string() : ": " + join(a.choices, " | "), a.scenario_key);
+  out.pop_back();
+  return out;
+}
+
 /// Progress on standard error: a bar redrawn in place on a terminal, a line per point otherwise.
 class Progress {
 public:
@@ -149,7 +160,8 @@ int command_plan(const std::vector<std::string>& args) {
             "(and why not), step time, tokens/s, MFU, host cores busy and days to train. Prints the\n"
             "best point per objective and what offload changes. Finished points are journalled in\n"
             "<out>/points.journal until points.csv is written; --resume continues from there.\n"
-            "Exit status: 0 done, 1 a simulation or I/O failure, 2 bad input (nothing written).",
+            "Exit status: 0 done, 1 a simulation or I/O failure, 2 bad input (nothing written).\n\n" +
+                axes_help(),
             options, args, vm, true))
       return kOk;
   } catch (const po::error& e) {

@@ -14,23 +14,65 @@
 
 namespace dpusim::planner {
 
+namespace {
+constexpr std::int64_t kMaxCount = 1'000'000;
+} // namespace
+
 const std::vector<AxisSpec>& axis_specs() {
+  constexpr std::int64_t kAny = std::numeric_limits<std::int64_t>::max();
   static const std::vector<AxisSpec> specs = {
       {"node", "cluster.node", AxisKind::text, "catalog node types"},
       {"nic", "cluster.nic", AxisKind::text, "catalog NICs"},
       {"dpu", "cluster.dpu", AxisKind::text, "catalog DPUs"},
-      {"nodes", "cluster.nodes", AxisKind::count, "node counts: a list, or a range {from, to, step | times}"},
-      {"topology", "cluster.fabric.topology", AxisKind::choice, "fat-tree | rail-optimized"},
-      {"tiers", "cluster.fabric.tiers", AxisKind::count, "fabric tiers: 2 | 3"},
+      {"nodes",
+       "cluster.nodes",
+       AxisKind::count,
+       "node counts: a list, or a range {from, to, step | times}",
+       {},
+       1,
+       kMaxCount,
+       true},
+      {"topology",
+       "cluster.fabric.topology",
+       AxisKind::choice,
+       "fabric topologies",
+       {"fat-tree", "rail-optimized"}},
+      {"tiers", "cluster.fabric.tiers", AxisKind::count, "fabric tiers: 2 | 3", {}, 2, 3},
       {"link", "cluster.fabric.link", AxisKind::rate, "leaf-spine link speeds (400Gbps)"},
       {"oversubscription", "cluster.fabric.oversubscription", AxisKind::ratio,
        "leaf oversubscription (\"2:1\")"},
+      {"encryption",
+       "cluster.services.encryption",
+       AxisKind::choice,
+       "encryption in transit",
+       {"none", "ipsec", "tls"}},
+      {"overlay", "cluster.services.overlay", AxisKind::choice, "tenant overlays", {"none", "vxlan"}},
       {"parallelism", "workload.parallelism", AxisKind::parallelism,
        "{tp, pp, cp, ep, dp, virtual_stages} mappings; without dp, the GPUs left over"},
-      {"global_batch", "workload.global_batch", AxisKind::count, "sequences per iteration"},
-      {"micro_batch", "workload.micro_batch", AxisKind::count, "sequences per micro-batch"},
-      {"seeds", "seed", AxisKind::count, "seeds: a list, or a range {from, to}"},
-      {"variants", "offload.baseline", AxisKind::variant,
+      {"recompute",
+       "workload.recompute",
+       AxisKind::choice,
+       "activation recomputation",
+       {"none", "selective", "full"}},
+      {"zero", "workload.zero", AxisKind::count, "ZeRO stages: 0 to 3", {}, 0, 3},
+      {"global_batch",
+       "workload.global_batch",
+       AxisKind::count,
+       "sequences per iteration",
+       {},
+       1,
+       kMaxCount,
+       true},
+      {"micro_batch",
+       "workload.micro_batch",
+       AxisKind::count,
+       "sequences per micro-batch",
+       {},
+       1,
+       kMaxCount,
+       true},
+      {"seeds", "seed", AxisKind::count, "seeds: a list, or a range {from, to}", {}, 0, kAny, true},
+      {"variants", "offload", AxisKind::variant,
        "offload variants: names from the scenario or placements (rdma-nic+storage=dpu_arm)"},
   };
   return specs;
@@ -49,8 +91,6 @@ std::string_view objective_name(Objective o) {
 }
 
 namespace {
-
-constexpr std::int64_t kMaxCount = 1'000'000;
 
 std::optional<double> number_with_suffix(std::string_view text,
                                          const std::vector<std::pair<std::string_view, double>>& suffixes,
@@ -122,12 +162,7 @@ AxisValue read_value(const AxisSpec& spec, const yaml::Node& n, const catalog::C
   AxisValue v;
   switch (spec.kind) {
   case AxisKind::count:
-    if (spec.name == "tiers")
-      expect_plain_count(n, 2, 3, v);
-    else if (spec.name == "seeds")
-      expect_plain_count(n, 0, std::numeric_limits<std::int64_t>::max(), v);
-    else
-      expect_plain_count(n, 1, kMaxCount, v);
+    expect_plain_count(n, spec.min, spec.max, v);
     break;
   case AxisKind::text:
     v.text = n.as_string();
@@ -137,7 +172,7 @@ AxisValue read_value(const AxisSpec& spec, const yaml::Node& n, const catalog::C
       check_catalog_name(n, cat.nic_names(), spec.name == "nic" ? "NIC" : "DPU");
     break;
   case AxisKind::choice:
-    v.text = n.as_choice({"fat-tree", "rail-optimized"});
+    v.text = n.as_choice(spec.choices);
     break;
   case AxisKind::rate:
     (void)n.as_quantity<units::DataRate>();
@@ -189,10 +224,10 @@ AxisValue read_value(const AxisSpec& spec, const yaml::Node& n, const catalog::C
 std::vector<AxisValue> read_range(const AxisSpec& spec, const yaml::Node& n) {
   auto m = n.as_map();
   m.declare({"from", "to", "step", "times"});
-  const std::int64_t min = spec.name == "seeds" ? 0 : 1;
   const auto from_node = m.required("from", "the first value");
-  const auto from = from_node.as_int(min, kMaxCount);
-  const auto to = m.required("to", "the last value (included)").as_int(min, kMaxCount);
+  const auto from = from_node.as_int(spec.min, std::min(spec.max, kMaxCount));
+  const auto to =
+      m.required("to", "the last value (included)").as_int(spec.min, std::min(spec.max, kMaxCount));
   const auto step_node = m.optional("step");
   const auto times_node = m.optional("times");
   if (step_node && times_node)
@@ -220,14 +255,13 @@ std::vector<AxisValue> read_range(const AxisSpec& spec, const yaml::Node& n) {
 Axis read_axis(const AxisSpec& spec, const yaml::Node& n, const catalog::Catalog& cat,
                const NamedVariants& named) {
   Axis axis{&spec, {}};
-  if (n.is_map() && spec.kind == AxisKind::count && spec.name != "tiers") {
+  if (n.is_map() && spec.range) {
     axis.values = read_range(spec, n);
     return axis;
   }
   if (!n.is_sequence())
     n.fail(
-        fmt::format("expected a list of values{}, found {}",
-                    spec.kind == AxisKind::count && spec.name != "tiers" ? " or a range {from, to}" : "",
+        fmt::format("expected a list of values{}, found {}", spec.range ? " or a range {from, to}" : "",
                     n.is_map() ? "a mapping" : fmt::format("\"{}\"", n.is_null() ? "" : n.raw().Scalar())));
   const auto items = n.as_sequence().items();
   if (items.empty())

@@ -21,9 +21,13 @@ enum class AxisKind { count, text, choice, rate, ratio, parallelism, variant };
 
 struct AxisSpec {
   std::string_view name;
-  std::string_view scenario_key; // dotted, where the value goes in the scenario ("" for variants)
+  std::string_view scenario_key; // dotted, where the value goes in the scenario (variants: the point's
+                                 // offload section holds only its variant)
   AxisKind kind;
   std::string_view meaning;
+  std::vector<std::string> choices{};    // choice axes: the valid values
+  std::int64_t min = 1, max = 1'000'000; // count axes: the valid values
+  bool range = false;                    // count axes: a range {from, to, ...} may stand for the list
 };
 
 /// Every axis a plan may have, in the order points enumerate them (the first varies slowest; variants

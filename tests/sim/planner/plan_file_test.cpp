@@ -101,11 +101,15 @@ TEST(PlanFile, RangesStepOrMultiply) {
   EXPECT_EQ(one.axes[0].values.size(), 1u);
 }
 
-TEST(PlanFile, FabricAndBatchAxesOverrideTheirKeys) {
+TEST(PlanFile, FabricServicesAndWorkloadAxesOverrideTheirKeys) {
   const auto p = parse(R"(axes:
   topology: [rail-optimized]
   link: [800Gbps]
   oversubscription: ["2:1"]
+  encryption: [ipsec]
+  overlay: [vxlan]
+  recompute: [full]
+  zero: [1]
   micro_batch: [2]
   global_batch: [128]
   variants: [rdma-nic]
@@ -118,6 +122,12 @@ TEST(PlanFile, FabricAndBatchAxesOverrideTheirKeys) {
   EXPECT_EQ(pt.scenario->workload.micro_batch, 2);
   EXPECT_EQ(pt.scenario->workload.global_batch, 128);
   EXPECT_EQ(pt.inputs[column("oversubscription")], "2:1");
+  EXPECT_EQ(pt.scenario->cluster.services.encryption, offload::Encryption::ipsec);
+  EXPECT_TRUE(pt.scenario->cluster.services.overlay);
+  EXPECT_EQ(pt.scenario->workload.recompute, workload::Recompute::full);
+  EXPECT_EQ(pt.scenario->workload.zero_stage, 1);
+  EXPECT_EQ(pt.inputs[column("encryption")], "ipsec");
+  EXPECT_EQ(pt.inputs[column("zero")], "1");
 }
 
 TEST(PlanFile, AnInvalidPointIsInfeasibleWithTheReadersReason) {
@@ -176,8 +186,8 @@ TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
   EXPECT_EQ(error_of("axes:\n  nodez: [2]\n"),
             "17:3 axes.nodez: unknown key; did you mean \"node\"? (valid keys "
             "here: node, nic, dpu, nodes, topology, tiers, link, "
-            "oversubscription, parallelism, global_batch, micro_batch, seeds, "
-            "variants)")
+            "oversubscription, encryption, overlay, parallelism, recompute, zero, "
+            "global_batch, micro_batch, seeds, variants)")
       << "unknown axis";
   EXPECT_NE(error_of("axes:\n  nodes: {from: 8, to: 4}\n").find("17:10 axes.nodes: empty range: from 8 to 4"),
             std::string::npos);
@@ -197,6 +207,11 @@ TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
           .find("contradictory constraints: max_nodes 2 is below every point's node count (the fewest is 4)"),
       std::string::npos);
   EXPECT_NE(error_of("constraints: {deadline: 90}\n").find("expected a duration in days"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  zero: [4]\n").find("17:10 axes.zero[0]: must be at most 3"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  zero: {from: 0, to: 3}\n").find("expected a list of values, found a mapping"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  encryption: [ipsek]\n").find("did you mean \"ipsec\"?"), std::string::npos);
   EXPECT_NE(error_of("objectives: [cost]\n").find("valid values: time_to_train, nodes, host_cores"),
             std::string::npos);
 }
