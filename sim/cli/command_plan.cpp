@@ -28,6 +28,9 @@ using namespace planner;
 
 constexpr const char* kJournal = "points.journal";
 constexpr const char* kShardFile = "shard.yaml";
+/// Begins what a simulation process returns for a point its simulation finds infeasible (a serialized
+/// result is YAML, which never begins so).
+const std::string kInfeasible = "!infeasible ";
 
 struct Shard {
   std::size_t index = 1; // 1-based
@@ -226,24 +229,31 @@ int command_plan(const std::vector<std::string>& args) {
         if (!point.scenario) // the same plan and catalog build the same point in every process
           throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
         const auto& s = *point.scenario;
-        return report::serialize(run::run_variant(s, cat, s.variants.front(), run::RunOptions{}));
+        try {
+          return report::serialize(run::run_variant(s, cat, s.variants.front(), run::RunOptions{}));
+        } catch (const InputError& e) {
+          // What the simulation finds wrong with the point (its key and message, not a file's place:
+          // points.csv must not depend on where the plan lies) makes it infeasible.
+          return kInfeasible + (e.key().empty() ? e.message() : e.key() + ": " + e.message());
+        }
       },
       [&](std::size_t i, const JobOutcome& o) {
         const auto& p = points[to_run[i]];
-        if (o.exit_code == kOk) {
+        const bool infeasible = o.exit_code == kOk && o.output.rfind(kInfeasible, 0) == 0;
+        if (infeasible) {
+          rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
+        } else if (o.exit_code == kOk) {
           const auto r = report::deserialize(o.output);
           rows[to_run[i]] = point_row(p, &r, {}, spec);
-        } else if (o.exit_code == kBadInput) {
-          rows[to_run[i]] = point_row(p, nullptr, o.describe(), spec);
         } else {
           failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
         }
-        if (o.exit_code == kOk || o.exit_code == kBadInput)
+        if (o.exit_code == kOk)
           journal.append(p.index, rows[to_run[i]]);
         progress.done(fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(),
-                                  o.exit_code == kOk         ? "done"
-                                  : o.exit_code == kBadInput ? "infeasible"
-                                                             : "failed"));
+                                  infeasible           ? "infeasible"
+                                  : o.exit_code == kOk ? "done"
+                                                       : "failed"));
       });
   if (!failures.empty()) {
     for (const auto& f : failures)
