@@ -198,7 +198,7 @@ int command_plan(const std::vector<std::string>& args) {
     journal_key = fnv1a(YAML::Dump(p.tree) + "\n", journal_key);
     feasible.push_back(p.scenario.has_value());
     p.scenario.reset();
-    p.tree = YAML::Node();
+    p.tree.reset(); // rebinds (operator= would write a null into the tree and keep it)
     points.push_back(std::move(p));
   }
 
@@ -209,9 +209,10 @@ int command_plan(const std::vector<std::string>& args) {
   std::vector<std::vector<std::string>> rows(points.size());
   std::vector<std::size_t> to_run; // indices into points
   for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!feasible[k])
+    if (!feasible[k]) {
       rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
-    else if (const auto it = journal.kept().find(points[k].index); it != journal.kept().end())
+      points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
+    } else if (const auto it = journal.kept().find(points[k].index); it != journal.kept().end())
       rows[k] = it->second;
     else
       to_run.push_back(k);
