@@ -329,7 +329,8 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
       m.required("scenario", "a scenario file (relative to the plan) or an inline scenario");
   std::int64_t base_nodes = 0;
   {
-    yaml::Node base = scenario;
+    // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
+    std::optional<yaml::Node> loaded;
     if (scenario.is_map()) {
       p.scenario_ref = "inline";
     } else {
@@ -338,11 +339,12 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
       if (path.is_relative())
         path = std::filesystem::path(p.file).parent_path() / path;
       try {
-        base = yaml::load_file(path.string());
+        loaded.emplace(yaml::load_file(path.string()));
       } catch (const InputError& e) {
         scenario.fail(fmt::format("the base scenario cannot be read: {}", e.what()));
       }
     }
+    const yaml::Node& base = loaded ? *loaded : scenario;
     // The base must be a valid scenario on its own: its errors are at its own lines.
     const auto s = input::parse_scenario(base, cat);
     base_nodes = s.cluster.nodes;
