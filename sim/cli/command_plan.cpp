@@ -12,6 +12,7 @@
 #include "sim/planner/table.hpp"
 #include "sim/run/variant_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
@@ -64,9 +65,24 @@ std::string duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-/// Identifies a plan: its base scenario, axes, tokens, objectives and constraints.
-std::uint64_t plan_fingerprint(const Plan& plan) {
-  std::string text = YAML::Dump(plan.scenario);
+/// Identifies the catalog a plan was simulated with: every file's name and content.
+std::uint64_t catalog_fingerprint(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::uint64_t hash = fnv1a("catalog\n");
+  for (const auto& f : files)
+    hash = fnv1a(read_input_file(f.string(), "a catalog file"),
+                 fnv1a(std::filesystem::relative(f, dir).generic_string() + "\n", hash));
+  return hash;
+}
+
+/// Identifies a plan: its base scenario, axes, tokens, objectives and constraints, and the catalog.
+std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat) {
+  std::string text = fmt::format("{:016x}\n", catalog_fingerprint(cat.directory()));
+  text += YAML::Dump(plan.scenario);
   for (const auto& a : plan.axes) {
     text += fmt::format("\naxis {}:", a.spec->name);
     for (const auto& v : a.values)
@@ -186,7 +202,7 @@ int command_plan(const std::vector<std::string>& args) {
   // Every point of this shard built (its scenario read and checked) before anything is written. Only
   // what its row needs is kept: a simulation process builds its point again, so that a plan of many
   // points does not hold every scenario at once.
-  const std::uint64_t fingerprint = plan_fingerprint(plan);
+  const std::uint64_t fingerprint = plan_fingerprint(plan, cat);
   std::uint64_t journal_key =
       fnv1a(fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count));
   std::vector<BuiltPoint> points;

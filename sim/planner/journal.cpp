@@ -110,8 +110,8 @@ Journal::Journal(std::filesystem::path path, std::uint64_t fingerprint, bool res
     } else if (text.size() >= kMagic.size() && text.compare(0, kMagic.size(), kMagic) == 0 &&
                text.find('\n') != std::string::npos) {
       throw InputError(Location{path_.string(), 1, 1}, "",
-                       "this is the journal of another plan or shard (the plan, its base scenario or --shard "
-                       "changed); run without --resume to start over");
+                       "this is the journal of another plan or shard (the plan, its base scenario, the "
+                       "catalog or --shard changed); run without --resume to start over");
     }
   }
   if (keep == 0) {
