@@ -222,6 +222,16 @@ TEST(MergeCommand, RefusesAnIncompleteRepeatedOrMixedSetAndWritesNothing) {
   const auto mixed = run_command({DPUSIM_BINARY, "merge", s1, (dir / "o2").string(), "--out", out});
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("of another plan"), std::string::npos) << mixed.err;
+  // Shard 2 simulated with another catalog (a comment added to one entry is enough to tell).
+  fs::copy(kSource / "models/catalog/data", dir / "catalog", fs::copy_options::recursive);
+  write(dir / "catalog/node/dgx-h100.yaml", read(dir / "catalog/node/dgx-h100.yaml") + "# changed\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--shard", "2/2", "--catalog",
+                         (dir / "catalog").string(), "--out", (dir / "c2").string(), "-q"})
+                .exit_code,
+            0);
+  const auto other_catalog = run_command({DPUSIM_BINARY, "merge", s1, (dir / "c2").string(), "--out", out});
+  EXPECT_EQ(other_catalog.exit_code, 2);
+  EXPECT_NE(other_catalog.err.find("of another plan"), std::string::npos) << other_catalog.err;
   write(dir / "s2/points.csv", read(dir / "s1/points.csv")); // shard 2 holding shard 1's rows
   const auto wrong_rows = run_command({DPUSIM_BINARY, "merge", s1, s2, "--out", out});
   EXPECT_EQ(wrong_rows.exit_code, 2);
