@@ -75,6 +75,11 @@ private:
   std::map<std::string, std::size_t> index_;
 };
 
+/// "1 point", "2 points".
+std::string count(std::size_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 /// "300B", "15T", "2.5e+16": the suffixes a plan accepts, where one fits.
 std::string token_text(double tokens) {
   for (const auto& [suffix, scale] : {std::pair{"T", 1e12}, std::pair{"B", 1e9}, std::pair{"M", 1e6}})
@@ -222,9 +227,8 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
       within.push_back(r);
   }
   std::string out =
-      fmt::format("plan {}: {} points, {} feasible, {} within the constraints ({}); {} tokens to "
-                  "train\n",
-                  spec.name, rows.size(), feasible, within.size(), constraints_text(spec.constraints),
+      fmt::format("plan {}: {}, {} feasible, {} within the constraints ({}); {} tokens to train\n", spec.name,
+                  count(rows.size(), "point"), feasible, within.size(), constraints_text(spec.constraints),
                   token_text(spec.train_tokens));
   // Ties go to the faster point, then to the earlier one: the same rows give the same answer.
   auto best = [&](auto key) {
@@ -280,9 +284,10 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
         return std::make_tuple(rows.value(a, "time_to_train_days"), a) <
                std::make_tuple(rows.value(b, "time_to_train_days"), b);
       });
-      out += fmt::format("  {}: {} points; fewest nodes {} ({:.2f} days); fastest {:.2f} days on {} nodes\n",
-                         v, mine.size(), rows.text(fewest, "nodes"), rows.value(fewest, "time_to_train_days"),
-                         rows.value(fastest, "time_to_train_days"), rows.text(fastest, "nodes"));
+      out += fmt::format("  {}: {}; fewest nodes {} ({:.2f} days); fastest {:.2f} days on {} nodes\n", v,
+                         count(mine.size(), "point"), rows.text(fewest, "nodes"),
+                         rows.value(fewest, "time_to_train_days"), rows.value(fastest, "time_to_train_days"),
+                         rows.text(fastest, "nodes"));
     }
     const auto& base = variants.front();
     std::map<std::string, std::size_t> base_at; // configuration -> the base variant's feasible row
@@ -311,15 +316,15 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
                                 ? ratios[ratios.size() / 2]
                                 : (ratios[ratios.size() / 2 - 1] + ratios[ratios.size() / 2]) / 2;
       const double mean_fewer = fewer_cores / static_cast<double>(ratios.size());
-      out +=
-          fmt::format("  {}: {:.3f}x the time to train (median; {:.3f}x to {:.3f}x over {} configurations), "
-                      "{:.1f} {} host cores busy per node on average\n",
-                      variants[i], median, ratios.front(), ratios.back(), ratios.size(), std::abs(mean_fewer),
-                      mean_fewer >= 0 ? "fewer" : "more");
+      out += fmt::format("  {}: {:.3f}x the time to train (median; {:.3f}x to {:.3f}x over {}), "
+                         "{:.1f} {} host cores busy per node on average\n",
+                         variants[i], median, ratios.front(), ratios.back(),
+                         count(ratios.size(), "configuration"), std::abs(mean_fewer),
+                         mean_fewer >= 0 ? "fewer" : "more");
     }
   }
   if (!reasons.empty()) {
-    out += fmt::format("\ninfeasible: {} points\n", rows.size() - feasible);
+    out += fmt::format("\ninfeasible: {}\n", count(rows.size() - feasible, "point"));
     // The commonest reasons first (then in the order of their text).
     std::vector<std::pair<std::size_t, std::string>> by_count;
     for (const auto& [reason, n] : reasons)
