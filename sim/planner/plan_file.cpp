@@ -331,11 +331,8 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   {
     // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
     std::optional<yaml::Node> loaded;
-    if (scenario.is_map()) {
-      p.scenario_ref = "inline";
-    } else {
-      p.scenario_ref = scenario.as_string();
-      std::filesystem::path path = p.scenario_ref;
+    if (!scenario.is_map()) {
+      std::filesystem::path path = scenario.as_string();
       if (path.is_relative())
         path = std::filesystem::path(p.file).parent_path() / path;
       try {

@@ -65,7 +65,6 @@ struct Plan {
   std::string description;
   YAML::Node scenario;       // the base scenario's root (from its file, or inline in the plan)
   std::string scenario_file; // where it is: its file, or the plan's
-  std::string scenario_ref;  // its path as written, or "inline"
   std::uint64_t base_seed = 1;
   double train_tokens = 0;
   std::vector<Axis> axes; // in axis_specs() order, those the plan has; variants always (default: the base's)

@@ -166,6 +166,7 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       dp_text = std::to_string(gpus / model_parallel);
       p.tree["workload"]["parallelism"]["dp"] = dp_text;
     } else {
+      dp_text.clear();
       p.reason = fmt::format("workload.parallelism: tp x cp x pp = {} does not divide the {} GPUs",
                              model_parallel, gpus);
     }
