@@ -1,6 +1,7 @@
 // `dpusim plan` and `dpusim merge`, driven as a user does: malformed plans are rejected with their
 // message and nothing written; points.csv is byte-identical whatever --jobs, and when joined from
 // shards; a plan killed with SIGKILL and resumed loses and duplicates no row.
+#include "tests/support/run_csv.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <chrono>
@@ -300,4 +301,38 @@ TEST(PlanCommand, ResumeRefusesTheJournalOfAnotherPlan) {
   EXPECT_FALSE(fs::exists(dir / "out/points.csv"));
   // Without --resume it starts over.
   EXPECT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "-q"}).exit_code, 0);
+}
+
+// A point is the scenario its overrides describe: the same simulation `dpusim run` gives that scenario
+// written out by hand (the quickstart on 4 nodes, DP 4).
+TEST(PlanCommand, APointSimulatesAsTheScenarioItStandsFor) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, "  nodes: [4]\n  variants: [rdma-nic]\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", tmp.path() + "/plan", "-q"}).exit_code, 0);
+  std::istringstream csv(read(fs::path(tmp.path()) / "plan/points.csv"));
+  std::string header;
+  std::string row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  auto cell = [](const std::string& line, std::size_t i) {
+    std::istringstream in(line);
+    std::string c;
+    for (std::size_t k = 0; k <= i && std::getline(in, c, ',');)
+      ++k;
+    return c;
+  };
+  std::size_t step_column = 0;
+  {
+    std::istringstream in(header);
+    std::string c;
+    while (std::getline(in, c, ',') && c != "step_time_s")
+      ++step_column;
+  }
+  std::string scenario = read(kSource / "scenarios/examples/quickstart.yaml");
+  scenario.replace(scenario.find("nodes: 8"), 8, "nodes: 4");
+  scenario.replace(scenario.find("{tp: 8, dp: 8}"), 14, "{tp: 8, dp: 4}");
+  const double by_hand =
+      dpusim::testing::simulate(tmp, "by-hand", scenario, "step_time_s", nullptr, {"--variant", "rdma-nic"});
+  ASSERT_GT(by_hand, 0);
+  EXPECT_NEAR(std::stod(cell(row, step_column)), by_hand, 1e-8 * by_hand) << row;
 }
