@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv),
-# which the golden tests compare against. Run after a deliberate change to a model or the catalog, and
+# Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv)
+# and plan (results/plans/<plan name>/points.csv), which the golden tests compare against. Run after a deliberate change to a model or the catalog, and
 # review the diff before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +9,9 @@ for scenario in scenarios/examples/*.yaml; do
   name=$(sed -n 's/^name: //p' "$scenario" | head -n 1)
   build/sim/dpusim compare "$scenario" --out "results/$name" --quiet
   echo "regenerated results/$name/comparison.csv"
+done
+for plan in plans/*.yaml; do
+  name=$(sed -n 's/^name: //p' "$plan" | head -n 1)
+  build/sim/dpusim plan "$plan" --out "results/plans/$name" --quiet
+  echo "regenerated results/plans/$name/points.csv"
 done
