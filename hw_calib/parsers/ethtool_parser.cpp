@@ -69,6 +69,38 @@ EthtoolFeatures parse_ethtool_features(std::string_view text) {
   return out;
 }
 
+EthtoolDriverInfo parse_ethtool_driver_info(std::string_view text) {
+  EthtoolDriverInfo info;
+  bool driver = false, bus = false;
+  const auto lines = split_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto line = trim(lines[i]);
+    if (line.empty())
+      continue;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
+      throw ParseError(
+          "ethtool -i", static_cast<int>(i + 1),
+          fmt::format("expected \"<field>: <value>\", found \"{}\"", std::string(line.substr(0, 60))));
+    const auto key = line.substr(0, colon);
+    const std::string value(trim(line.substr(colon + 1)));
+    if (key == "driver") {
+      info.driver = value;
+      driver = true;
+    } else if (key == "version") {
+      info.version = value;
+    } else if (key == "firmware-version") {
+      info.firmware_version = value;
+    } else if (key == "bus-info") {
+      info.bus_info = value;
+      bus = true;
+    }
+  }
+  if (!driver || !bus || info.driver.empty())
+    throw ParseError("ethtool -i", 0, "no \"driver:\" and \"bus-info:\" lines: not ethtool -i output");
+  return info;
+}
+
 InlineCrypto inline_crypto_capabilities(const EthtoolFeatures& f) {
   InlineCrypto c;
   c.ipsec = f.supports("esp-hw-offload");
