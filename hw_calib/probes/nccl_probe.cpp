@@ -1,5 +1,6 @@
 #include "hw_calib/probes/nccl_probe.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
@@ -15,10 +16,7 @@ ProbeResult run_nccl_probe(const ProbeContext& ctx) {
   ProbeResult result;
   std::string text, origin;
   if (s.nccl_output) {
-    const auto file = read_text_file(*s.nccl_output);
-    if (!file)
-      throw std::runtime_error(fmt::format("cannot read --nccl-output {}", s.nccl_output->string()));
-    text = *file;
+    text = read_bounded_text(*s.nccl_output);
     origin = fmt::format("recorded nccl-tests output {}", s.nccl_output->filename().string());
   } else {
     if (!find_executable("all_reduce_perf"))
@@ -71,11 +69,15 @@ ProbeResult run_nccl_probe(const ProbeContext& ctx) {
         fmt::format("all-reduce time: {:.1f} us + bytes at {:.1f} GB/s algorithm bandwidth "
                     "(R2 {:.3f}); half efficiency at {:.1f} MiB",
                     ab.alpha_s * 1e6, ab.beta_Bps / 1e9, ab.r2, ab.n_half_bytes() / 1048576.0));
-    add_param(result, "nccl",
-              ParamSpec{"collective.allreduce_latency", std::max(ab.alpha_s, 1e-9),
-                        calibration::Provenance::fitted,
-                        fmt::format("alpha of an alpha-beta fit of all-reduce time over sizes; {}", origin),
-                        "all_reduce", fit_quality(ab), ""});
+    if (ab.alpha_s > 0)
+      add_param(result, "nccl",
+                ParamSpec{"collective.allreduce_latency", ab.alpha_s, calibration::Provenance::fitted,
+                          fmt::format("alpha of an alpha-beta fit of all-reduce time over sizes; {}", origin),
+                          "all_reduce", fit_quality(ab), ""});
+    else
+      result.notes.push_back(fmt::format(
+          "collective.allreduce_latency not recorded: the fit's intercept is {:.3g} us, not a latency",
+          ab.alpha_s * 1e6));
   } catch (const std::invalid_argument& e) {
     result.notes.push_back(fmt::format("all-reduce alpha-beta fit not possible: {}", e.what()));
   }

@@ -105,12 +105,18 @@ ProbeResult run_rdma_probe(const ProbeContext& ctx) {
       const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
       result.summary.push_back(fmt::format("RDMA {} latency: {:.2f} us + bytes at {:.1f} Gb/s (R2 {:.3f})",
                                            verb, ab.alpha_s * 1e6, ab.beta_Bps * 8 / 1e9, ab.r2));
-      add_param(result, "rdma",
-                ParamSpec{write ? "nic.rdma_latency" : "nic.rdma_send_latency", std::max(ab.alpha_s, 1e-9),
-                          calibration::Provenance::fitted,
-                          fmt::format("perftest ib_{}_lat -a on {} ({}): alpha of t_typical over sizes", verb,
-                                      device, where),
-                          verb + "_lat", fit_quality(ab), ""});
+      if (ab.alpha_s > 0)
+        add_param(result, "rdma",
+                  ParamSpec{write ? "nic.rdma_latency" : "nic.rdma_send_latency", ab.alpha_s,
+                            calibration::Provenance::fitted,
+                            fmt::format("perftest ib_{}_lat -a on {} ({}): alpha of t_typical over sizes",
+                                        verb, device, where),
+                            verb + "_lat", fit_quality(ab), ""});
+      else
+        result.notes.push_back(
+            fmt::format("RDMA {} latency not recorded: the fit's intercept is {:.3g} us, not a "
+                        "latency",
+                        verb, ab.alpha_s * 1e6));
     } catch (const std::invalid_argument& e) {
       result.notes.push_back(fmt::format("RDMA {} latency fit not possible: {}", verb, e.what()));
     }

@@ -130,3 +130,25 @@ TEST(calib_IngestCli, HelpStatesTheExitStatuses) {
       << top.out;
   EXPECT_NE(top.out.find("ingest"), std::string::npos);
 }
+
+TEST(calib_IngestCli, RunRefusesAnNcclOutputThatIsNotACompleteLog) {
+  const ScratchDir dir;
+  const auto cut = dir.path() / "cut.txt";
+  {
+    const std::string whole =
+        dpusim::calib::testing::read_fixture("nccl-tests/all_reduce_perf-1node-8xh100.txt");
+    std::ofstream(cut) << whole.substr(0, whole.find("    33554432"));
+  }
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {fixture("fio/seqread-direct-1m.json"), "this is fio --output-format=json output, not nccl-tests'"},
+      {cut.string(), "the log is incomplete"},
+      {"/dev/zero", "binary data"},
+  };
+  for (const auto& [file, expected] : cases) {
+    const auto r =
+        calib({"run", "--probes", "nccl", "--nccl-output", file, "--out", (dir.path() / "out").string()});
+    EXPECT_EQ(r.exit_code, 2) << file << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "out")) << file;
+  }
+}
