@@ -171,15 +171,20 @@ int ingest_command(const std::vector<std::string>& args) {
   if (ec)
     throw UsageError(
         fmt::format("--out {}: cannot create the directory: {}", out_dir.string(), ec.message()));
-  if (!raw.empty()) {
-    OutputSet raw_set(out_dir / "raw");
-    for (const auto& [probe, table] : raw)
-      raw_set.add(probe + ".csv", table.to_csv());
-    raw_set.publish();
+  try {
+    // The raw samples first: a profile never points at samples that are not there.
+    if (!raw.empty()) {
+      OutputSet raw_set(out_dir / "raw");
+      for (const auto& [probe, table] : raw)
+        raw_set.add(probe + ".csv", table.to_csv());
+      raw_set.publish();
+    }
+    OutputSet profile_set(out_dir);
+    profile_set.add("profile.yaml", calibration::render_profile(profile));
+    profile_set.publish();
+  } catch (const std::runtime_error& e) {
+    throw UsageError(fmt::format("--out {}: cannot write there: {}", out_dir.string(), e.what()));
   }
-  OutputSet profile_set(out_dir);
-  profile_set.add("profile.yaml", calibration::render_profile(profile));
-  profile_set.publish();
 
   for (const auto& f : ingested) {
     std::cout << fmt::format("{}: {} ({})\n", f.path, format_name(f.format), f.checksum);

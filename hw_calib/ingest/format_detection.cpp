@@ -35,6 +35,8 @@ std::string_view format_name(InputFormat format) {
     return "lscpu -J";
   case InputFormat::nvidia_smi_query:
     return "nvidia-smi --query-gpu --format=csv";
+  case InputFormat::nvidia_smi_table:
+    return "nvidia-smi";
   case InputFormat::nvidia_smi_topo:
     return "nvidia-smi topo -m";
   case InputFormat::ibv_devinfo:
@@ -50,13 +52,25 @@ std::string_view format_name(InputFormat format) {
 }
 
 std::span<const InputFormat> all_formats() {
-  static constexpr std::array kAll{
-      InputFormat::nccl_tests,       InputFormat::perftest_bw,     InputFormat::perftest_lat,
-      InputFormat::fio_json,         InputFormat::fio_text,        InputFormat::iperf3_text,
-      InputFormat::iperf3_json,      InputFormat::openssl_speed,   InputFormat::ethtool_features,
-      InputFormat::ethtool_driver,   InputFormat::lscpu_text,      InputFormat::lscpu_json,
-      InputFormat::nvidia_smi_query, InputFormat::nvidia_smi_topo, InputFormat::ibv_devinfo,
-      InputFormat::ibstat,           InputFormat::mst_status,      InputFormat::bfver};
+  static constexpr std::array kAll{InputFormat::nccl_tests,
+                                   InputFormat::perftest_bw,
+                                   InputFormat::perftest_lat,
+                                   InputFormat::fio_json,
+                                   InputFormat::fio_text,
+                                   InputFormat::iperf3_text,
+                                   InputFormat::iperf3_json,
+                                   InputFormat::openssl_speed,
+                                   InputFormat::ethtool_features,
+                                   InputFormat::ethtool_driver,
+                                   InputFormat::lscpu_text,
+                                   InputFormat::lscpu_json,
+                                   InputFormat::nvidia_smi_query,
+                                   InputFormat::nvidia_smi_table,
+                                   InputFormat::nvidia_smi_topo,
+                                   InputFormat::ibv_devinfo,
+                                   InputFormat::ibstat,
+                                   InputFormat::mst_status,
+                                   InputFormat::bfver};
   return kAll;
 }
 
@@ -116,6 +130,8 @@ std::optional<InputFormat> detect_format(std::string_view whole) {
     if (starts_with(line, "GPU0") &&
         (contains(line, "CPU Affinity") || contains(line, "GPU1") || contains(line, "NIC0")))
       return InputFormat::nvidia_smi_topo;
+    if (starts_with(line, "|") && contains(line, "NVIDIA-SMI") && contains(line, "Driver Version"))
+      return InputFormat::nvidia_smi_table;
     if (starts_with(line, "index,") && contains(line, "name"))
       return InputFormat::nvidia_smi_query;
     if (starts_with(line, "[ ID] Interval") || starts_with(line, "Server listening on") ||

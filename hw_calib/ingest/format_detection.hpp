@@ -23,6 +23,7 @@ enum class InputFormat {
   lscpu_text,
   lscpu_json,
   nvidia_smi_query,
+  nvidia_smi_table,
   nvidia_smi_topo,
   ibv_devinfo,
   ibstat,

@@ -525,6 +525,10 @@ void ingest_openssl(IngestedFile& f, const Origin& o, std::string_view text, con
 
 void ingest_lscpu(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
   const auto r = parse_lscpu(text);
+  if (!r.unterminated_last_line.empty())
+    f.warnings.push_back(
+        fmt::format("the last line (\"{}\") has no newline and may be cut short: it is not read",
+                    excerpt(r.unterminated_last_line)));
   auto put = [&](const char* key, const char* field) {
     if (const auto v = r.field(field); !v.empty())
       f.machine[key] = v;
@@ -559,7 +563,11 @@ void ingest_lscpu(IngestedFile& f, const Origin& o, std::string_view text, const
           "", std::nullopt, fmt::format("{} logical CPUs", r.field("CPU(s)"))});
 }
 
-void ingest_inventory(IngestedFile& f, std::string_view text) {
+} // namespace
+
+std::map<std::string, std::string> inventory_entries(InputFormat format, std::string_view text) {
+  IngestedFile f;
+  f.format = format;
   switch (f.format) {
   case InputFormat::ethtool_features: {
     const auto e = parse_ethtool_features(text);
@@ -576,8 +584,10 @@ void ingest_inventory(IngestedFile& f, std::string_view text) {
       f.machine[p + "firmware"] = e.firmware_version;
     break;
   }
-  case InputFormat::nvidia_smi_query: {
-    const auto gpus = parse_nvidia_smi_query(text);
+  case InputFormat::nvidia_smi_query:
+  case InputFormat::nvidia_smi_table: {
+    const auto gpus = f.format == InputFormat::nvidia_smi_query ? parse_nvidia_smi_query(text)
+                                                                : parse_nvidia_smi_table(text);
     for (const auto& g : gpus) {
       const std::string p = fmt::format("gpu.{}.", g.index);
       f.machine[p + "name"] = g.name;
@@ -679,9 +689,8 @@ void ingest_inventory(IngestedFile& f, std::string_view text) {
   default:
     break;
   }
+  return f.machine;
 }
-
-} // namespace
 
 std::optional<std::string> role_hint(InputFormat format, std::string_view text) {
   if (format == InputFormat::bfver)
@@ -754,7 +763,7 @@ IngestedFile ingest_text(const std::string& path, std::string_view text, const I
       ingest_lscpu(f, origin, text, options);
       break;
     default:
-      ingest_inventory(f, text);
+      f.machine = inventory_entries(*format, text);
       break;
     }
   } catch (const ParseError& e) {
@@ -762,6 +771,12 @@ IngestedFile ingest_text(const std::string& path, std::string_view text, const I
   } catch (const YAML::Exception& e) {
     throw InputFileError(path, 0,
                          fmt::format("{}: unexpected JSON structure: {}", format_name(*format), e.msg));
+  } catch (const InputFileError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Whatever else the content provokes is still a problem of this file, not a failed measurement.
+    throw InputFileError(path, 0,
+                         fmt::format("{} output that could not be read: {}", format_name(*format), e.what()));
   }
   for (const auto& n : f.result.notes)
     f.warnings.push_back(n);

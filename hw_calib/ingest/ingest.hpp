@@ -36,6 +36,11 @@ struct IngestedFile {
 /// and for lscpu of a BlueField's Arm cores (Cortex-A78AE or Cortex-A72 on aarch64).
 std::optional<std::string> role_hint(InputFormat format, std::string_view text);
 
+/// The machine entries ("rdma.mlx5_0.port1.active_mtu", "gpu.0.closest_nics", ...) of an inventory tool's
+/// output (ethtool -k/-i, nvidia-smi --query-gpu and topo -m, ibv_devinfo, ibstat, mst status -v, bfver),
+/// shared by `ingest` and by `discover`, which runs the same tools live. Throws ParseError.
+std::map<std::string, std::string> inventory_entries(InputFormat format, std::string_view text);
+
 /// Parses and checks one file's text; throws InputFileError naming `path`.
 IngestedFile ingest_text(const std::string& path, std::string_view text, const IngestOptions& options);
 

@@ -204,9 +204,11 @@ FioReport parse_fio_text(std::string_view text) {
     if (starts_with(line, "cpu ") && line.find("usr=") != std::string_view::npos) {
       auto pct = [&](std::string_view key) {
         auto v = field_value(line, key);
-        if (v.ends_with("%"))
+        // Without its '%' the figure may be cut short ("sys=8" of "sys=8.50%").
+        const bool percent = v.ends_with("%");
+        if (percent)
           v.remove_suffix(1);
-        const auto n = parse_number(v);
+        const auto n = percent ? parse_number(v) : std::nullopt;
         if (!n)
           throw ParseError("fio", line_no,
                            fmt::format("{} is not a percentage in \"{}\"", key, excerpt(line)));

@@ -57,7 +57,13 @@ LscpuReport parse_lscpu(std::string_view text) {
     r.json = true;
     read_json_fields(root["lscpu"], r);
   } else {
-    const auto lines = split_lines(text);
+    auto lines = split_lines(text);
+    // lscpu prints no closing line, so a last line without its newline may be cut inside its value
+    // ("Core(s) per socket: 5" of 56): it is not read.
+    if (!text.empty() && text.back() != '\n' && !lines.empty()) {
+      r.unterminated_last_line = std::string(trim(lines.back()));
+      lines.pop_back();
+    }
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const auto line = lines[i];
       if (trim(line).empty())

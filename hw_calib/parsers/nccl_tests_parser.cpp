@@ -110,12 +110,21 @@ bool looks_like_nccl_tests(std::string_view text) {
         starts_with(line, "# nThread ") || starts_with(line, "# Avg bus bandwidth") ||
         starts_with(line, "# Out of bounds values"))
       return true;
-    if (line.front() == '#') {
+    if (!line.empty() && line.front() == '#') {
       const auto f = split_whitespace(trim(line.substr(1)));
       if (f.size() >= 6 && f[0] == "size" && f[1] == "count" &&
           std::find(f.begin(), f.end(), "algbw") != f.end())
         return true;
+      continue;
     }
+    // A result row without any of the lines around it: size, count, a data type of nccl-tests.
+    const auto f = split_whitespace(line);
+    static constexpr std::string_view kTypes[] = {"float", "double", "half",     "bfloat16",
+                                                  "int8",  "uint8",  "int32",    "uint32",
+                                                  "int64", "uint64", "fp8_e4m3", "fp8_e5m2"};
+    if (f.size() >= 7 && f.size() <= 13 && parse_integer(f[0]) && parse_integer(f[1]) &&
+        std::find(std::begin(kTypes), std::end(kTypes), f[2]) != std::end(kTypes))
+      return true;
   }
   return false;
 }

@@ -80,6 +80,7 @@ TEST(calib_FormatDetection, EveryFixtureIsRecognisedFromItsContent) {
       {"lscpu/bf3-arm.txt", InputFormat::lscpu_text},
       {"nvidia-smi/query-gpu-8xh100.csv", InputFormat::nvidia_smi_query},
       {"nvidia-smi/topo-m-8gpu-4nic.txt", InputFormat::nvidia_smi_topo},
+      {"nvidia-smi/table-8xh100-535.txt", InputFormat::nvidia_smi_table},
       {"rdma-tools/ibv_devinfo-cx7-roce.txt", InputFormat::ibv_devinfo},
       {"rdma-tools/ibstat-cx7-ndr-spaces-no-final-newline.txt", InputFormat::ibstat},
       {"mst/mst-status-v-bf3-cx7.txt", InputFormat::mst_status},
@@ -277,6 +278,12 @@ TEST(calib_Ingest, InventoryFilesFillTheMachineSection) {
   const auto bf = ingest("bfver/bf3-4.7.txt");
   EXPECT_EQ(bf.machine.at("bluefield.versions.BFB"), "4.7.0-13127");
   EXPECT_EQ(role_hint(InputFormat::bfver, read_fixture("bfver/bf3-4.7.txt")), "dpu_arm");
+  const auto smi = ingest("nvidia-smi/table-8xh100-535.txt");
+  EXPECT_EQ(smi.machine.at("gpu.count"), "8");
+  EXPECT_EQ(smi.machine.at("gpu.7.name"), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(smi.machine.at("gpu.3.pci"), "00000000:5D:00.0");
+  EXPECT_EQ(smi.machine.at("gpu.0.memory"), "79.6475GiB"); // 81559 MiB
+  EXPECT_EQ(smi.machine.at("gpu.driver"), "535.104.05");
   const auto eth = ingest("ethtool/virtio-eth0-i.txt");
   EXPECT_EQ(eth.machine.at("pci.0000:00:03_0.driver"), "virtio_net");
 }
@@ -295,8 +302,65 @@ TEST(calib_Ingest, EmptyNoiseAndOtherFilesAreNamedErrors) {
   const auto n = error_of("noise.bin", noise);
   EXPECT_NE(n.find("is not the output of a tool"), std::string::npos);
   EXPECT_LT(n.size(), 1200u); // the excerpt is short, the rest lists the accepted formats
+  // nccl-tests rows alone (the lines around the table dropped): recognised, and refused as incomplete.
+  const auto rows = error_of(
+      "rows.txt", "        1024           256     float     sum      -1    12.06    0.08    0.15      0"
+                  "    12.08    0.08    0.15      0\n");
+  EXPECT_NE(rows.find("the log is incomplete"), std::string::npos) << rows;
   // Another tool's output where a format's marker line appears: a perftest header with no table.
   EXPECT_NE(error_of("cut.txt", "                    RDMA_Write BW Test\n Device : mlx5_0\n")
                 .find("no result header"),
             std::string::npos);
+}
+
+// Whatever line a recorded output is cut at (at a line end or inside a line), ingesting it either fails
+// with an InputFileError or gives exactly the values of the whole file: a cut never turns into a
+// different number. Only the parameters both give are compared (a cut iperf3 server log may end at an
+// earlier test of the other direction).
+TEST(calib_Ingest, NoCutOfAFixtureGivesADifferentValue) {
+  const std::vector<std::string> fixtures{"nccl-tests/all_reduce_perf-2node-cx7-mpirun.txt",
+                                          "nccl-tests/all_reduce_perf-1node-8xh100.txt",
+                                          "nccl-tests/three-collectives-2.18-1node.txt",
+                                          "perftest/ib_write_bw-cx7-gbits.txt",
+                                          "perftest/ib_send_bw-bf3-mbytes.txt",
+                                          "perftest/ib_write_lat-cx7.txt",
+                                          "fio/seqread-direct-1m.txt",
+                                          "fio/randread-direct-4k.txt",
+                                          "fio/seqread-direct-1m.json",
+                                          "iperf3/client-text-verbose.txt",
+                                          "iperf3/server-text-interrupted.txt",
+                                          "iperf3/client-json.json",
+                                          "iperf3/server-json.json",
+                                          "openssl/speed-evp-aes-256-gcm.txt",
+                                          "lscpu/kvm-xeon.txt",
+                                          "lscpu/kvm-xeon.json"};
+  int cuts = 0, refused = 0;
+  for (const auto& fixture : fixtures) {
+    const std::string whole = read_fixture(fixture);
+    const auto full = ingest_text(fixture, whole, {});
+    std::vector<std::size_t> positions;
+    for (std::size_t pos = whole.find('\n'); pos != std::string::npos; pos = whole.find('\n', pos + 1)) {
+      positions.push_back(pos + 1);
+      const auto next = whole.find('\n', pos + 1);
+      if (next != std::string::npos && next > pos + 2)
+        positions.push_back(pos + 1 + (next - pos) / 2); // inside the next line
+    }
+    for (const auto at : positions) {
+      if (at >= whole.size())
+        continue;
+      ++cuts;
+      try {
+        const auto part = ingest_text(fixture, whole.substr(0, at), {});
+        for (const auto& p : part.result.params) {
+          if (const auto* q = param(full, p.key)) {
+            EXPECT_DOUBLE_EQ(p.value, q->value) << fixture << " cut at byte " << at << ": " << p.key;
+          }
+        }
+      } catch (const InputFileError&) {
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(cuts, 500);
+  EXPECT_GT(refused, cuts / 4); // most cuts of a table are caught as incomplete
 }
