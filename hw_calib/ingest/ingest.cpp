@@ -394,7 +394,11 @@ void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
           ParamSpec{"storage.read_bandwidth", job.read.bw_Bps, calibration::Provenance::measured,
                     o.cite(method + ": read bandwidth"), series, std::nullopt, ""});
       const double cpu_s = (job.usr_cpu_percent + job.sys_cpu_percent) / 100.0 * job.read.runtime_s;
-      if (cpu_s > 0 && job.read.io_bytes > 0)
+      if (job.jobs > 1)
+        f.warnings.push_back(fmt::format("storage.read_rate_per_core left out: job \"{}\" sums {} processes, "
+                                         "whose CPU figures are not one core's",
+                                         excerpt(job.name), job.jobs));
+      else if (cpu_s > 0 && job.read.io_bytes > 0)
         add(f, "storage",
             ParamSpec{"storage.read_rate_per_core", job.read.io_bytes / cpu_s,
                       calibration::Provenance::measured,

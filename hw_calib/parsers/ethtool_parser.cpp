@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/ethtool_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -52,15 +53,14 @@ EthtoolFeatures parse_ethtool_features(std::string_view text) {
     const auto colon = line.find(": ");
     if (colon == std::string_view::npos)
       throw ParseError("ethtool -k", static_cast<int>(i + 1),
-                       fmt::format("expected \"<feature>: on|off\", found \"{}\"", std::string(line)));
+                       fmt::format("expected \"<feature>: on|off\", found \"{}\"", excerpt(line)));
     const auto value = trim(line.substr(colon + 2));
     EthtoolFeature f;
     if (starts_with(value, "on"))
       f.on = true;
     else if (!starts_with(value, "off"))
-      throw ParseError(
-          "ethtool -k", static_cast<int>(i + 1),
-          fmt::format("feature value must be \"on\" or \"off\", found \"{}\"", std::string(value)));
+      throw ParseError("ethtool -k", static_cast<int>(i + 1),
+                       fmt::format("feature value must be \"on\" or \"off\", found \"{}\"", excerpt(value)));
     f.fixed = value.find("[fixed]") != std::string_view::npos;
     out.features[std::string(line.substr(0, colon))] = f;
   }
@@ -79,9 +79,8 @@ EthtoolDriverInfo parse_ethtool_driver_info(std::string_view text) {
       continue;
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
-      throw ParseError(
-          "ethtool -i", static_cast<int>(i + 1),
-          fmt::format("expected \"<field>: <value>\", found \"{}\"", std::string(line.substr(0, 60))));
+      throw ParseError("ethtool -i", static_cast<int>(i + 1),
+                       fmt::format("expected \"<field>: <value>\", found \"{}\"", excerpt(line)));
     const auto key = line.substr(0, colon);
     const std::string value(trim(line.substr(colon + 1)));
     if (key == "driver") {

@@ -117,6 +117,8 @@ FioReport parse_fio_json(std::string_view text) {
         job.rw = opts["rw"].Scalar();
       if (opts["bs"])
         job.bs = opts["bs"].Scalar();
+      if (opts["numjobs"])
+        job.jobs = static_cast<int>(parse_integer(opts["numjobs"].Scalar()).value_or(1));
     }
     job.read = read_direction(j["read"]);
     job.write = read_direction(j["write"]);
@@ -164,6 +166,8 @@ FioReport parse_fio_text(std::string_view text) {
         j.rw = it->second.first;
         j.bs = it->second.second;
       }
+      if (const auto n = parse_integer(field_value(line, "jobs")))
+        j.jobs = static_cast<int>(*n);
       if (const auto e = line.find("err="); e != std::string_view::npos) {
         const auto f = split_whitespace(line.substr(e + 4));
         if (!f.empty())

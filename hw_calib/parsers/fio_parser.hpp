@@ -25,6 +25,7 @@ struct FioJob {
   std::string rw; // from job options when present ("read", "randread")
   std::string bs; // from job options when present ("1M", "4k")
   int error = 0;
+  int jobs = 1; // the processes this result sums (numjobs with group_reporting: "jobs=N")
   FioDirection read;
   FioDirection write;
   double usr_cpu_percent = 0; // of one CPU, over the job's runtime

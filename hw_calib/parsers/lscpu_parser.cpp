@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/lscpu_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/json_text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
@@ -70,9 +71,8 @@ LscpuReport parse_lscpu(std::string_view text) {
         continue;
       const auto colon = line.find(':');
       if (colon == std::string_view::npos)
-        throw ParseError(
-            "lscpu", static_cast<int>(i + 1),
-            fmt::format("expected \"Field: value\", found \"{}\"", std::string(trim(line)).substr(0, 60)));
+        throw ParseError("lscpu", static_cast<int>(i + 1),
+                         fmt::format("expected \"Field: value\", found \"{}\"", excerpt(trim(line))));
       const std::string name(trim(line.substr(0, colon)));
       r.fields.emplace(name, std::string(trim(line.substr(colon + 1))));
       r.lines.emplace(name, static_cast<int>(i + 1));

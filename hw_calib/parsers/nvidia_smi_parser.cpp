@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/nvidia_smi_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -50,7 +51,7 @@ std::vector<NvidiaGpu> parse_nvidia_smi_query(std::string_view text) {
       const auto n = parse_number(v);
       if (!n)
         throw ParseError("nvidia-smi", line_no,
-                         fmt::format("{} \"{}\" is not a number (use nounits)", key, v));
+                         fmt::format("{} \"{}\" is not a number (use nounits)", key, excerpt(v)));
       return n;
     };
     auto integer = [&](const char* key) -> std::optional<int> {

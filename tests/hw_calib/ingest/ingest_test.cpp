@@ -364,3 +364,40 @@ TEST(calib_Ingest, NoCutOfAFixtureGivesADifferentValue) {
   EXPECT_GT(cuts, 500);
   EXPECT_GT(refused, cuts / 4); // most cuts of a table are caught as incomplete
 }
+
+// A line of 60 KiB (under the reader's 64 KiB limit) put into any fixture: whatever the parser makes of
+// it, a message quotes no more than a short excerpt.
+TEST(calib_Ingest, ALongLineInAnyFormatIsQuotedShortly) {
+  const std::vector<std::string> fixtures{"nccl-tests/all_reduce_perf-1node-8xh100.txt",
+                                          "perftest/ib_write_lat-cx7.txt",
+                                          "fio/seqread-direct-1m.txt",
+                                          "fio/seqread-direct-1m.json",
+                                          "iperf3/client-text.txt",
+                                          "iperf3/client-json.json",
+                                          "openssl/speed-evp-aes-256-gcm.txt",
+                                          "lscpu/kvm-xeon.txt",
+                                          "ethtool/virtio-eth0-k.txt",
+                                          "ethtool/virtio-eth0-i.txt",
+                                          "nvidia-smi/topo-m-8gpu-4nic.txt",
+                                          "nvidia-smi/query-gpu-8xh100.csv",
+                                          "rdma-tools/ibv_devinfo-cx7-roce.txt",
+                                          "rdma-tools/ibstat-cx7-ndr-spaces-no-final-newline.txt",
+                                          "mst/mst-status-v-bf3-cx7.txt",
+                                          "bfver/bf3-4.7.txt",
+                                          "nvidia-smi/table-8xh100-535.txt"};
+  const std::string junk = "  1024 " + std::string(60000, '7') + " float";
+  for (const auto& fixture : fixtures) {
+    const std::string whole = read_fixture(fixture);
+    std::size_t at = 0;
+    for (int k = 0; k < 12 && at != std::string::npos; ++k)
+      at = whole.find('\n', at + 1);
+    const std::string text =
+        at == std::string::npos ? whole + "\n" + junk : whole.substr(0, at + 1) + junk + whole.substr(at);
+    try {
+      (void)ingest_text(fixture, text, {});
+    } catch (const InputFileError& e) {
+      EXPECT_LT(std::string(e.what()).size(), 1500u)
+          << fixture << ": " << std::string(e.what()).substr(0, 200);
+    }
+  }
+}

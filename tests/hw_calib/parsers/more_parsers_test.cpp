@@ -173,6 +173,17 @@ TEST(calib_Iperf3, ClientTextNormalAndReverse) {
   EXPECT_DOUBLE_EQ(*v.tests[0].sender_bps, 9.13e9);
 }
 
+TEST(calib_Iperf3, TwoStreamsTakeTheSumLines) {
+  const auto r = parse_iperf3(read_fixture("iperf3/client-text-2streams-verbose.txt"));
+  ASSERT_EQ(r.tests.size(), 1u);
+  EXPECT_EQ(r.tests[0].streams, 2);
+  EXPECT_DOUBLE_EQ(*r.tests[0].sender_bps, 12.4e9);
+  EXPECT_DOUBLE_EQ(*r.tests[0].receiver_bps, 12.3e9);
+  EXPECT_DOUBLE_EQ(*r.tests[0].local_cpu_percent, 27.9);
+  ASSERT_EQ(r.tests[0].interval_bps.size(), 1u); // the [SUM] of the one interval
+  EXPECT_DOUBLE_EQ(r.tests[0].interval_bps[0], 12.4e9);
+}
+
 TEST(calib_Iperf3, ServerLogEndingWithAnInterrupt) {
   const auto s = parse_iperf3(read_fixture("iperf3/server-text-interrupted.txt"));
   EXPECT_TRUE(s.interrupted);
