@@ -8,6 +8,7 @@
 #include "hw_calib/discover/machine_summary.hpp"
 #include "hw_calib/ingest/format_detection.hpp"
 #include "hw_calib/net/control_protocol.hpp"
+#include "hw_calib/parsers/gpu_probe_parser.hpp"
 #include "hw_calib/parsers/nccl_tests_parser.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 #include "hw_calib/probes/storage_probe.hpp"
@@ -221,8 +222,19 @@ int run_command(const std::vector<std::string>& args, const std::string& program
   if (s.nccl_scope != "network" && s.nccl_scope != "nvlink")
     throw UsageError(fmt::format("--nccl-scope \"{}\": valid values are network, nvlink", s.nccl_scope));
   s.nccl_gpus = vm["nccl-gpus"].as<int>();
-  if (vm.count("gpu-csv"))
+  if (vm.count("gpu-csv")) {
     s.gpu_csv = vm["gpu-csv"].as<std::string>();
+    const std::string text = read_bounded_text(*s.gpu_csv);
+    try {
+      (void)parse_gpu_probe_csv(text);
+    } catch (const ParseError& e) {
+      const auto format = detect_format(text);
+      throw InputFileError(s.gpu_csv->string(), 0,
+                           format ? fmt::format("--gpu-csv: this is {} output, not dpusim-calib-gpu's CSV",
+                                                format_name(*format))
+                                  : fmt::format("--gpu-csv: {}", e.what()));
+    }
+  }
   s.rdma_device = vm["rdma-device"].as<std::string>();
   s.helper_dir = fs::path(program_path).parent_path();
   const std::string role = vm["role"].as<std::string>();

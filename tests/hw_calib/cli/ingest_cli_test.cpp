@@ -151,4 +151,10 @@ TEST(calib_IngestCli, RunRefusesAnNcclOutputThatIsNotACompleteLog) {
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir.path() / "out")) << file;
   }
+  const auto gpu =
+      calib({"run", "--probes", "memory", "--gpu-csv", fixture("nccl-tests/all_reduce_perf-1gpu.txt"),
+             "--out", (dir.path() / "out").string()});
+  EXPECT_EQ(gpu.exit_code, 2) << gpu.out << gpu.err;
+  EXPECT_NE(gpu.err.find("this is nccl-tests (*_perf) output, not dpusim-calib-gpu's CSV"), std::string::npos)
+      << gpu.err;
 }
