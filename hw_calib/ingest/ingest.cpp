@@ -97,29 +97,56 @@ void check_nccl_table(const Origin& o, const NcclTestsReport& r) {
     if (row.size_bytes < 0)
       o.fail(row.line, "a negative message size");
   }
-  for (std::size_t k = 1; k < r.rows.size(); ++k)
-    if (r.rows[k].size_bytes < r.rows[k - 1].size_bytes)
-      o.fail(r.rows[k].line,
-             fmt::format("the message size goes down ({} B after {} B): not one sweep of a table",
-                         r.rows[k].size_bytes, r.rows[k - 1].size_bytes));
+}
+
+// One table may hold several sweeps over the sizes (-d all, -o all: one per data type and operation),
+// each named by its type and operation; the sizes go up within each.
+struct Sweep {
+  std::string type, redop;
+  std::vector<NcclTestsRow> rows;
+};
+
+std::vector<Sweep> sweeps_of(const Origin& o, const NcclTestsReport& r) {
+  std::vector<Sweep> out;
+  for (const auto& row : r.rows) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const Sweep& s) { return s.type == row.type && s.redop == row.redop; });
+    if (it == out.end()) {
+      out.push_back(Sweep{row.type, row.redop, {}});
+      it = std::prev(out.end());
+    } else if (row.size_bytes <= it->rows.back().size_bytes) {
+      o.fail(row.line,
+             fmt::format("the message size goes down or repeats ({} B after {} B, {} {}): not one sweep "
+                         "over the sizes",
+                         row.size_bytes, it->rows.back().size_bytes, row.type, row.redop));
+    }
+    it->rows.push_back(row);
+  }
+  return out;
 }
 
 void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
   const auto runs = parse_nccl_tests_runs(text);
   const NcclTestsReport* all_reduce = nullptr;
+  NcclTestsReport all_reduce_sweep; // the all-reduce table, with the rows of the sweep that is used
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     check_nccl_table(o, r);
     if (r.ranks == 1 || (r.ranks == 0 && r.gpus_per_thread == 1 && !contains_mpi_prefix(text)))
       o.fail(r.first_line, "a single-GPU run (one rank): no GPU exchanged data with another, so there is no "
                            "collective to calibrate; run across GPUs (-g N) or nodes (mpirun)");
-    const std::string series = series_of(r, i);
-    for (std::size_t k = 0; k < r.rows.size(); ++k) {
-      const auto& row = r.rows[k];
-      const auto idx = static_cast<long long>(k);
-      f.result.samples.add(series, idx, row.size_bytes, "time_s", row.best_time_s());
-      f.result.samples.add(series, idx, row.size_bytes, "busbw_bytes_per_s", row.best_busbw_Bps());
-      f.result.samples.add(series, idx, row.size_bytes, "algbw_bytes_per_s", row.best_algbw_Bps());
+    const auto sweeps = sweeps_of(o, r);
+    for (const auto& sweep : sweeps) {
+      std::string series = series_of(r, i);
+      if (sweeps.size() > 1)
+        series += fmt::format("_{}_{}", sweep.type, sweep.redop.empty() ? "none" : sweep.redop);
+      for (std::size_t k = 0; k < sweep.rows.size(); ++k) {
+        const auto& row = sweep.rows[k];
+        const auto idx = static_cast<long long>(k);
+        f.result.samples.add(series, idx, row.size_bytes, "time_s", row.best_time_s());
+        f.result.samples.add(series, idx, row.size_bytes, "busbw_bytes_per_s", row.best_busbw_Bps());
+        f.result.samples.add(series, idx, row.size_bytes, "algbw_bytes_per_s", row.best_algbw_Bps());
+      }
     }
     if (r.collective == "all_reduce_perf") {
       if (all_reduce != nullptr)
@@ -128,6 +155,18 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
                            "file, so that the profile says which one it took",
                            all_reduce->first_line));
       all_reduce = &r;
+      // The parameters come from one sweep: float sum, what the simulator's collectives move, when the
+      // run has it, else the first.
+      const auto chosen = std::find_if(sweeps.begin(), sweeps.end(),
+                                       [](const Sweep& s) { return s.type == "float" && s.redop == "sum"; });
+      const Sweep& sweep = chosen != sweeps.end() ? *chosen : sweeps.front();
+      all_reduce_sweep = r;
+      all_reduce_sweep.rows = sweep.rows;
+      if (sweeps.size() > 1)
+        f.warnings.push_back(
+            fmt::format("the all-reduce table holds {} sweeps (data types and operations): the "
+                        "{} {} one gives the parameters",
+                        sweeps.size(), sweep.type, sweep.redop));
     } else {
       f.result.summary.push_back(
           fmt::format("{} ({} sizes, lines {}-{}): raw samples only; the collective "
@@ -142,7 +181,7 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
     f.warnings.push_back("no all-reduce table (all_reduce_perf): no collective parameter from this file");
     return;
   }
-  const auto& r = *all_reduce;
+  const auto& r = all_reduce_sweep;
   const auto& last = r.rows.back();
   if (!(last.best_busbw_Bps() > 0))
     o.fail(last.line,

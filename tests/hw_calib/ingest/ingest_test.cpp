@@ -166,6 +166,31 @@ TEST(calib_Ingest, NcclTestsLatencyNeedsSmallMessages) {
   EXPECT_NE(param(f, "collective.allreduce_bus_bandwidth"), nullptr);
 }
 
+TEST(calib_Ingest, NcclTestsSeveralSweepsInOneTable) {
+  // -d all: a sweep per data type in one table. The float sum sweep gives the parameters; the half one
+  // goes to the raw samples under its own series.
+  std::string text = read_fixture("nccl-tests/all_reduce_perf-1node-8xh100.txt");
+  const std::string extra =
+      "        1024           512      half     sum      -1    12.11    0.08    0.15      0"
+      "    12.10    0.08    0.15      0\n"
+      "  8589934592    4294967296      half     sum      -1  41990.5  204.57  358.00      0"
+      "  41901.7  205.01  358.77      0\n";
+  text = replace_once(text, "# Out of bounds values", extra + "# Out of bounds values");
+  const auto f = ingest_string(text);
+  EXPECT_DOUBLE_EQ(param(f, "collective.allreduce_bus_bandwidth")->value, 367.67e9);
+  EXPECT_TRUE(warned(f, "holds 2 sweeps"));
+  std::set<std::string> series;
+  for (const auto& sample : f.result.samples.samples())
+    series.insert(sample.series);
+  EXPECT_EQ(series, (std::set<std::string>{"all_reduce_float_sum", "all_reduce_half_sum"}));
+  // Within one sweep the size must go up: a repeated size is not one sweep.
+  const std::string repeated =
+      replace_once(read_fixture("nccl-tests/all_reduce_perf-1node-8xh100.txt"), "# Out of bounds values",
+                   "        1024           256     float     sum      -1    12.06    0.08    "
+                   "0.15      0    12.08    0.08    0.15      0\n# Out of bounds values");
+  EXPECT_NE(error_of("repeat.txt", repeated).find("goes down or repeats"), std::string::npos);
+}
+
 TEST(calib_Ingest, NcclTestsOtherCollectivesAreRawSamplesOnly) {
   const auto f = ingest("nccl-tests/three-collectives-2.18-1node.txt");
   EXPECT_NEAR(param(f, "collective.allreduce_bus_bandwidth")->value, 394.65e9, 1);
@@ -253,6 +278,19 @@ TEST(calib_Ingest, OpensslSpeedGivesTheAesGcmRatePerCore) {
       replace_once(read_fixture("openssl/speed-evp-aes-256-gcm.txt"), "AES-256-GCM ", "AES-128-GCM "));
   EXPECT_TRUE(other.result.params.empty());
   EXPECT_TRUE(warned(other, "no AES-256-GCM row"));
+}
+
+TEST(calib_Ingest, OpensslSpeedMultiIsDividedByItsProcesses) {
+  // openssl speed -multi 4: four forked children, their rates summed in the table.
+  const std::string text =
+      "Forked child 0\nForked child 1\nForked child 2\nForked child 3\n"
+      "Got: +H:16:64:256:1024:8192:16384 from 0\n"
+      "version: 3.0.19\n"
+      "The 'numbers' are in 1000s of bytes per second processed.\n"
+      "type             16 bytes     64 bytes    256 bytes   1024 bytes   8192 bytes  16384 bytes\n"
+      "aes-256-gcm     200560.08k   780593.68k  2755909.28k  8360482.12k 20616036.84k 22405666.12k\n";
+  const auto f = ingest_string(text);
+  EXPECT_DOUBLE_EQ(param(f, "host_cpu.aes_gcm_rate_per_core")->value, 22405666.12e3 / 4);
 }
 
 TEST(calib_Ingest, InventoryFilesFillTheMachineSection) {
