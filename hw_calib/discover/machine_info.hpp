@@ -97,7 +97,7 @@ struct MachineInfo {
   // What the inventory tools add (nvidia-smi topo -m, ethtool -i, ibv_devinfo, bfver), in the profile's
   // machine keys, read with the parsers `ingest` uses for the same tools' recorded outputs.
   std::map<std::string, std::string> inventory;
-  std::vector<std::string> notes;           // what could not be found out and why
+  std::vector<std::string> notes; // what could not be found out and why
 };
 
 } // namespace dpusim::calib

@@ -583,7 +583,8 @@ void ingest_lscpu(IngestedFile& f, const Origin& o, std::string_view text, const
   put("cpu.sockets", "Socket(s)");
   put("cpu.max_mhz", "CPU max MHz");
   put("numa.nodes", "NUMA node(s)");
-  const auto flags = split_whitespace(r.field("Flags"));
+  const std::string flag_text = r.field("Flags"); // the views below point into it
+  const auto flags = split_whitespace(flag_text);
   std::vector<std::string> crypto;
   for (const auto flag : flags)
     for (const char* c : {"aes", "vaes", "vpclmulqdq", "sha_ni", "avx512f", "pmull", "sha2", "sha3"})

@@ -119,7 +119,10 @@ Table read_table(const std::vector<std::string_view>& lines, std::span<const std
   if (table.columns.empty())
     throw ParseError(tool, 0, "no result header (a line starting with \"#bytes\") was found");
   if (table.rows.empty())
-    throw ParseError(tool, 0, "the result table has no rows");
+    throw ParseError(
+        tool, 0,
+        "the result table has no rows (the server side of an RDMA write or read test prints none: "
+        "give the client's output)");
   if (!closed)
     throw ParseError(
         tool, static_cast<int>(lines.size()),

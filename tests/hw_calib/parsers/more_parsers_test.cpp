@@ -118,6 +118,15 @@ TEST(calib_PerftestMore, ReadBandwidthAndTheTestName) {
   EXPECT_DOUBLE_EQ(r.rows[2].bw_average_Bps, 372.96e9 / 8);
 }
 
+TEST(calib_PerftestMore, AServerLogOfAOneSidedTestHasNoRows) {
+  const std::string server =
+      "                    RDMA_Write BW Test\n"
+      " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+      "---------------------------------------------------------------------------------------\n";
+  const auto message = error_of([&] { (void)parse_perftest_bw(server); });
+  EXPECT_NE(message.find("give the client's output"), std::string::npos) << message;
+}
+
 TEST(calib_PerftestMore, TabsTurnedIntoSpacesAndACutTable) {
   std::string text = read_fixture("perftest/ib_write_bw-cx7-gbits.txt");
   std::string spaces;
