@@ -25,11 +25,12 @@ constexpr const char* kIngestHelp =
     "its content, checks and fits them as a live `run` would, and writes DIR/profile.yaml and\n"
     "DIR/raw/<probe>.csv, every parameter citing its file and SHA-256. Accepted: nccl-tests *_perf logs,\n"
     "perftest ib_{write,read,send}_{bw,lat}, fio JSON and normal output, iperf3 text and -J (client or\n"
-    "server, -R), openssl speed, ethtool -k and -i, lscpu and lscpu -J, nvidia-smi --query-gpu CSV,\n"
-    "nvidia-smi topo -m, ibv_devinfo, ibstat, mst status -v, bfver (docs/calibration.md lists what each\n"
-    "gives). Nothing is written unless every file is usable.\n"
+    "server, -R), openssl speed, ethtool -k and -i, lscpu and lscpu -J, nvidia-smi (table or --query-gpu\n"
+    "CSV), nvidia-smi topo -m, ibv_devinfo, ibstat, mst status -v, bfver (docs/calibration.md lists what\n"
+    "each gives). Nothing is written unless every file is usable.\n"
     "Exit status: 0 written, 2 usage or input error (a file that is unreadable, not recognised, malformed,\n"
-    "incomplete or inconsistent: the message names the file and the line); 1 is never an input error.\n\n"
+    "incomplete or inconsistent: the message names the file and, for a table's row, the line). ingest runs\n"
+    "no probe, so it never exits with 1.\n\n"
     "Options";
 
 struct Published {
