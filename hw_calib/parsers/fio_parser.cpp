@@ -111,12 +111,18 @@ FioReport parse_fio_json(std::string_view text) {
     if (j["jobname"])
       job.name = j["jobname"].Scalar();
     job.error = static_cast<int>(number(j, "error"));
-    const YAML::Node opts = j["job options"];
-    if (opts && opts.IsMap()) {
+    // A job file's [global] section lands in "global options"; the job's own options override it.
+    for (const YAML::Node& opts : {root["global options"], j["job options"]}) {
+      if (!opts || !opts.IsMap())
+        continue;
       if (opts["rw"])
         job.rw = opts["rw"].Scalar();
+      if (opts["readwrite"])
+        job.rw = opts["readwrite"].Scalar();
       if (opts["bs"])
         job.bs = opts["bs"].Scalar();
+      if (opts["blocksize"])
+        job.bs = opts["blocksize"].Scalar();
       if (opts["numjobs"])
         job.jobs = static_cast<int>(parse_integer(opts["numjobs"].Scalar()).value_or(1));
     }

@@ -243,6 +243,12 @@ TEST(calib_Ingest, FioTextAndJsonGiveTheStorageParameters) {
   EXPECT_DOUBLE_EQ(param(r, "storage.random_read_iops")->value, 17200);
   const auto j = ingest("fio/seqread-direct-1m.json");
   EXPECT_GT(param(j, "storage.read_bandwidth")->value, 1e8);
+  // A job file: rw and bs in its [global] section ("global options"), not in the job's options.
+  std::string global = read_fixture("fio/seqread-direct-1m.json");
+  global = replace_once(global, "\"rw\" : \"read\",", "");
+  global = replace_once(global, "\"jobs\" : [", "\"global options\" : {\"rw\" : \"read\"},\n  \"jobs\" : [");
+  EXPECT_DOUBLE_EQ(param(ingest_string(global), "storage.read_bandwidth")->value,
+                   param(j, "storage.read_bandwidth")->value);
   const auto err =
       error_of("err.txt", replace_once(read_fixture("fio/seqread-direct-1m.txt"), "err= 0", "err= 5"));
   EXPECT_NE(err.find("ended with error 5"), std::string::npos) << err;
