@@ -351,6 +351,25 @@ void ingest_perftest_lat(IngestedFile& f, const Origin& o, std::string_view text
   }
   f.result.summary.push_back(fmt::format("RDMA {} latency on {}: {:.2f} us at {} B", verb, device,
                                          times.front() * 1e6, sizes.front()));
+  // The tail of the smallest message's latency (perftest prints its 99th percentile since 4.x).
+  if (verb == "write") {
+    const auto smallest_row =
+        std::min_element(report.rows.begin(), report.rows.end(),
+                         [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+    if (!smallest_row->p99_s)
+      f.warnings.push_back("nic.rdma_latency_p99 left out: this perftest prints no 99% percentile column");
+    else if (!(*smallest_row->p99_s >= smallest_row->t_typical_s))
+      o.fail(0,
+             fmt::format("{} B: the 99% percentile ({} us) is below t_typical ({} us); expected a tail "
+                         "at or above the typical latency",
+                         smallest_row->bytes, *smallest_row->p99_s * 1e6, smallest_row->t_typical_s * 1e6));
+    else
+      add(f, "rdma",
+          ParamSpec{"nic.rdma_latency_p99", *smallest_row->p99_s, calibration::Provenance::measured,
+                    o.cite(fmt::format("perftest ib_write_lat on {}: 99% percentile at {} B", device,
+                                       smallest_row->bytes)),
+                    "write_lat", std::nullopt, ""});
+  }
   if (sizes.size() == 1) {
     add(f, "rdma",
         ParamSpec{

@@ -89,6 +89,10 @@ constexpr std::array kRegistry{
              "rdma", "rdma transports: achievable per-NIC bandwidth"},
     ParamDef{"nic.rdma_latency", ParamKind::duration, "RDMA write one-way latency at small messages (alpha)",
              "rdma", "rdma transports: per-message latency"},
+    ParamDef{
+        "nic.rdma_latency_p99", ParamKind::duration,
+        "RDMA write one-way latency at the smallest message, 99th percentile", "rdma",
+        "noise.network_tail: the lognormal tail of RDMA's per-hop latency (its median is nic.rdma_latency)"},
     ParamDef{"nic.rdma_send_bandwidth", ParamKind::data_rate, "RDMA send bandwidth at large messages (beta)",
              "rdma", "not used by the simulator: collectives and sends are charged at the RDMA write rate"},
     ParamDef{"nic.rdma_send_latency", ParamKind::duration,

@@ -23,6 +23,7 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
   n.line_rate = r.quantity<DataRate>("line_rate");
   n.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   n.latency = r.quantity<Seconds>("latency");
+  n.latency_p99 = r.optional_quantity<Seconds>("latency_p99");
   n.rdma_efficiency = r.number("rdma_efficiency", 0.05, 1.0);
   n.collective_efficiency = r.number("collective_efficiency", 0.05, 1.0);
   n.power = r.quantity<Power>("power");

@@ -35,8 +35,11 @@ struct NicSpec {
   Cited<units::DataRate> line_rate;      // per port
   Cited<units::DataRate> pcie_bandwidth; // host side, per direction
   Cited<units::Seconds> latency;         // NIC processing latency, one way
-  Cited<double> rdma_efficiency;         // RDMA write payload rate / line rate
-  Cited<double> collective_efficiency;   // NCCL ring bus bandwidth / line rate
+  /// The 99th percentile of a small RDMA message's one-way latency (perftest's ib_write_lat), whose
+  /// median is `latency`: the shape of RDMA's latency tail (noise.network_tail). None: no tail.
+  std::optional<Cited<units::Seconds>> latency_p99;
+  Cited<double> rdma_efficiency;       // RDMA write payload rate / line rate
+  Cited<double> collective_efficiency; // NCCL ring bus bandwidth / line rate
   OffloadSupport offloads;
   std::optional<CpuSpec> arm; // DPU Arm complex
   Cited<units::Power> power;

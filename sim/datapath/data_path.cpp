@@ -34,6 +34,14 @@ DataPath::DataPath(const Variant& variant, const scenario::Services& services, c
       throw std::invalid_argument(hw.nic.name + " gives no snap_cores for NVMe emulation on its Arm cores");
     snap_threads_ = std::min(arm_->snap_cores->value, arm_->cores.value);
   }
+  if (transport_ == Transport::rdma && hw.nic.latency_p99) {
+    // The median is the NIC's latency; sigma = ln(p99 / median) / z99.
+    constexpr double kZ99 = 2.3263478740408408;
+    const double median = hw.nic.latency.value.si();
+    const double p99 = hw.nic.latency_p99->value.si();
+    rdma_latency_s_ = 2 * median;
+    rdma_sigma_ = median > 0 && p99 > median ? std::log(p99 / median) / kZ99 : 0.0;
+  }
   if (transport_ == Transport::host_tcp) {
     latency_s_ = host_.tcp_latency_median.value.si();
     sigma_ = host_.tcp_latency_sigma.value;

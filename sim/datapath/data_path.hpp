@@ -70,6 +70,10 @@ public:
   /// The software latency of a step that waits for `concurrent` hops: the expected largest of that
   /// many lognormal draws, median x exp(sigma x z), z the standard normal quantile at n / (n + 1).
   [[nodiscard]] double step_latency_s(int concurrent) const;
+  /// RDMA in NIC hardware: a hop's NIC latency on its two ends (the median the platform's links
+  /// charge), and the lognormal shape of its tail from the NIC's 99th percentile (0: no tail known).
+  [[nodiscard]] double rdma_hop_latency_s() const { return rdma_latency_s_; }
+  [[nodiscard]] double rdma_latency_sigma() const { return rdma_sigma_; }
   /// Threads (one core each) that carry one connection's bytes on each end.
   [[nodiscard]] int threads() const { return threads_; }
   /// Arm cores of each DPU that SNAP's SPDK datapath polls with: min(snap_cores, Arm cores), when
@@ -91,6 +95,8 @@ private:
   std::optional<units::DataRate> crypto_engine_;
   double latency_s_ = 0;
   double sigma_ = 0;
+  double rdma_latency_s_ = 0;
+  double rdma_sigma_ = 0;
   int threads_ = 1;
   int arm_threads_ = 1;
   int snap_threads_ = 0;

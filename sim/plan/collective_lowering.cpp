@@ -217,7 +217,7 @@ void CollectiveLowering::add_flow(Lowered& out, Transfer& part, int src, int dst
 }
 
 void CollectiveLowering::note_tail(Lowered& out, int steps, int concurrent) const {
-  if (path_.software_latency_s() <= 0 || steps <= 0)
+  if ((path_.software_latency_s() <= 0 && path_.rdma_latency_sigma() <= 0) || steps <= 0)
     return;
   out.tail_steps += steps;
   out.tail_hops = std::max(out.tail_hops, std::max(1, concurrent));

@@ -87,6 +87,11 @@ public:
            hw.nic.latency = {units::Seconds::from_si(v), c};
            return true;
          }},
+        {"nic.rdma_latency_p99", "nic.latency_p99",
+         [](Hw& hw, double v, const Cite& c) {
+           hw.nic.latency_p99 = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
     };
   }
 };

@@ -229,14 +229,20 @@ public:
     if (n->slow_fraction > 0 && n->slow_speed < 1)
       parts.push_back(
           fmt::format("{:g}% of GPUs at {:.0f}% speed", 100 * n->slow_fraction, 100 * n->slow_speed));
-    if (n->network_tail)
+    if (n->network_tail && run.path.rdma_latency_sigma() > 0)
+      parts.push_back(fmt::format("each network step's RDMA latency drawn from the NIC's lognormal (median "
+                                  "{:g} us a hop, sigma {:.3g}, from its 99th percentile: {})",
+                                  run.path.rdma_hop_latency_s() * 1e6, run.path.rdma_latency_sigma(),
+                                  cite_words(run.hardware.nic.latency_p99->cite)));
+    else if (n->network_tail)
       parts.push_back(
           run.path.software_latency_s() > 0
               ? fmt::format("network steps' software latency drawn from its lognormal (median {:g} us, "
                             "sigma {:g})",
                             run.path.software_latency_s() * 1e6, run.path.latency_sigma())
               : std::string("no network tail: this variant's transport adds no software latency "
-                            "(RDMA in NIC hardware)"));
+                            "(RDMA in NIC hardware) and the NIC gives no latency tail (calibrate "
+                            "nic.rdma_latency_p99: dpusim-calib run --probes rdma)"));
     if (n->os_noise)
       parts.push_back(os_noise_words(run, r));
     std::string what;
@@ -437,6 +443,26 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   // plan charged); with OS noise, the detours on the cores of its two ends add to it.
   const bool tail = n.network_tail && path.software_latency_s() > 0 && path.latency_sigma() > 0;
   const bool hop_noise = os != nullptr && (os->host_hop_s > 0 || os->arm_hop_s > 0);
+  // RDMA in NIC hardware: the platform's links charge each hop the NIC latency's median; its tail (from
+  // the NIC's 99th percentile) adds the drawn excess over it, and the step waits for its slowest hop.
+  const bool rdma_tail = n.network_tail && path.rdma_latency_sigma() > 0 && path.rdma_hop_latency_s() > 0;
+  if (rdma_tail) {
+    boost::random::lognormal_distribution<double> hop(0.0, path.rdma_latency_sigma()); // median 1
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      if (info.category != plan::TaskCategory::latency || info.tail_steps <= 0)
+        continue;
+      double excess = 0;
+      for (int k = 0; k < info.tail_steps; ++k) {
+        double slowest = 0;
+        for (int h = 0; h < info.tail_hops; ++h)
+          slowest = std::max(slowest, hop(tail_rng));
+        excess += path.rdma_hop_latency_s() * (slowest - 1);
+      }
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      task.delay_s = std::max(0.0, task.delay_s + excess);
+    }
+  }
   if (tail || hop_noise) {
     boost::random::lognormal_distribution<double> hop(std::log(std::max(path.software_latency_s(), 1e-300)),
                                                       std::max(path.latency_sigma(), 1e-12));

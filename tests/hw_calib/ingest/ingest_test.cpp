@@ -456,3 +456,18 @@ TEST(calib_IngestPerftest, ABidirectionalRunGivesNoOneDirectionBandwidth) {
   EXPECT_EQ(param(both, "nic.rdma_bandwidth"), nullptr);
   EXPECT_TRUE(warned(both, "bidirectional run (-b)"));
 }
+
+TEST(calib_IngestPerftest, TheWriteLatencysTailIsItsSmallestMessages99thPercentile) {
+  const auto f = ingest("perftest/ib_write_lat-cx7.txt");
+  const auto* p99 = param(f, "nic.rdma_latency_p99");
+  ASSERT_NE(p99, nullptr);
+  EXPECT_NEAR(p99->value, 1.19e-6, 1e-12); // the 2 B row's "99% percentile[usec]"
+  // A percentile below the typical latency is no tail: the file is refused, naming the size.
+  const auto bad =
+      replace_once(read_fixture("perftest/ib_write_lat-cx7.txt"),
+                   " 2       1000          0.99           5.47         1.02     \t       1.03        "
+                   "\t0.02   \t\t1.19",
+                   " 2       1000          0.99           5.47         1.02     \t       1.03        "
+                   "\t0.02   \t\t0.50");
+  EXPECT_NE(error_of("lat.txt", bad).find("below t_typical"), std::string::npos) << error_of("lat.txt", bad);
+}

@@ -38,6 +38,8 @@ const std::string kPipeline = scenario("", "tp: 8, pp: 4, dp: 1", 4, "rdma-nic")
 // many hops, where the tail's shape shows), and on the Arm cores an overlay crosses.
 const std::string kHostNoise = scenario("", "tp: 1, dp: 64", 8, "host-tcp") + "noise: {os_noise: true}\n";
 const std::string kArmNoise = kArmSwitch + "noise: {os_noise: true}\n";
+// RDMA's latency tail on a reduction over many hops.
+const std::string kRdmaTail = kRdma + "noise: {network_tail: true}\n";
 
 struct Case {
   const char* parameter;
@@ -67,6 +69,7 @@ const Case kCases[] = {
     {"dpu_arm.os_noise_p99", "dpu_arm", &kArmNoise, "1.5us", "5us", false},
     {"nic.rdma_bandwidth", "host_cpu", &kPipeline, "100Gbps", "400Gbps", true},
     {"nic.rdma_latency", "host_cpu", &kRdma, "2us", "200us", false},
+    {"nic.rdma_latency_p99", "host_cpu", &kRdmaTail, "1us", "50us", false},
     {"collective.network_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
     {"collective.nvlink_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
     {"gpu.hbm_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
