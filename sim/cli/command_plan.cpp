@@ -101,10 +101,11 @@ std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat) {
     text += fmt::format("goodput {:.17g} {} {} {}\n", g->restart_s, opt(g->gpu_rate), opt(g->device_rate),
                         opt(g->node_rate));
   if (const auto& w = plan.power)
-    text += fmt::format("power {:.17g} {}\n", w->pue, opt(w->usd_per_kwh));
+    text += fmt::format("power {:.17g} {} {}\n", w->pue, opt(w->usd_per_kwh), opt(w->switch_watts));
   if (const auto& k = plan.costs)
-    text += fmt::format("costs {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
-                        opt(k->network_switch), opt(k->link), opt(k->life_s), opt(k->gpu_hour));
+    text += fmt::format("costs {} {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
+                        opt(k->network_switch), opt(k->link), opt(k->life_s), opt(k->gpu_hour),
+                        opt(k->host_core_hour));
   return fnv1a(text);
 }
 

@@ -42,9 +42,9 @@ double host_power_w(double tdp_w_total, int cores_total, double busy_cores) {
   return tdp_w_total * std::clamp(busy_cores / cores_total, 0.0, 1.0);
 }
 
-double break_even_premium(double cost_nic, double capex_nic, double energy_cost_dpu, double time_dpu_s,
+double break_even_premium(double cost_nic, double capex_nic, double running_cost_dpu, double time_dpu_s,
                           double devices, double life_s) {
-  return (cost_nic - energy_cost_dpu) * life_s / (devices * time_dpu_s) - capex_nic / devices;
+  return (cost_nic - running_cost_dpu) * life_s / (devices * time_dpu_s) - capex_nic / devices;
 }
 
 double break_even_per_device_hour(double cost_nic, double cost_dpu, double time_dpu_s, double devices) {
@@ -117,6 +117,8 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
   e.device = r.device;
   e.device_kind = r.value("plan.device_is_dpu") > 0 ? "dpu" : "nic";
   e.devices = static_cast<int>(r.value("plan.devices"));
+  e.switches = r.value("plan.switches");
+  e.links = r.value("plan.links");
   const auto& m = r.metrics;
   double time_s = days_to_train * 86400.0;
   if (goodput) {
@@ -138,7 +140,8 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
     const double host =
         r.nodes * host_power_w(r.value("plan.host_tdp_w"), static_cast<int>(r.value("plan.host_cores")),
                                m.host_cpu_busy_cores);
-    const double it_w = r.value("plan.gpu_power_w") + r.value("plan.device_power_w") + host;
+    const double it_w = r.value("plan.gpu_power_w") + r.value("plan.device_power_w") + host +
+                        r.value("plan.switches") * power->switch_watts.value_or(0);
     const double facility_w = it_w * power->pue;
     e.power_kw = facility_w / 1e3;
     e.energy_mwh = facility_w * time_s / 3.6e9;
@@ -148,15 +151,18 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
     }
   }
   if (costs) {
+    // Busy host cores at what they would earn sold to other tenants.
+    const double cores =
+        r.nodes * m.host_cpu_busy_cores * costs->host_core_hour.value_or(0) * time_s / 3600.0;
     if (costs->gpu_hour) {
-      e.cost_usd = r.gpus * *costs->gpu_hour * time_s / 3600.0;
+      e.cost_usd = r.gpus * *costs->gpu_hour * time_s / 3600.0 + cores;
     } else {
       const double device_price = (r.value("plan.device_is_dpu") > 0 ? costs->dpu : costs->nic).value_or(0);
       const double capex = r.nodes * costs->node.value_or(0) + e.devices * device_price +
                            r.value("plan.switches") * costs->network_switch.value_or(0) +
                            r.value("plan.links") * costs->link.value_or(0);
       e.capex_usd = capex;
-      e.cost_usd = capex * time_s / costs->life_s.value_or(1) + energy_cost;
+      e.cost_usd = capex * time_s / costs->life_s.value_or(1) + energy_cost + cores;
     }
   }
   return e;

@@ -22,8 +22,9 @@ struct GoodputSpec {
 
 /// power: in a plan.
 struct PowerSpec {
-  double pue = 1;                    // facility power over IT power
-  std::optional<double> usd_per_kwh; // energy price
+  double pue = 1;                     // facility power over IT power
+  std::optional<double> usd_per_kwh;  // energy price
+  std::optional<double> switch_watts; // per fabric switch (the catalog has no sourced figure)
 };
 
 /// costs: in a plan, each in US dollars; capex amortised over `life_s`, or a cloud price per GPU-hour.
@@ -31,6 +32,9 @@ struct CostSpec {
   std::optional<double> node, nic, dpu, network_switch, link;
   std::optional<double> life_s;
   std::optional<double> gpu_hour;
+  // What a host core busy with the job would earn sold to other tenants, per core-hour: the run is
+  // charged for its busy cores, so cores that offload frees lower its cost.
+  std::optional<double> host_core_hour;
 };
 
 // --- Closed forms ----------------------------------------------------------------------------------
@@ -58,10 +62,10 @@ Goodput goodput(double work_s, double delta_s, double mtbi_s, double restart_s, 
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores);
 
 /// The DPU price premium over the NIC at which a DPU run costs what the NIC run does, with capex
-/// amortised over `life_s`: x = (C_nic - E_dpu) L / (n T_dpu) - K_nic / n, where C_nic is the NIC run's
-/// cost, E_dpu the DPU run's energy cost, K_nic the NIC cluster's capex, n the devices and T_dpu the DPU
-/// run's time.
-double break_even_premium(double cost_nic, double capex_nic, double energy_cost_dpu, double time_dpu_s,
+/// amortised over `life_s`: x = (C_nic - O_dpu) L / (n T_dpu) - K_nic / n, where C_nic is the NIC run's
+/// cost, O_dpu the DPU run's running cost (all but its capex share: energy, busy host cores), K_nic the
+/// NIC cluster's capex, n the devices and T_dpu the DPU run's time.
+double break_even_premium(double cost_nic, double capex_nic, double running_cost_dpu, double time_dpu_s,
                           double devices, double life_s);
 /// With a cloud price: the extra per device-hour at which the DPU run costs what the NIC run does.
 double break_even_per_device_hour(double cost_nic, double cost_dpu, double time_dpu_s, double devices);
@@ -79,6 +83,8 @@ struct PointEconomics {
   std::string device;      // the NIC or DPU carrying inter-node traffic
   std::string device_kind; // nic | dpu
   int devices = 0;         // in the cluster
+  double switches = 0;     // fabric switches, as the topology builds them
+  double links = 0;        // NIC ports, leaf up-links and spine-core links
   // Goodput (with a goodput section)
   std::optional<double> checkpoint_write_s, mtbi_h, interval_s, interruptions, fraction, wall_days;
   // Power (with a power section): facility power and energy per run

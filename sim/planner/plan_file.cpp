@@ -394,7 +394,7 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
   }
   if (auto w = m.optional("power")) {
     auto wm = w->as_map();
-    wm.declare({"pue", "energy_price"});
+    wm.declare({"pue", "energy_price", "switch"});
     PowerSpec spec;
     spec.pue = wm.required("pue", "the facility's power usage effectiveness (1.2)").as_number(1, 10);
     if (auto e = wm.optional("energy_price")) {
@@ -405,12 +405,14 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
             fmt::format("expected an energy price in USD/kWh or USD/MWh (0.12USD/kWh), found \"{}\"", text));
       spec.usd_per_kwh = *v;
     }
+    if (auto sw = wm.optional("switch"))
+      spec.switch_watts = sw->as_quantity<units::Power>(true).si();
     wm.finish();
     p.power = spec;
   }
   if (auto c = m.optional("costs")) {
     auto cm = c->as_map();
-    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour"});
+    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour"});
     CostSpec spec;
     std::optional<yaml::Node> capex_key;
     for (const auto& [key, into] :
@@ -436,6 +438,8 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
       hour_node.emplace(*h);
       spec.gpu_hour = price(*h, false);
     }
+    if (auto h = cm.optional("host_core_hour"))
+      spec.host_core_hour = price(*h);
     cm.finish();
     if (hour_node && capex_key)
       hour_node->fail(

@@ -25,6 +25,8 @@ const std::vector<std::string>& result_columns() {
                                                    "device",
                                                    "device_kind",
                                                    "devices",
+                                                   "switches",
+                                                   "links",
                                                    "checkpoint_write_s",
                                                    "mtbi_h",
                                                    "checkpoint_interval_s",
@@ -183,11 +185,13 @@ std::string break_even(const Rows& rows, const SummarySpec& spec) {
           continue;
         const double t_dpu = rows.days(d) * 86400.0;
         const double devices = rows.value(d, "devices");
-        const double p =
-            spec.cloud ? break_even_per_device_hour(rows.value(n, "cost_usd"), rows.value(d, "cost_usd"),
-                                                    t_dpu, devices)
-                       : break_even_premium(rows.value(n, "cost_usd"), rows.value(n, "capex_usd"),
-                                            rows.value(d, "energy_cost_usd"), t_dpu, devices, *spec.life_s);
+        const double p = spec.cloud
+                             ? break_even_per_device_hour(rows.value(n, "cost_usd"),
+                                                          rows.value(d, "cost_usd"), t_dpu, devices)
+                             : break_even_premium(rows.value(n, "cost_usd"), rows.value(n, "capex_usd"),
+                                                  rows.value(d, "cost_usd") -
+                                                      rows.value(d, "capex_usd") * t_dpu / *spec.life_s,
+                                                  t_dpu, devices, *spec.life_s);
         premiums[{rows.text(d, "variant"), rows.text(n, "variant")}].push_back(p);
       }
     }
@@ -237,12 +241,14 @@ SummarySpec summary_spec(const Plan& plan) {
     s.stated.push_back(g + "; other interruption rates from the catalog");
   }
   if (plan.power)
-    s.stated.push_back(
-        fmt::format("power: PUE {:g}{}; GPUs at TDP, host CPUs at their busy cores' share of TDP, "
-                    "NICs/DPUs at their catalog power; switches left out (no power in the catalog)",
-                    plan.power->pue,
-                    plan.power->usd_per_kwh ? fmt::format(", energy {:g} USD/kWh", *plan.power->usd_per_kwh)
-                                            : std::string()));
+    s.stated.push_back(fmt::format(
+        "power: PUE {:g}{}; GPUs at TDP, host CPUs at their busy cores' share of TDP, "
+        "NICs/DPUs at their catalog power; {}",
+        plan.power->pue,
+        plan.power->usd_per_kwh ? fmt::format(", energy {:g} USD/kWh", *plan.power->usd_per_kwh)
+                                : std::string(),
+        plan.power->switch_watts ? fmt::format("switches at {:g} W each (plan)", *plan.power->switch_watts)
+                                 : std::string("switches left out (no power in the catalog)")));
   if (plan.costs) {
     const auto& c = *plan.costs;
     if (c.gpu_hour) {
@@ -259,6 +265,11 @@ SummarySpec summary_spec(const Plan& plan) {
       t += fmt::format(" amortised over {:g} days of life, plus energy", c.life_s.value_or(0) / 86400.0);
       s.stated.push_back(t);
     }
+    if (c.host_core_hour)
+      s.stated.push_back(
+          fmt::format("costs: each busy host core charged {} per hour, what it would earn sold "
+                      "to other tenants (so freed cores lower the cost)",
+                      usd(*c.host_core_hour)));
   }
   return s;
 }
@@ -300,6 +311,8 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
                          e.device,
                          e.device_kind,
                          std::to_string(e.devices),
+                         number(e.switches),
+                         number(e.links),
                          number(e.checkpoint_write_s),
                          number(e.mtbi_h),
                          number(e.interval_s),

@@ -369,8 +369,8 @@ axes:
   nodes: [2, 4]
 objectives: [cost, energy]
 goodput: {restart: 20min}
-power: {pue: 1.25, energy_price: 0.1USD/kWh}
-costs: {node: 250kUSD, nic: 1500USD, dpu: 2500USD, switch: 20kUSD, link: 300USD, life: 4y}
+power: {pue: 1.25, energy_price: 0.1USD/kWh, switch: 1kW}
+costs: {node: 250kUSD, nic: 1500USD, dpu: 2500USD, switch: 20kUSD, link: 300USD, life: 4y, host_core_hour: 0.05USD}
 )");
   return path.string();
 }
@@ -438,8 +438,10 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
     // Energy is facility power over the run, cost the amortised capex plus that energy's price.
     EXPECT_NEAR(cell(h, row, "energy_mwh"), cell(h, row, "power_kw") * days * 24 / 1e3, 1e-6 * days);
     EXPECT_NEAR(cell(h, row, "energy_cost_usd"), cell(h, row, "energy_mwh") * 1e3 * 0.1, 1e-3);
+    const double core_hours = cell(h, row, "nodes") * cell(h, row, "host_cores_busy") * days * 24;
     EXPECT_NEAR(cell(h, row, "cost_usd"),
-                cell(h, row, "capex_usd") * days / (4 * 365) + cell(h, row, "energy_cost_usd"),
+                cell(h, row, "capex_usd") * days / (4 * 365) + cell(h, row, "energy_cost_usd") +
+                    0.05 * core_hours,
                 1e-6 * cell(h, row, "cost_usd"));
     // Young's interval over the simulated write time and the job's MTBI; interruptions over the run.
     const double delta = cell(h, row, "checkpoint_write_s");
@@ -451,14 +453,24 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
     EXPECT_GT(days,
               cell(h, row, "time_to_train_days") * 0.9); // failures cost time (the base's checkpoints aside)
     EXPECT_LT(cell(h, row, "goodput"), 1.0);
-    // Twice the nodes: twice the components, half the MTBI.
+    // The capex is the stated prices times the parts counted.
+    const double device_price = text("variant") == "dpu" ? 2500 : 1500;
+    EXPECT_NEAR(cell(h, row, "capex_usd"),
+                cell(h, row, "nodes") * 250e3 + cell(h, row, "devices") * device_price +
+                    cell(h, row, "switches") * 20e3 + cell(h, row, "links") * 300,
+                1e-6 * cell(h, row, "capex_usd"));
+    EXPECT_GE(cell(h, row, "switches"), 1);
+    EXPECT_GE(cell(h, row, "links"), cell(h, row, "devices"));
+    // Power: at least the GPUs at 700 W and the switches at the stated 1 kW, times the PUE.
+    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + cell(h, row, "switches")) * 1.25);
     EXPECT_EQ(text("devices"), std::to_string(8 * static_cast<int>(cell(h, row, "nodes"))));
     EXPECT_EQ(text("device_kind"), text("variant") == "dpu" ? "dpu" : "nic");
     ++checked;
   }
   EXPECT_EQ(checked, 4);
   EXPECT_NE(r.out.find("stated: costs: capex node 250000 USD;"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("switches left out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("switches at 1000 W each (plan)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("each busy host core charged 0.05 USD per hour"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("break-even: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dpu against rdma-nic: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cheapest run: "), std::string::npos) << r.out;

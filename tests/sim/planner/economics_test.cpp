@@ -86,6 +86,12 @@ TEST(Cost, AtTheBreakEvenPremiumTheDpuRunCostsWhatTheNicRunDoes) {
   const double capex_dpu = 8 * 300000.0 + devices * dpu_price;
   EXPECT_NEAR(capex_dpu * t_dpu / life + e_dpu, c_nic, 1e-6);
   EXPECT_GT(premium, 0.0);
+  // Running costs other than energy (busy host cores charged per hour) enter the same way.
+  const double cores_dpu = 1000.0;
+  const double with_cores =
+      break_even_premium(c_nic + 3000.0, capex_nic, e_dpu + cores_dpu, t_dpu, devices, life);
+  EXPECT_NEAR((8 * 300000.0 + devices * (1500.0 + with_cores)) * t_dpu / life + e_dpu + cores_dpu,
+              c_nic + 3000.0, 1e-6);
   // A DPU run no faster and no leaner pays no premium.
   EXPECT_NEAR(break_even_premium(c_nic, capex_nic, e_nic, t_nic, devices, life), 0.0, 1e-6);
 }

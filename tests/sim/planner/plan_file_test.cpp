@@ -241,11 +241,12 @@ Plan parse_checkpointed(const std::string& rest) {
 }
 
 TEST(PlanFile, ReadsGoodputPowerAndCosts) {
-  const auto p = parse_checkpointed("goodput: {restart: 20min, rates: {gpu: 12000FIT, node: 0.01/d}}\n"
-                                    "power: {pue: 1.25, energy_price: 0.1USD/kWh}\n"
-                                    "costs: {node: 250kUSD, dpu: 2500USD, life: 5y}\n"
-                                    "objectives: [cost, energy]\n"
-                                    "constraints: {budget: 2MUSD, power_cap: 200kW}\n");
+  const auto p =
+      parse_checkpointed("goodput: {restart: 20min, rates: {gpu: 12000FIT, node: 0.01/d}}\n"
+                         "power: {pue: 1.25, energy_price: 0.1USD/kWh, switch: 1.5kW}\n"
+                         "costs: {node: 250kUSD, dpu: 2500USD, life: 5y, host_core_hour: 0.04USD}\n"
+                         "objectives: [cost, energy]\n"
+                         "constraints: {budget: 2MUSD, power_cap: 200kW}\n");
   ASSERT_TRUE(p.goodput && p.power && p.costs);
   EXPECT_DOUBLE_EQ(p.goodput->restart_s, 1200.0);
   EXPECT_DOUBLE_EQ(*p.goodput->gpu_rate, 12000.0 / (1e9 * 3600.0));
@@ -253,6 +254,8 @@ TEST(PlanFile, ReadsGoodputPowerAndCosts) {
   EXPECT_FALSE(p.goodput->device_rate);
   EXPECT_DOUBLE_EQ(p.power->pue, 1.25);
   EXPECT_DOUBLE_EQ(*p.power->usd_per_kwh, 0.1);
+  EXPECT_DOUBLE_EQ(*p.power->switch_watts, 1500.0);
+  EXPECT_DOUBLE_EQ(*p.costs->host_core_hour, 0.04);
   EXPECT_DOUBLE_EQ(*p.costs->node, 250000.0);
   EXPECT_DOUBLE_EQ(*p.costs->dpu, 2500.0);
   EXPECT_FALSE(p.costs->nic);
