@@ -231,8 +231,9 @@ int command_plan(const std::vector<std::string>& args) {
   // what its row needs is kept: a simulation process builds its point again, so that a plan of many
   // points does not hold every scenario at once.
   const std::uint64_t fingerprint = plan_fingerprint(plan, cat);
-  std::uint64_t journal_key =
-      fnv1a(fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count));
+  // The journal's rows are points.csv's: a journal of a dpusim with other columns is another plan's.
+  std::uint64_t journal_key = fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
+                                                shard.count, csv_line(table_columns())));
   std::vector<BuiltPoint> points;
   std::vector<bool> feasible;
   for (std::size_t i = 0; i < total; ++i) {
