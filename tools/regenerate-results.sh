@@ -13,5 +13,5 @@ done
 for plan in plans/*.yaml; do
   name=$(sed -n 's/^name: //p' "$plan" | head -n 1)
   build/sim/dpusim plan "$plan" --out "results/plans/$name" --quiet
-  echo "regenerated results/plans/$name/points.csv"
+  echo "regenerated results/plans/$name/points.csv and pareto.csv"
 done

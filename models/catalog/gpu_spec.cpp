@@ -34,6 +34,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
   g.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   g.kernel_floor = r.quantity<Seconds>("kernel_floor");
   g.tdp = r.quantity<Power>("tdp");
+  g.interruptions = read_interruptions(r, "interruptions");
   auto gemm = r.map().required("gemm", "the measured GEMM throughput table").as_map();
   const auto table = gemm.required("table");
   g.gemm_table_file = table.as_string();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/catalog/cited.hpp"
+#include "models/catalog/reliability.hpp"
 #include "models/compute/gemm_table.hpp"
 #include "models/core/units.hpp"
 
@@ -27,6 +28,7 @@ struct GpuSpec {
   Cited<units::DataRate> pcie_bandwidth;      // per direction
   Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
   Cited<units::Power> tdp;
+  std::optional<InterruptionRate> interruptions; // per GPU, from a failure study
   std::string gemm_table_file;
   Citation gemm_table_cite;
   std::optional<Cited<units::FlopRate>> gemm_ceiling; // rescales the table so its best point is this

@@ -27,6 +27,7 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
   n.rdma_efficiency = r.number("rdma_efficiency", 0.05, 1.0);
   n.collective_efficiency = r.number("collective_efficiency", 0.05, 1.0);
   n.power = r.quantity<Power>("power");
+  n.interruptions = read_interruptions(r, "interruptions");
   {
     auto o = r.map().required("offloads", "the functions the device can take over").as_map();
     const std::vector<std::string> nic_functions{"transport", "storage", "encryption", "vswitch"};

@@ -2,6 +2,7 @@
 
 #include "models/catalog/cited.hpp"
 #include "models/catalog/cpu_spec.hpp"
+#include "models/catalog/reliability.hpp"
 #include "models/core/units.hpp"
 
 #include <optional>
@@ -43,6 +44,7 @@ struct NicSpec {
   OffloadSupport offloads;
   std::optional<CpuSpec> arm; // DPU Arm complex
   Cited<units::Power> power;
+  std::optional<InterruptionRate> interruptions; // per device, from a failure study
 };
 
 NicSpec read_nic(EntryReader& r, const class Sources& sources);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/catalog/cited.hpp"
+#include "models/catalog/reliability.hpp"
 #include "models/core/units.hpp"
 
 #include <string>
@@ -25,6 +26,12 @@ struct NodeSpec {
   Cited<units::Seconds> nvlink_latency;
   Cited<units::Bytes> host_memory;
   Cited<units::Power> power; // whole node, maximum
+  // Interruptions per server from a failure study: its host components (CPU, memory, SSD, power supply,
+  // chassis, boards; unplanned host maintenance), and those counted per server of the job though not
+  // in it: the fabric's switches and cables, and the software stack.
+  std::optional<InterruptionRate> interruptions;
+  std::optional<InterruptionRate> network_interruptions;
+  std::optional<InterruptionRate> software_interruptions;
 };
 
 NodeSpec read_node(EntryReader& r);

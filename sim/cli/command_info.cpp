@@ -113,6 +113,24 @@ int command_catalog(const std::vector<std::string>& args) {
     const auto d = p.machine.find("description");
     return d == p.machine.end() ? std::string() : d->second;
   });
+  // The failure rates a plan's goodput scales with the job's parts (docs/planner.md).
+  std::cout << "interruption rates (dpusim plan goodput), per unit and year:\n";
+  auto rate = [](const std::string& entry, const char* what,
+                 const std::optional<catalog::InterruptionRate>& r) {
+    if (r)
+      std::cout << fmt::format("  {:<16} {:<9} {:.4g}: {:g} of {:g} in {:g} days; {}\n", entry, what,
+                               r->per_unit_per_s() * 365 * 86400, r->count, r->units, r->period_s / 86400,
+                               r->cite.describe());
+  };
+  for (const auto& n : cat.gpu_names())
+    rate(n, "gpu", cat.gpu(n)->interruptions);
+  for (const auto& n : cat.nic_names())
+    rate(n, "device", cat.nic(n)->interruptions);
+  for (const auto& n : cat.node_names()) {
+    rate(n, "host", cat.node(n)->interruptions);
+    rate(n, "network", cat.node(n)->network_interruptions);
+    rate(n, "software", cat.node(n)->software_interruptions);
+  }
   return kOk;
 }
 

@@ -6,6 +6,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"
@@ -92,8 +93,19 @@ std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat) {
   for (const auto o : plan.objectives)
     text += " " + std::string(objective_name(o));
   const auto& c = plan.constraints;
-  text += fmt::format("\ndeadline {:.17g} max {} min {}\n", c.deadline_days.value_or(-1),
-                      c.max_nodes.value_or(-1), c.min_nodes.value_or(-1));
+  text += fmt::format("\ndeadline {:.17g} max {} min {} budget {:.17g} power cap {:.17g}\n",
+                      c.deadline_days.value_or(-1), c.max_nodes.value_or(-1), c.min_nodes.value_or(-1),
+                      c.budget_usd.value_or(-1), c.power_cap_kw.value_or(-1));
+  auto opt = [](const std::optional<double>& v) { return fmt::format("{:.17g}", v.value_or(-1)); };
+  if (const auto& g = plan.goodput)
+    text += fmt::format("goodput {:.17g} {} {} {}\n", g->restart_s, opt(g->gpu_rate), opt(g->device_rate),
+                        opt(g->node_rate));
+  if (const auto& w = plan.power)
+    text += fmt::format("power {:.17g} {} {}\n", w->pue, opt(w->usd_per_kwh), opt(w->switch_watts));
+  if (const auto& k = plan.costs)
+    text += fmt::format("costs {} {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
+                        opt(k->network_switch), opt(k->link), opt(k->life_s), opt(k->gpu_hour),
+                        opt(k->host_core_hour));
   return fnv1a(text);
 }
 
@@ -113,6 +125,19 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
     out += fmt::format("max_nodes: {}\n", *spec.constraints.max_nodes);
   if (spec.constraints.min_nodes)
     out += fmt::format("min_nodes: {}\n", *spec.constraints.min_nodes);
+  if (spec.constraints.budget_usd)
+    out += fmt::format("budget_usd: {:.17g}\n", *spec.constraints.budget_usd);
+  if (spec.constraints.power_cap_kw)
+    out += fmt::format("power_cap_kw: {:.17g}\n", *spec.constraints.power_cap_kw);
+  if (spec.life_s)
+    out += fmt::format("life_s: {:.17g}\n", *spec.life_s);
+  if (spec.cloud)
+    out += "cloud: true\n";
+  if (!spec.stated.empty()) {
+    YAML::Emitter e;
+    e << YAML::Flow << spec.stated;
+    out += fmt::format("stated: {}\n", e.c_str());
+  }
   return out;
 }
 
@@ -176,9 +201,12 @@ int command_plan(const std::vector<std::string>& args) {
             "plan", "PLAN.yaml [options]",
             "Simulates every point of a plan (a base scenario and axes over it; docs/planner.md), one\n"
             "process each, and writes <out>/points.csv: every point's inputs, whether it is feasible\n"
-            "(and why not), step time, tokens/s, MFU, host cores busy and days to train. Prints the\n"
-            "best point per objective and what offload changes. Finished points are journalled in\n"
-            "<out>/points.journal until points.csv is written; --resume continues from there.\n"
+            "(and why not), step time, tokens/s, MFU, host cores busy and days to train; with the plan's\n"
+            "goodput, power and costs sections, time to train with failures, energy and cost per run;\n"
+            "and <out>/pareto.csv, the points none beats on time, cost and energy. Prints the best\n"
+            "point per objective, what offload changes and the DPU break-even premium. Finished points\n"
+            "are journalled in <out>/points.journal until points.csv is written; --resume continues\n"
+            "from there.\n"
             "Exit status: 0 done, 1 a simulation or I/O failure, 2 bad input (nothing written).\n\n" +
                 axes_help(),
             options, args, vm, true))
@@ -203,8 +231,9 @@ int command_plan(const std::vector<std::string>& args) {
   // what its row needs is kept: a simulation process builds its point again, so that a plan of many
   // points does not hold every scenario at once.
   const std::uint64_t fingerprint = plan_fingerprint(plan, cat);
-  std::uint64_t journal_key =
-      fnv1a(fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count));
+  // The journal's rows are points.csv's: a journal of a dpusim with other columns is another plan's.
+  std::uint64_t journal_key = fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
+                                                shard.count, csv_line(table_columns())));
   std::vector<BuiltPoint> points;
   std::vector<bool> feasible;
   for (std::size_t i = 0; i < total; ++i) {
@@ -247,7 +276,9 @@ int command_plan(const std::vector<std::string>& args) {
           throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
         const auto& s = *point.scenario;
         try {
-          return report::serialize(run::run_variant(s, cat, s.variants.front(), run::RunOptions{}));
+          auto r = run::run_variant(s, cat, s.variants.front(), run::RunOptions{});
+          add_point_facts(s, cat, plan.goodput, r);
+          return report::serialize(r);
         } catch (const InputError& e) {
           // What the simulation finds wrong with the point (its key and message, not a file's place:
           // points.csv must not depend on where the plan lies) makes it infeasible.
@@ -281,6 +312,8 @@ int command_plan(const std::vector<std::string>& args) {
   }
 
   const auto csv = outputs.add("points.csv", render_points_csv(rows));
+  // A shard's rows are not the plan's: merge writes the plan's pareto.csv.
+  const auto pareto = sharded ? std::filesystem::path() : outputs.add("pareto.csv", render_pareto_csv(rows));
   if (sharded)
     outputs.add(kShardFile, shard_file(spec, fingerprint, shard, total));
   outputs.publish();
@@ -289,7 +322,9 @@ int command_plan(const std::vector<std::string>& args) {
     if (sharded)
       std::cout << fmt::format("shard {}/{}: {} of the plan's {} points\n", shard.index, shard.count,
                                rows.size(), total);
-    std::cout << render_summary(rows, spec) << fmt::format("wrote {}\n", csv.string());
+    std::cout << render_summary(rows, spec)
+              << (sharded ? fmt::format("wrote {}\n", csv.string())
+                          : fmt::format("wrote {} and {}\n", csv.string(), pareto.string()));
   }
   return kOk;
 }
@@ -333,7 +368,8 @@ int command_merge(const std::vector<std::string>& args) {
     const auto meta = yaml::load_file(meta_path.string());
     auto m = meta.as_map();
     m.declare({"plan", "fingerprint", "shard", "shards", "points", "train_tokens", "objectives",
-               "deadline_days", "max_nodes", "min_nodes"});
+               "deadline_days", "max_nodes", "min_nodes", "budget_usd", "power_cap_kw", "life_s", "cloud",
+               "stated"});
     SummarySpec s;
     s.name = m.required("plan").as_string();
     const auto fp_node = m.required("fingerprint");
@@ -344,18 +380,25 @@ int command_merge(const std::vector<std::string>& args) {
     const auto count = static_cast<std::size_t>(count_node.as_int(1, 1'000'000));
     const auto points = static_cast<std::size_t>(m.required("points").as_int(1, 1'000'000'000));
     s.train_tokens = m.required("train_tokens").as_number(1, 1e18);
-    for (const auto& o : m.required("objectives").as_sequence().items()) {
-      const auto name = o.as_choice({"time_to_train", "nodes", "host_cores"});
-      s.objectives.push_back(name == "time_to_train" ? Objective::time_to_train
-                             : name == "nodes"       ? Objective::nodes
-                                                     : Objective::host_cores);
-    }
+    for (const auto& o : m.required("objectives").as_sequence().items())
+      s.objectives.push_back(objective_named(o.as_choice(objective_names())));
     if (auto d = m.optional("deadline_days"))
       s.constraints.deadline_days = d->as_number(0, 1e12);
     if (auto n = m.optional("max_nodes"))
       s.constraints.max_nodes = static_cast<int>(n->as_int(1, 1'000'000));
     if (auto n = m.optional("min_nodes"))
       s.constraints.min_nodes = static_cast<int>(n->as_int(1, 1'000'000));
+    if (auto b = m.optional("budget_usd"))
+      s.constraints.budget_usd = b->as_number(0, 1e18);
+    if (auto c = m.optional("power_cap_kw"))
+      s.constraints.power_cap_kw = c->as_number(0, 1e18);
+    if (auto l = m.optional("life_s"))
+      s.life_s = l->as_number(1, 1e12);
+    if (auto c = m.optional("cloud"))
+      s.cloud = c->as_bool();
+    if (auto st = m.optional("stated"))
+      for (const auto& line : st->as_sequence().items())
+        s.stated.push_back(line.as_string());
     m.finish();
     if (index > count)
       index_node.fail(fmt::format("shard {} of {} does not exist", index, count));
@@ -408,9 +451,11 @@ int command_merge(const std::vector<std::string>& args) {
   const auto out = output_directory(vm, spec->name);
   OutputSet outputs(out);
   const auto csv = outputs.add("points.csv", render_points_csv(ordered));
+  const auto pareto = outputs.add("pareto.csv", render_pareto_csv(ordered));
   outputs.publish();
   if (vm.count("quiet") == 0)
-    std::cout << render_summary(ordered, *spec) << fmt::format("wrote {}\n", csv.string());
+    std::cout << render_summary(ordered, *spec)
+              << fmt::format("wrote {} and {}\n", csv.string(), pareto.string());
   return kOk;
 }
 

@@ -86,8 +86,25 @@ std::string_view objective_name(Objective o) {
     return "nodes";
   case Objective::host_cores:
     return "host_cores";
+  case Objective::cost:
+    return "cost";
+  case Objective::energy:
+    return "energy";
   }
   return "?";
+}
+
+const std::vector<std::string>& objective_names() {
+  static const std::vector<std::string> names{"time_to_train", "nodes", "host_cores", "cost", "energy"};
+  return names;
+}
+
+Objective objective_named(const std::string& name) {
+  const auto& names = objective_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end())
+    throw std::invalid_argument("no objective " + name);
+  return static_cast<Objective>(it - names.begin());
 }
 
 namespace {
@@ -308,11 +325,144 @@ std::optional<double> parse_tokens(std::string_view text) {
   return number_with_suffix(text, {{"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}}, false);
 }
 
+std::optional<double> parse_failure_rate(std::string_view text) {
+  return number_with_suffix(text,
+                            {{"FIT", 1.0 / (1e9 * 3600.0)},
+                             {"/h", 1.0 / 3600.0},
+                             {"/d", 1.0 / 86400.0},
+                             {"/y", 1.0 / (365.0 * 86400.0)}},
+                            true);
+}
+
+std::optional<double> parse_energy_price(std::string_view text) {
+  return number_with_suffix(text, {{"USD/kWh", 1.0}, {"USD/MWh", 1e-3}}, true);
+}
+
+std::optional<double> parse_life(std::string_view text) {
+  return number_with_suffix(text,
+                            {{"years", 365.0 * 86400.0},
+                             {"y", 365.0 * 86400.0},
+                             {"months", 30.0 * 86400.0},
+                             {"days", 86400.0},
+                             {"d", 86400.0}},
+                            true);
+}
+
+namespace {
+
+/// A price in US dollars ("25000USD", "25kUSD"), greater than zero unless `zero` allows it.
+double price(const yaml::Node& n, bool zero = true) {
+  return n.as_quantity<units::Money>(zero).si();
+}
+
+/// The goodput, power and costs sections.
+void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
+  if (auto g = m.optional("goodput")) {
+    auto gm = g->as_map();
+    gm.declare({"restart", "rates"});
+    GoodputSpec spec;
+    spec.restart_s =
+        gm.required("restart", "the time from an interruption to training again, as you measure it (20min)")
+            .as_quantity<units::Seconds>(true)
+            .si();
+    if (auto rates = gm.optional("rates")) {
+      auto rm = rates->as_map();
+      rm.declare({"gpu", "device", "node"});
+      auto rate = [&](std::string_view key, std::optional<double>& into) {
+        if (auto r = rm.optional(key)) {
+          const auto text = r->as_string();
+          const auto v = parse_failure_rate(text);
+          if (!v)
+            r->fail(
+                fmt::format("expected a failure rate per component with its unit: FIT (per 1e9 hours), /h, "
+                            "/d or /y (12000FIT, 2.9e-4/d), found \"{}\"",
+                            text));
+          into = *v;
+        }
+      };
+      rate("gpu", spec.gpu_rate);
+      rate("device", spec.device_rate);
+      rate("node", spec.node_rate);
+      rm.finish();
+    }
+    gm.finish();
+    if (!base_checkpoints)
+      g->fail(
+          "goodput needs each point's checkpoint write time, which the checkpoint model simulates: give the "
+          "base scenario workload.checkpoint (and cluster.storage)");
+    p.goodput = spec;
+  }
+  if (auto w = m.optional("power")) {
+    auto wm = w->as_map();
+    wm.declare({"pue", "energy_price", "switch"});
+    PowerSpec spec;
+    spec.pue = wm.required("pue", "the facility's power usage effectiveness (1.2)").as_number(1, 10);
+    if (auto e = wm.optional("energy_price")) {
+      const auto text = e->as_string();
+      const auto v = parse_energy_price(text);
+      if (!v)
+        e->fail(
+            fmt::format("expected an energy price in USD/kWh or USD/MWh (0.12USD/kWh), found \"{}\"", text));
+      spec.usd_per_kwh = *v;
+    }
+    if (auto sw = wm.optional("switch"))
+      spec.switch_watts = sw->as_quantity<units::Power>(true).si();
+    wm.finish();
+    p.power = spec;
+  }
+  if (auto c = m.optional("costs")) {
+    auto cm = c->as_map();
+    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour"});
+    CostSpec spec;
+    std::optional<yaml::Node> capex_key;
+    for (const auto& [key, into] :
+         {std::pair{"node", &spec.node}, std::pair{"nic", &spec.nic}, std::pair{"dpu", &spec.dpu},
+          std::pair{"switch", &spec.network_switch}, std::pair{"link", &spec.link}})
+      if (auto n = cm.optional(key)) {
+        *into = price(*n);
+        if (!capex_key)
+          capex_key.emplace(*n);
+      }
+    std::optional<yaml::Node> life_node;
+    if (auto l = cm.optional("life")) {
+      life_node.emplace(*l);
+      const auto text = l->as_string();
+      const auto v = parse_life(text);
+      if (!v)
+        l->fail(fmt::format("expected a service life in years, months or days (5y, 48months), found \"{}\"",
+                            text));
+      spec.life_s = *v;
+    }
+    std::optional<yaml::Node> hour_node;
+    if (auto h = cm.optional("gpu_hour")) {
+      hour_node.emplace(*h);
+      spec.gpu_hour = price(*h, false);
+    }
+    if (auto h = cm.optional("host_core_hour"))
+      spec.host_core_hour = price(*h);
+    cm.finish();
+    if (hour_node && capex_key)
+      hour_node->fail(
+          "give either a cloud price per GPU-hour or capex prices (node, nic, dpu, switch, link), "
+          "not both");
+    if (!hour_node && !capex_key)
+      c->fail("costs needs prices: node, nic, dpu, switch, link (with life), or gpu_hour");
+    if (capex_key && !life_node)
+      capex_key->fail("capex prices need a service life to amortise them over: costs.life (5y)");
+    if (life_node && hour_node)
+      life_node->fail("a cloud price per GPU-hour is not amortised: leave out life");
+    p.costs = spec;
+  }
+}
+
+} // namespace
+
 Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   Plan p;
   p.file = root.file();
   auto m = root.as_map();
-  m.declare({"name", "description", "scenario", "train_tokens", "axes", "objectives", "constraints"});
+  m.declare({"name", "description", "scenario", "train_tokens", "axes", "objectives", "constraints",
+             "goodput", "power", "costs"});
   const auto name_node = m.required("name", "a short name for the plan");
   p.name = name_node.as_string();
   if (!std::all_of(
@@ -328,6 +478,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   const auto scenario =
       m.required("scenario", "a scenario file (relative to the plan) or an inline scenario");
   std::int64_t base_nodes = 0;
+  bool base_checkpoints = false;
   {
     // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
     std::optional<yaml::Node> loaded;
@@ -345,6 +496,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     // The base must be a valid scenario on its own: its errors are at its own lines.
     const auto s = input::parse_scenario(base, cat);
     base_nodes = s.cluster.nodes;
+    base_checkpoints = s.workload.checkpoint.has_value();
     p.base_seed = s.seed;
     p.scenario = base.raw();
     p.scenario_file = base.file();
@@ -401,12 +553,10 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   if (auto objectives = m.optional("objectives")) {
     const auto items = objectives->as_sequence().items();
     if (items.empty())
-      objectives->fail("expected at least one objective: time_to_train, nodes or host_cores");
+      objectives->fail("expected at least one objective: " + join(objective_names(), ", "));
     for (const auto& item : items) {
-      const auto o = item.as_choice({"time_to_train", "nodes", "host_cores"});
-      const Objective obj = o == "time_to_train" ? Objective::time_to_train
-                            : o == "nodes"       ? Objective::nodes
-                                                 : Objective::host_cores;
+      const auto o = item.as_choice(objective_names());
+      const Objective obj = objective_named(o);
       if (std::find(p.objectives.begin(), p.objectives.end(), obj) != p.objectives.end())
         item.fail(fmt::format("objective {} is listed twice", o));
       p.objectives.push_back(obj);
@@ -415,9 +565,19 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     p.objectives = {Objective::time_to_train};
   }
 
+  std::optional<yaml::Node> budget_node;
+  std::optional<yaml::Node> power_cap_node;
   if (auto constraints = m.optional("constraints")) {
     auto cm = constraints->as_map();
-    cm.declare({"deadline", "max_nodes", "min_nodes"});
+    cm.declare({"deadline", "max_nodes", "min_nodes", "budget", "power_cap"});
+    if (auto b = cm.optional("budget")) {
+      budget_node.emplace(*b);
+      p.constraints.budget_usd = b->as_quantity<units::Money>().si();
+    }
+    if (auto c = cm.optional("power_cap")) {
+      power_cap_node.emplace(*c);
+      p.constraints.power_cap_kw = c->as_quantity<units::Power>().si() / 1e3;
+    }
     if (auto d = cm.optional("deadline")) {
       const auto days = parse_days(d->as_string());
       if (!days)
@@ -446,6 +606,22 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
                                  "(the most is {})",
                                  *p.constraints.min_nodes, hi));
   }
+  read_economics(m, p, base_checkpoints);
+  // What an objective or constraint needs of the plan.
+  if (auto objectives = m.optional("objectives")) {
+    for (const auto& item : objectives->as_sequence().items()) {
+      const auto o = item.as_string();
+      if (o == "cost" && !p.costs)
+        item.fail("objective cost needs a costs section (prices per node, NIC, DPU, switch, link, or per "
+                  "GPU-hour)");
+      if (o == "energy" && !p.power)
+        item.fail("objective energy needs a power section (pue, energy_price)");
+    }
+  }
+  if (budget_node && !p.costs)
+    budget_node->fail("a budget needs a costs section: without prices no point has a cost");
+  if (power_cap_node && !p.power)
+    power_cap_node->fail("a power cap needs a power section (pue)");
   m.finish();
   return p;
 }

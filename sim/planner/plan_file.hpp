@@ -7,6 +7,7 @@
 
 #include "models/catalog/catalog.hpp"
 #include "models/core/yaml_reader.hpp"
+#include "sim/planner/economics.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -50,13 +51,19 @@ struct Axis {
   std::vector<AxisValue> values;
 };
 
-enum class Objective { time_to_train, nodes, host_cores };
+enum class Objective { time_to_train, nodes, host_cores, cost, energy };
 std::string_view objective_name(Objective o);
+/// The objectives by name, in the order above.
+const std::vector<std::string>& objective_names();
+/// The objective `name` (one of objective_names()).
+Objective objective_named(const std::string& name);
 
 struct Constraints {
   std::optional<double> deadline_days;
   std::optional<int> max_nodes;
   std::optional<int> min_nodes;
+  std::optional<double> budget_usd;   // cost per run at most (needs costs)
+  std::optional<double> power_cap_kw; // facility power at most (needs power)
 };
 
 struct Plan {
@@ -70,6 +77,9 @@ struct Plan {
   std::vector<Axis> axes; // in axis_specs() order, those the plan has; variants always (default: the base's)
   std::vector<Objective> objectives;
   Constraints constraints;
+  std::optional<GoodputSpec> goodput;
+  std::optional<PowerSpec> power;
+  std::optional<CostSpec> costs;
 };
 
 /// Reads and checks a plan; throws InputError. The base scenario must itself be valid.
@@ -83,5 +93,12 @@ inline constexpr std::size_t kMaxPoints = 100'000;
 std::optional<double> parse_days(std::string_view text);
 /// Parses a token count: a number with an optional suffix K, M, B (or G) or T: "300B", "1.5e12".
 std::optional<double> parse_tokens(std::string_view text);
+/// Parses a failure rate per component: "12000FIT" (per 1e9 hours), "1e-5/h", "2.4e-4/d", "0.09/y"; in
+/// interruptions per second; nullopt when malformed or without a unit.
+std::optional<double> parse_failure_rate(std::string_view text);
+/// Parses an energy price: "0.12USD/kWh" (or /MWh); in US dollars per kWh.
+std::optional<double> parse_energy_price(std::string_view text);
+/// Parses a service life: "5y", "48months" (30 days each), "1500d"; in seconds.
+std::optional<double> parse_life(std::string_view text);
 
 } // namespace dpusim::planner

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -12,14 +13,41 @@ namespace dpusim::planner {
 namespace {
 
 const std::vector<std::string>& result_columns() {
-  static const std::vector<std::string> columns = {
-      "feasible",       "reason",         "step_time_s",     "tokens_per_s",       "mfu",
-      "tflops_per_gpu", "exposed_comm_s", "host_cores_busy", "time_to_train_days", "within_constraints"};
+  static const std::vector<std::string> columns = {"feasible",
+                                                   "reason",
+                                                   "step_time_s",
+                                                   "tokens_per_s",
+                                                   "mfu",
+                                                   "tflops_per_gpu",
+                                                   "exposed_comm_s",
+                                                   "host_cores_busy",
+                                                   "time_to_train_days",
+                                                   "device",
+                                                   "device_kind",
+                                                   "devices",
+                                                   "switches",
+                                                   "links",
+                                                   "checkpoint_write_s",
+                                                   "mtbi_h",
+                                                   "checkpoint_interval_s",
+                                                   "interruptions",
+                                                   "goodput",
+                                                   "time_to_train_with_failures_days",
+                                                   "power_kw",
+                                                   "energy_mwh",
+                                                   "energy_cost_usd",
+                                                   "capex_usd",
+                                                   "cost_usd",
+                                                   "within_constraints"};
   return columns;
 }
 
 std::string number(double v) {
   return fmt::format("{:.9g}", v);
+}
+
+std::string number(const std::optional<double>& v) {
+  return v ? number(*v) : std::string();
 }
 
 /// A table's rows, read by column name.
@@ -35,6 +63,14 @@ public:
   }
   [[nodiscard]] double value(std::size_t row, const std::string& column) const {
     return std::strtod(text(row, column).c_str(), nullptr);
+  }
+  [[nodiscard]] bool has(std::size_t row, const std::string& column) const {
+    return !text(row, column).empty();
+  }
+  /// Days to train: with failures where the plan has goodput, else steady-state steps.
+  [[nodiscard]] double days(std::size_t row) const {
+    return has(row, "time_to_train_with_failures_days") ? value(row, "time_to_train_with_failures_days")
+                                                        : value(row, "time_to_train_days");
   }
   [[nodiscard]] std::size_t size() const { return rows_.size(); }
   [[nodiscard]] bool within(std::size_t row) const { return text(row, "within_constraints") == "true"; }
@@ -63,11 +99,28 @@ public:
                        parallel, fabric, text(row, "micro_batch"), text(row, "seed"));
   }
   [[nodiscard]] std::string figures(std::size_t row) const {
-    return fmt::format(
+    std::string out = fmt::format(
         "{:.2f} days to train (step {:.4g} s, {:.4g} tokens/s, MFU {:.1f}%, {:.1f} host cores busy "
         "per node)",
-        value(row, "time_to_train_days"), value(row, "step_time_s"), value(row, "tokens_per_s"),
-        100 * value(row, "mfu"), value(row, "host_cores_busy"));
+        days(row), value(row, "step_time_s"), value(row, "tokens_per_s"), 100 * value(row, "mfu"),
+        value(row, "host_cores_busy"));
+    if (has(row, "goodput"))
+      out +=
+          fmt::format("\n  goodput {:.1f}%: {:.0f} interruptions expected (one every {:.2f} h), a {:.0f} s "
+                      "checkpoint every {:.0f} s; {:.2f} days without failures",
+                      100 * value(row, "goodput"), value(row, "interruptions"), value(row, "mtbi_h"),
+                      value(row, "checkpoint_write_s"), value(row, "checkpoint_interval_s"),
+                      value(row, "time_to_train_days"));
+    if (has(row, "power_kw"))
+      out += fmt::format("\n  {:.1f} kW at the facility, {:.1f} MWh per run", value(row, "power_kw"),
+                         value(row, "energy_mwh"));
+    if (has(row, "energy_cost_usd"))
+      out += fmt::format(" ({:.0f} USD of energy)", value(row, "energy_cost_usd"));
+    if (has(row, "cost_usd"))
+      out += fmt::format("\n  {:.0f} USD per run", value(row, "cost_usd"));
+    if (has(row, "capex_usd"))
+      out += fmt::format(" (capex {:.0f} USD amortised)", value(row, "capex_usd"));
+    return out;
   }
 
 private:
@@ -96,10 +149,64 @@ std::string constraints_text(const Constraints& c) {
     parts.push_back(fmt::format("at least {} nodes", *c.min_nodes));
   if (c.max_nodes)
     parts.push_back(fmt::format("at most {} nodes", *c.max_nodes));
+  if (c.budget_usd)
+    parts.push_back(fmt::format("at most {:.0f} USD per run", *c.budget_usd));
+  if (c.power_cap_kw)
+    parts.push_back(fmt::format("at most {:g} kW", *c.power_cap_kw));
   std::string out;
   for (const auto& p : parts)
     out += (out.empty() ? "" : ", ") + p;
   return out.empty() ? "none" : out;
+}
+
+/// The median of `v` (sorted here).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// For each DPU variant against each NIC variant at the same inputs: the premium of a DPU over a NIC at
+/// which the DPU run costs what the NIC run does (docs/planner.md).
+std::string break_even(const Rows& rows, const SummarySpec& spec) {
+  if (!spec.life_s && !spec.cloud)
+    return {};
+  std::map<std::pair<std::string, std::string>, std::vector<double>> premiums; // (dpu, nic) variants
+  std::map<std::string, std::vector<std::size_t>> by_configuration;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows.feasible(r) && rows.has(r, "cost_usd") && std::isfinite(rows.days(r)))
+      by_configuration[rows.configuration(r)].push_back(r);
+  for (const auto& [key, members] : by_configuration)
+    for (const auto d : members) {
+      if (rows.text(d, "device_kind") != "dpu")
+        continue;
+      for (const auto n : members) {
+        if (rows.text(n, "device_kind") != "nic")
+          continue;
+        const double t_dpu = rows.days(d) * 86400.0;
+        const double devices = rows.value(d, "devices");
+        const double p = spec.cloud
+                             ? break_even_per_device_hour(rows.value(n, "cost_usd"),
+                                                          rows.value(d, "cost_usd"), t_dpu, devices)
+                             : break_even_premium(rows.value(n, "cost_usd"), rows.value(n, "capex_usd"),
+                                                  rows.value(d, "cost_usd") -
+                                                      rows.value(d, "capex_usd") * t_dpu / *spec.life_s,
+                                                  t_dpu, devices, *spec.life_s);
+        premiums[{rows.text(d, "variant"), rows.text(n, "variant")}].push_back(p);
+      }
+    }
+  if (premiums.empty())
+    return {};
+  std::string out =
+      fmt::format("\nbreak-even: the most a DPU may cost over a NIC{} for its run to cost no more:\n",
+                  spec.cloud ? " per device-hour" : "");
+  for (const auto& [pair, v] : premiums) {
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    out += fmt::format("  {} against {}: {:.0f} USD{} (median; {:.0f} to {:.0f} over {})\n", pair.first,
+                       pair.second, median(v), spec.cloud ? " per DPU-hour" : " per DPU", *lo, *hi,
+                       count(v.size(), "configuration"));
+  }
+  return out;
 }
 
 } // namespace
@@ -115,7 +222,56 @@ const std::vector<std::string>& table_columns() {
 }
 
 SummarySpec summary_spec(const Plan& plan) {
-  return SummarySpec{plan.name, plan.train_tokens, plan.objectives, plan.constraints};
+  SummarySpec s;
+  s.name = plan.name;
+  s.train_tokens = plan.train_tokens;
+  s.objectives = plan.objectives;
+  s.constraints = plan.constraints;
+  s.goodput = plan.goodput;
+  s.power = plan.power;
+  s.costs = plan.costs;
+  auto usd = [](double v) { return fmt::format("{:g} USD", v); };
+  if (plan.goodput) {
+    std::string g = fmt::format("goodput: restart {:g} s after each interruption", plan.goodput->restart_s);
+    for (const auto& [what, r] :
+         {std::pair{"GPU", plan.goodput->gpu_rate}, std::pair{"device", plan.goodput->device_rate},
+          std::pair{"node", plan.goodput->node_rate}})
+      if (r)
+        g += fmt::format("; {} interruptions {:.6g} per 1e9 h (plan)", what, *r * 3600.0 * 1e9);
+    s.stated.push_back(g + "; other interruption rates from the catalog");
+  }
+  if (plan.power)
+    s.stated.push_back(fmt::format(
+        "power: PUE {:g}{}; GPUs at TDP, host CPUs at their busy cores' share of TDP, "
+        "NICs/DPUs at their catalog power; {}",
+        plan.power->pue,
+        plan.power->usd_per_kwh ? fmt::format(", energy {:g} USD/kWh", *plan.power->usd_per_kwh)
+                                : std::string(),
+        plan.power->switch_watts ? fmt::format("switches at {:g} W each (plan)", *plan.power->switch_watts)
+                                 : std::string("switches left out (no power in the catalog)")));
+  if (plan.costs) {
+    const auto& c = *plan.costs;
+    if (c.gpu_hour) {
+      s.cloud = true;
+      s.stated.push_back(
+          fmt::format("costs: cloud price {} per GPU-hour (energy included in it)", usd(*c.gpu_hour)));
+    } else {
+      s.life_s = c.life_s;
+      std::string t = "costs: capex";
+      for (const auto& [what, v] :
+           {std::pair{"node", c.node}, std::pair{"NIC", c.nic}, std::pair{"DPU", c.dpu},
+            std::pair{"switch", c.network_switch}, std::pair{"link", c.link}})
+        t += fmt::format(" {} {};", what, v ? usd(*v) : std::string("not given (0)"));
+      t += fmt::format(" amortised over {:g} days of life, plus energy", c.life_s.value_or(0) / 86400.0);
+      s.stated.push_back(t);
+    }
+    if (c.host_core_hour)
+      s.stated.push_back(
+          fmt::format("costs: each busy host core charged {} per hour, what it would earn sold "
+                      "to other tenants (so freed cores lower the cost)",
+                      usd(*c.host_core_hour)));
+  }
+  return s;
 }
 
 std::vector<std::string> point_row(const BuiltPoint& point, const report::VariantResult* result,
@@ -123,7 +279,11 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
   std::vector<std::string> row{std::to_string(point.index)};
   row.insert(row.end(), point.inputs.begin(), point.inputs.end());
   if (result == nullptr) {
-    row.insert(row.end(), {"false", reason, "", "", "", "", "", "", "", "false"});
+    std::vector<std::string> cells(result_columns().size());
+    cells.front() = "false";
+    cells[1] = reason;
+    cells.back() = "false";
+    row.insert(row.end(), cells.begin(), cells.end());
     return row;
   }
   const auto& m = result->metrics;
@@ -131,12 +291,40 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
   const double step = m.effective_step_s();
   const double tokens_per_s = step > 0 ? m.tokens_per_s * m.step_time_s / step : 0;
   const double days = tokens_per_s > 0 ? spec.train_tokens / tokens_per_s / 86400.0 : 0;
-  const bool within = (!spec.constraints.deadline_days || days <= *spec.constraints.deadline_days) &&
-                      (!spec.constraints.max_nodes || result->nodes <= *spec.constraints.max_nodes) &&
-                      (!spec.constraints.min_nodes || result->nodes >= *spec.constraints.min_nodes);
-  row.insert(row.end(), {"true", "", number(step), number(tokens_per_s), number(m.mfu),
-                         number(m.tflops_per_gpu), number(m.exposed_comm_s), number(m.host_cpu_busy_cores),
-                         number(days), within ? "true" : "false"});
+  const auto e = point_economics(*result, spec.train_tokens, days, spec.goodput, spec.power, spec.costs);
+  const double effective_days = e.wall_days.value_or(days);
+  const auto& c = spec.constraints;
+  const bool within =
+      std::isfinite(effective_days) && (!c.deadline_days || effective_days <= *c.deadline_days) &&
+      (!c.max_nodes || result->nodes <= *c.max_nodes) && (!c.min_nodes || result->nodes >= *c.min_nodes) &&
+      (!c.budget_usd || (e.cost_usd && *e.cost_usd <= *c.budget_usd)) &&
+      (!c.power_cap_kw || (e.power_kw && *e.power_kw <= *c.power_cap_kw));
+  row.insert(row.end(), {"true",
+                         "",
+                         number(step),
+                         number(tokens_per_s),
+                         number(m.mfu),
+                         number(m.tflops_per_gpu),
+                         number(m.exposed_comm_s),
+                         number(m.host_cpu_busy_cores),
+                         number(days),
+                         e.device,
+                         e.device_kind,
+                         std::to_string(e.devices),
+                         number(e.switches),
+                         number(e.links),
+                         number(e.checkpoint_write_s),
+                         number(e.mtbi_h),
+                         number(e.interval_s),
+                         number(e.interruptions),
+                         number(e.fraction),
+                         number(e.wall_days),
+                         number(e.power_kw),
+                         number(e.energy_mwh),
+                         number(e.energy_cost_usd),
+                         number(e.capex_usd),
+                         number(e.cost_usd),
+                         within ? "true" : "false"});
   return row;
 }
 
@@ -213,6 +401,46 @@ std::string render_points_csv(const std::vector<std::vector<std::string>>& rows)
   return out;
 }
 
+std::string render_pareto_csv(const std::vector<std::vector<std::string>>& table) {
+  const Rows rows(table);
+  std::vector<std::size_t> within;
+  bool cost = false;
+  bool energy = false;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (rows.within(r)) {
+      within.push_back(r);
+      cost = cost || rows.has(r, "cost_usd");
+      energy = energy || rows.has(r, "energy_mwh");
+    }
+  auto key = [&](std::size_t r) {
+    std::vector<double> k{rows.days(r)};
+    if (cost)
+      k.push_back(rows.has(r, "cost_usd") ? rows.value(r, "cost_usd")
+                                          : std::numeric_limits<double>::infinity());
+    if (energy)
+      k.push_back(rows.has(r, "energy_mwh") ? rows.value(r, "energy_mwh")
+                                            : std::numeric_limits<double>::infinity());
+    return k;
+  };
+  std::string out = csv_line(table_columns());
+  for (const auto a : within) {
+    const auto ka = key(a);
+    const bool dominated = std::any_of(within.begin(), within.end(), [&](std::size_t b) {
+      const auto kb = key(b);
+      bool strictly = false;
+      for (std::size_t i = 0; i < ka.size(); ++i) {
+        if (kb[i] > ka[i])
+          return false;
+        strictly = strictly || kb[i] < ka[i];
+      }
+      return strictly;
+    });
+    if (!dominated)
+      out += csv_line(table[a]);
+  }
+  return out;
+}
+
 std::string render_summary(const std::vector<std::vector<std::string>>& table, const SummarySpec& spec) {
   const Rows rows(table);
   std::size_t feasible = 0;
@@ -230,11 +458,12 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
       fmt::format("plan {}: {}, {} feasible, {} within the constraints ({}); {} tokens to train\n", spec.name,
                   count(rows.size(), "point"), feasible, within.size(), constraints_text(spec.constraints),
                   token_text(spec.train_tokens));
+  for (const auto& line : spec.stated)
+    out += "  stated: " + line + "\n";
   // Ties go to the faster point, then to the earlier one: the same rows give the same answer.
   auto best = [&](auto key) {
     return *std::min_element(within.begin(), within.end(), [&](std::size_t a, std::size_t b) {
-      return std::make_tuple(key(a), rows.value(a, "time_to_train_days"), a) <
-             std::make_tuple(key(b), rows.value(b, "time_to_train_days"), b);
+      return std::make_tuple(key(a), rows.days(a), a) < std::make_tuple(key(b), rows.days(b), b);
     });
   };
   if (within.empty()) {
@@ -254,6 +483,14 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
       case Objective::host_cores:
         r = best([&](std::size_t x) { return rows.value(x, "host_cores_busy"); });
         out += "fewest host cores busy: ";
+        break;
+      case Objective::cost:
+        r = best([&](std::size_t x) { return rows.value(x, "cost_usd"); });
+        out += "cheapest run: ";
+        break;
+      case Objective::energy:
+        r = best([&](std::size_t x) { return rows.value(x, "energy_mwh"); });
+        out += "least energy: ";
         break;
       }
       out += fmt::format("{}\n  {}\n", rows.describe(r), rows.figures(r));
@@ -277,17 +514,15 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
         continue;
       }
       const auto fewest = *std::min_element(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
-        return std::make_tuple(rows.value(a, "nodes"), rows.value(a, "time_to_train_days"), a) <
-               std::make_tuple(rows.value(b, "nodes"), rows.value(b, "time_to_train_days"), b);
+        return std::make_tuple(rows.value(a, "nodes"), rows.days(a), a) <
+               std::make_tuple(rows.value(b, "nodes"), rows.days(b), b);
       });
       const auto fastest = *std::min_element(mine.begin(), mine.end(), [&](std::size_t a, std::size_t b) {
-        return std::make_tuple(rows.value(a, "time_to_train_days"), a) <
-               std::make_tuple(rows.value(b, "time_to_train_days"), b);
+        return std::make_tuple(rows.days(a), a) < std::make_tuple(rows.days(b), b);
       });
       out += fmt::format("  {}: {}; fewest nodes {} ({:.2f} days); fastest {:.2f} days on {} nodes\n", v,
-                         count(mine.size(), "point"), rows.text(fewest, "nodes"),
-                         rows.value(fewest, "time_to_train_days"), rows.value(fastest, "time_to_train_days"),
-                         rows.text(fastest, "nodes"));
+                         count(mine.size(), "point"), rows.text(fewest, "nodes"), rows.days(fewest),
+                         rows.days(fastest), rows.text(fastest, "nodes"));
     }
     const auto& base = variants.front();
     std::map<std::string, std::size_t> base_at; // configuration -> the base variant's feasible row
@@ -304,7 +539,7 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
         const auto it = base_at.find(rows.configuration(r));
         if (it == base_at.end())
           continue;
-        ratios.push_back(rows.value(r, "time_to_train_days") / rows.value(it->second, "time_to_train_days"));
+        ratios.push_back(rows.days(r) / rows.days(it->second));
         fewer_cores += rows.value(it->second, "host_cores_busy") - rows.value(r, "host_cores_busy");
       }
       if (ratios.empty()) {
@@ -323,6 +558,7 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
                          mean_fewer >= 0 ? "fewer" : "more");
     }
   }
+  out += break_even(rows, spec);
   if (!reasons.empty()) {
     out += fmt::format("\ninfeasible: {}\n", count(rows.size() - feasible, "point"));
     // The commonest reasons first (then in the order of their text).

@@ -22,6 +22,14 @@ struct SummarySpec {
   double train_tokens = 0;
   std::vector<Objective> objectives;
   Constraints constraints;
+  // What the rows are computed with (point_row only: merge has the rows already).
+  std::optional<GoodputSpec> goodput;
+  std::optional<PowerSpec> power;
+  std::optional<CostSpec> costs;
+  // What the summary needs of them (also in a shard's shard.yaml).
+  std::optional<double> life_s;    // capex amortised over it: the break-even premium per device
+  bool cloud = false;              // a cloud price per GPU-hour: the break-even premium per device-hour
+  std::vector<std::string> stated; // the plan's stated inputs (restart, PUE, prices), echoed
 };
 SummarySpec summary_spec(const Plan& plan);
 
@@ -36,6 +44,10 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 
 /// points.csv: the header, then `rows` (ordered by point).
 std::string render_points_csv(const std::vector<std::vector<std::string>>& rows);
+
+/// pareto.csv: the header, then the rows within the constraints that no other such row beats on every
+/// one of time to train, cost and energy (those the rows have) and on one strictly.
+std::string render_pareto_csv(const std::vector<std::vector<std::string>>& rows);
 
 /// The best point per objective among those within the constraints, and what the variants change.
 std::string render_summary(const std::vector<std::vector<std::string>>& rows, const SummarySpec& spec);

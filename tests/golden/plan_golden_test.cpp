@@ -84,17 +84,11 @@ TEST(PlanGoldenSet, HasABundledPlan) {
   EXPECT_FALSE(bundled_plans().empty());
 }
 
-TEST_P(PlanGolden, PlanReproducesTheReferencePoints) {
-  const std::string file = GetParam();
-  const fs::path reference = fs::path(DPUSIM_SOURCE_DIR) / "results/plans" / plan_name(file) / "points.csv";
-  ASSERT_TRUE(fs::exists(reference)) << "no reference " << reference << " (run tools/regenerate-results.sh)";
-  TempDir tmp;
-  const auto r = run_command({DPUSIM_BINARY, "plan", file, "--out", tmp.path(), "--jobs", "2"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("what offload changes"), std::string::npos) << r.out;
-  const auto got = parse_csv(read(fs::path(tmp.path()) / "points.csv"));
-  const auto want = parse_csv(read(reference));
-  ASSERT_EQ(got.size(), want.size());
+/// Every cell of `got` against `want`: numbers within the relative tolerance, the rest exactly.
+void expect_same_table(const fs::path& got_file, const fs::path& want_file) {
+  const auto got = parse_csv(read(got_file));
+  const auto want = parse_csv(read(want_file));
+  ASSERT_EQ(got.size(), want.size()) << got_file.filename();
   ASSERT_EQ(got.front(), want.front()) << "the CSV columns changed";
   for (std::size_t row = 1; row < want.size(); ++row) {
     ASSERT_EQ(got[row].size(), want[row].size()) << "row " << row;
@@ -109,6 +103,21 @@ TEST_P(PlanGolden, PlanReproducesTheReferencePoints) {
         EXPECT_EQ(got[row][col], want[row][col]) << column << " of point " << want[row][0];
     }
   }
+}
+
+TEST_P(PlanGolden, PlanReproducesTheReferencePoints) {
+  const std::string file = GetParam();
+  const fs::path dir = fs::path(DPUSIM_SOURCE_DIR) / "results/plans" / plan_name(file);
+  ASSERT_TRUE(fs::exists(dir / "points.csv"))
+      << "no reference in " << dir << " (run tools/regenerate-results.sh)";
+  ASSERT_TRUE(fs::exists(dir / "pareto.csv"))
+      << "no reference in " << dir << " (run tools/regenerate-results.sh)";
+  TempDir tmp;
+  const auto r = run_command({DPUSIM_BINARY, "plan", file, "--out", tmp.path(), "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("what offload changes"), std::string::npos) << r.out;
+  expect_same_table(fs::path(tmp.path()) / "points.csv", dir / "points.csv");
+  expect_same_table(fs::path(tmp.path()) / "pareto.csv", dir / "pareto.csv");
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, PlanGolden, ::testing::ValuesIn(bundled_plans()),

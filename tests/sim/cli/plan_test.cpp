@@ -4,7 +4,9 @@
 #include "tests/support/run_csv.hpp"
 #include "tests/support/subprocess.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -335,4 +337,177 @@ TEST(PlanCommand, APointSimulatesAsTheScenarioItStandsFor) {
       dpusim::testing::simulate(tmp, "by-hand", scenario, "step_time_s", nullptr, {"--variant", "rdma-nic"});
   ASSERT_GT(by_hand, 0);
   EXPECT_NEAR(std::stod(cell(row, step_column)), by_hand, 1e-8 * by_hand) << row;
+}
+
+namespace {
+
+/// A plan with goodput, power and costs over a checkpointed 2-node scenario: two node types (the DGX A100
+/// has no interruption rates in the catalog), two node counts, a NIC and a DPU variant.
+std::string economics_plan(const TempDir& dir) {
+  const fs::path path = fs::path(dir.path()) / "econ.yaml";
+  write(path, R"(name: econ
+scenario:
+  name: base
+  cluster:
+    nodes: 2
+    node: dgx-h100
+    nic: connectx-7
+    dpu: bluefield-3
+    fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+    storage: {servers: 2, link: 400Gbps, read_rate: 20GB/s}
+  workload:
+    model: gpt3-13b
+    seq_len: 2048
+    global_batch: 64
+    micro_batch: 1
+    parallelism: {tp: 8, dp: 2}
+    checkpoint: {every: 100}
+  offload: {baseline: rdma-nic, variants: [dpu]}
+train_tokens: 100B
+axes:
+  node: [dgx-h100, dgx-a100]
+  nodes: [2, 4]
+objectives: [cost, energy]
+goodput: {restart: 20min}
+power: {pue: 1.25, energy_price: 0.1USD/kWh, switch: 1kW}
+costs: {node: 250kUSD, nic: 1500USD, dpu: 2500USD, switch: 20kUSD, link: 300USD, life: 4y, host_core_hour: 0.05USD}
+)");
+  return path.string();
+}
+
+/// CSV text as rows of cells (RFC 4180 quotes).
+std::vector<std::vector<std::string>> parse_csv_text(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string cell_text;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        cell_text += text[++i];
+      else if (ch == '"')
+        quoted = false;
+      else
+        cell_text += ch;
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',' || ch == '\n') {
+      rows.back().push_back(cell_text);
+      cell_text.clear();
+      if (ch == '\n')
+        rows.emplace_back();
+    } else {
+      cell_text += ch;
+    }
+  }
+  if (rows.back().empty())
+    rows.pop_back();
+  return rows;
+}
+
+double cell(const std::vector<std::string>& header, const std::vector<std::string>& row,
+            const std::string& c) {
+  const auto i = static_cast<std::size_t>(std::find(header.begin(), header.end(), c) - header.begin());
+  return i < row.size() ? std::strtod(row[i].c_str(), nullptr) : -1;
+}
+
+} // namespace
+
+TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
+  TempDir tmp;
+  const auto plan = economics_plan(tmp);
+  const fs::path dir = tmp.path();
+  const auto r = run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto table = parse_csv_text(read(dir / "out/points.csv"));
+  ASSERT_EQ(table.size(), 9u);
+  const auto& h = table.front();
+  int checked = 0;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto& row = table[i];
+    const auto text = [&](const std::string& c) {
+      return row.at(static_cast<std::size_t>(std::find(h.begin(), h.end(), c) - h.begin()));
+    };
+    if (text("node") == "dgx-a100") { // no interruption rates: infeasible, with the reason
+      EXPECT_EQ(text("feasible"), "false");
+      EXPECT_NE(text("reason").find("no interruption rate"), std::string::npos) << text("reason");
+      continue;
+    }
+    ASSERT_EQ(text("feasible"), "true") << text("reason");
+    const double days = cell(h, row, "time_to_train_with_failures_days");
+    // Energy is facility power over the run, cost the amortised capex plus that energy's price.
+    EXPECT_NEAR(cell(h, row, "energy_mwh"), cell(h, row, "power_kw") * days * 24 / 1e3, 1e-6 * days);
+    EXPECT_NEAR(cell(h, row, "energy_cost_usd"), cell(h, row, "energy_mwh") * 1e3 * 0.1, 1e-3);
+    const double core_hours = cell(h, row, "nodes") * cell(h, row, "host_cores_busy") * days * 24;
+    EXPECT_NEAR(cell(h, row, "cost_usd"),
+                cell(h, row, "capex_usd") * days / (4 * 365) + cell(h, row, "energy_cost_usd") +
+                    0.05 * core_hours,
+                1e-6 * cell(h, row, "cost_usd"));
+    // Young's interval over the simulated write time and the job's MTBI; interruptions over the run.
+    const double delta = cell(h, row, "checkpoint_write_s");
+    const double mtbi_s = cell(h, row, "mtbi_h") * 3600;
+    EXPECT_GT(delta, 0);
+    EXPECT_NEAR(cell(h, row, "checkpoint_interval_s"),
+                std::max(std::sqrt(2 * delta * mtbi_s), cell(h, row, "step_time_s")), 1e-6 * mtbi_s);
+    EXPECT_NEAR(cell(h, row, "interruptions"), days * 86400 / mtbi_s, 1e-6 * days);
+    EXPECT_GT(days,
+              cell(h, row, "time_to_train_days") * 0.9); // failures cost time (the base's checkpoints aside)
+    EXPECT_LT(cell(h, row, "goodput"), 1.0);
+    // The capex is the stated prices times the parts counted.
+    const double device_price = text("variant") == "dpu" ? 2500 : 1500;
+    EXPECT_NEAR(cell(h, row, "capex_usd"),
+                cell(h, row, "nodes") * 250e3 + cell(h, row, "devices") * device_price +
+                    cell(h, row, "switches") * 20e3 + cell(h, row, "links") * 300,
+                1e-6 * cell(h, row, "capex_usd"));
+    EXPECT_GE(cell(h, row, "switches"), 1);
+    EXPECT_GE(cell(h, row, "links"), cell(h, row, "devices"));
+    // Power: at least the GPUs at 700 W and the switches at the stated 1 kW, times the PUE.
+    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + cell(h, row, "switches")) * 1.25);
+    EXPECT_EQ(text("devices"), std::to_string(8 * static_cast<int>(cell(h, row, "nodes"))));
+    EXPECT_EQ(text("device_kind"), text("variant") == "dpu" ? "dpu" : "nic");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  EXPECT_NE(r.out.find("stated: costs: capex node 250000 USD;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("switches at 1000 W each (plan)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("each busy host core charged 0.05 USD per hour"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("break-even: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dpu against rdma-nic: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cheapest run: "), std::string::npos) << r.out;
+
+  // pareto.csv: feasible rows none of which another beats on time, cost and energy.
+  const auto pareto = parse_csv_text(read(dir / "out/pareto.csv"));
+  ASSERT_GE(pareto.size(), 2u);
+  EXPECT_EQ(pareto.front(), h);
+  for (std::size_t a = 1; a < pareto.size(); ++a)
+    for (std::size_t b = 1; b < table.size(); ++b) {
+      if (cell(h, table[b], "cost_usd") < 0 || table[b][h.size() - 1] != "true")
+        continue;
+      const bool beaten = cell(h, table[b], "time_to_train_with_failures_days") <=
+                              cell(h, pareto[a], "time_to_train_with_failures_days") &&
+                          cell(h, table[b], "cost_usd") <= cell(h, pareto[a], "cost_usd") &&
+                          cell(h, table[b], "energy_mwh") <= cell(h, pareto[a], "energy_mwh") &&
+                          table[b][0] != pareto[a][0] &&
+                          (cell(h, table[b], "cost_usd") < cell(h, pareto[a], "cost_usd") ||
+                           cell(h, table[b], "energy_mwh") < cell(h, pareto[a], "energy_mwh") ||
+                           cell(h, table[b], "time_to_train_with_failures_days") <
+                               cell(h, pareto[a], "time_to_train_with_failures_days"));
+      EXPECT_FALSE(beaten) << "pareto point " << pareto[a][0] << " is beaten by point " << table[b][0];
+    }
+
+  // Merged from shards: the same points.csv, pareto.csv and summary.
+  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
+  for (const char* shard : {"1/2", "2/2"}) {
+    const auto out = dir / (std::string("s") + shard[0]);
+    ASSERT_EQ(
+        run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"}).exit_code,
+        0);
+    merge.push_back(out.string());
+  }
+  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
+  const auto m = run_command(merge);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(read(dir / "merged/points.csv"), read(dir / "out/points.csv"));
+  EXPECT_EQ(read(dir / "merged/pareto.csv"), read(dir / "out/pareto.csv"));
+  EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
 }

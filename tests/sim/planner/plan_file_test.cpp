@@ -212,8 +212,97 @@ TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
   EXPECT_NE(error_of("axes:\n  zero: {from: 0, to: 3}\n").find("expected a list of values, found a mapping"),
             std::string::npos);
   EXPECT_NE(error_of("axes:\n  encryption: [ipsek]\n").find("did you mean \"ipsec\"?"), std::string::npos);
-  EXPECT_NE(error_of("objectives: [cost]\n").find("valid values: time_to_train, nodes, host_cores"),
+  EXPECT_NE(
+      error_of("objectives: [speed]\n").find("valid values: time_to_train, nodes, host_cores, cost, energy"),
+      std::string::npos);
+}
+
+// The inline base scenario with storage servers and periodic checkpoints, which goodput needs.
+const std::string kCheckpointed = R"(scenario:
+  name: base
+  cluster:
+    nodes: 2
+    node: dgx-h100
+    fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+    storage: {servers: 2, link: 400Gbps, read_rate: 20GB/s}
+  workload:
+    model: gpt3-13b
+    seq_len: 2048
+    global_batch: 64
+    micro_batch: 1
+    parallelism: {tp: 8, dp: 2}
+    checkpoint: {every: 100}
+  offload: {baseline: rdma-nic, variants: [dpu]}
+)";
+
+Plan parse_checkpointed(const std::string& rest) {
+  return parse_plan(yaml::parse_text("name: p\ntrain_tokens: 300B\n" + kCheckpointed + rest, "plan.yaml"),
+                    dpusim::testing::bundled_catalog());
+}
+
+TEST(PlanFile, ReadsGoodputPowerAndCosts) {
+  const auto p =
+      parse_checkpointed("goodput: {restart: 20min, rates: {gpu: 12000FIT, node: 0.01/d}}\n"
+                         "power: {pue: 1.25, energy_price: 0.1USD/kWh, switch: 1.5kW}\n"
+                         "costs: {node: 250kUSD, dpu: 2500USD, life: 5y, host_core_hour: 0.04USD}\n"
+                         "objectives: [cost, energy]\n"
+                         "constraints: {budget: 2MUSD, power_cap: 200kW}\n");
+  ASSERT_TRUE(p.goodput && p.power && p.costs);
+  EXPECT_DOUBLE_EQ(p.goodput->restart_s, 1200.0);
+  EXPECT_DOUBLE_EQ(*p.goodput->gpu_rate, 12000.0 / (1e9 * 3600.0));
+  EXPECT_DOUBLE_EQ(*p.goodput->node_rate, 0.01 / 86400.0);
+  EXPECT_FALSE(p.goodput->device_rate);
+  EXPECT_DOUBLE_EQ(p.power->pue, 1.25);
+  EXPECT_DOUBLE_EQ(*p.power->usd_per_kwh, 0.1);
+  EXPECT_DOUBLE_EQ(*p.power->switch_watts, 1500.0);
+  EXPECT_DOUBLE_EQ(*p.costs->host_core_hour, 0.04);
+  EXPECT_DOUBLE_EQ(*p.costs->node, 250000.0);
+  EXPECT_DOUBLE_EQ(*p.costs->dpu, 2500.0);
+  EXPECT_FALSE(p.costs->nic);
+  EXPECT_DOUBLE_EQ(*p.costs->life_s, 5 * 365 * 86400.0);
+  EXPECT_DOUBLE_EQ(*p.constraints.budget_usd, 2e6);
+  EXPECT_DOUBLE_EQ(*p.constraints.power_cap_kw, 200.0);
+  ASSERT_EQ(p.objectives.size(), 2u);
+  EXPECT_EQ(p.objectives[0], Objective::cost);
+  EXPECT_EQ(p.objectives[1], Objective::energy);
+}
+
+TEST(PlanFile, ParsesRatesPricesAndLives) {
+  EXPECT_DOUBLE_EQ(*parse_failure_rate("3600/h"), 1.0);
+  EXPECT_DOUBLE_EQ(*parse_failure_rate("86400/d"), 1.0);
+  EXPECT_DOUBLE_EQ(*parse_failure_rate("3.6e12FIT"), 1.0);
+  EXPECT_FALSE(parse_failure_rate("0.0003")); // no unit
+  EXPECT_FALSE(parse_failure_rate("-1/h"));
+  EXPECT_DOUBLE_EQ(*parse_energy_price("120USD/MWh"), 0.12);
+  EXPECT_FALSE(parse_energy_price("0.12"));
+  EXPECT_DOUBLE_EQ(*parse_life("48months"), 48 * 30 * 86400.0);
+  EXPECT_FALSE(parse_life("5"));
+}
+
+TEST(PlanFile, EconomicsErrorsNameTheLineAndTheKey) {
+  auto err = [](const std::string& rest) {
+    try {
+      (void)parse_checkpointed(rest);
+    } catch (const InputError& e) {
+      return fmt::format("{}:{} {}: {}", e.where().line, e.where().column, e.key(), e.message());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(err("costs: {node: 300000, life: 5y}\n").find("18:15 costs.node: \"300000\" has no unit"),
             std::string::npos);
+  EXPECT_NE(err("costs: {gpu_hour: -2USD}\n").find("costs.gpu_hour"), std::string::npos);
+  EXPECT_NE(err("goodput: {restart: 20min, rates: {gpu: 0.0003}}\n").find("with its unit"),
+            std::string::npos);
+  EXPECT_NE(err("goodput: {restart: -5min}\n").find("goodput.restart"), std::string::npos);
+  EXPECT_NE(err("goodput: {}\n").find("restart"), std::string::npos); // never a default restart time
+  EXPECT_NE(err("costs: {node: 300kUSD}\n").find("costs.life"), std::string::npos);
+  EXPECT_NE(err("costs: {node: 300kUSD, gpu_hour: 2USD}\n").find("not both"), std::string::npos);
+  EXPECT_NE(err("power: {pue: 0.8}\n").find("power.pue"), std::string::npos);
+  EXPECT_NE(err("power: {pue: 1.2, energy_price: 0.1}\n").find("USD/kWh"), std::string::npos);
+  EXPECT_NE(err("constraints: {budget: 1MUSD}\n").find("needs a costs section"), std::string::npos);
+  EXPECT_NE(err("objectives: [energy]\n").find("needs a power section"), std::string::npos);
+  // Goodput needs a checkpoint write time to simulate.
+  EXPECT_NE(error_of("goodput: {restart: 20min}\n").find("workload.checkpoint"), std::string::npos);
 }
 
 TEST(PlanFile, AnInvalidBaseScenarioIsAnErrorAtItsLine) {

@@ -1,0 +1,99 @@
+// What a point costs beyond its step time: goodput under failures (checkpoints at Young's interval, lost
+// work, restarts), power and energy, and cost per run; and the closed forms they rest on
+// (docs/planner.md, "Goodput, power and cost").
+#pragma once
+
+#include "models/catalog/catalog.hpp"
+#include "sim/report/variant_result.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dpusim::planner {
+
+/// goodput: in a plan.
+struct GoodputSpec {
+  double restart_s = 0; // from an interruption to training again (the user's figure)
+  // Interruptions per unit per second replacing the catalog's, where the plan gives them.
+  std::optional<double> gpu_rate, device_rate, node_rate;
+};
+
+/// power: in a plan.
+struct PowerSpec {
+  double pue = 1;                     // facility power over IT power
+  std::optional<double> usd_per_kwh;  // energy price
+  std::optional<double> switch_watts; // per fabric switch (the catalog has no sourced figure)
+};
+
+/// costs: in a plan, each in US dollars; capex amortised over `life_s`, or a cloud price per GPU-hour.
+struct CostSpec {
+  std::optional<double> node, nic, dpu, network_switch, link;
+  std::optional<double> life_s;
+  std::optional<double> gpu_hour;
+  // What a host core busy with the job would earn sold to other tenants, per core-hour: the run is
+  // charged for its busy cores, so cores that offload frees lower its cost.
+  std::optional<double> host_core_hour;
+};
+
+// --- Closed forms ----------------------------------------------------------------------------------
+
+/// Young's optimal checkpoint interval, sqrt(2 delta M), for a write of `delta_s` and a mean time between
+/// interruptions `mtbi_s` (compute time between checkpoints).
+double young_interval(double delta_s, double mtbi_s);
+
+struct Goodput {
+  double interval_s = 0;    // compute time between checkpoints
+  double wall_s = 0;        // expected time to train with failures (infinite when it never ends)
+  double interruptions = 0; // expected over the run
+  double fraction = 0;      // work_s / wall_s
+};
+/// Expected wall time to do `work_s` of compute with a checkpoint of `delta_s` every `interval_s` of compute,
+/// interruptions every `mtbi_s` on average, each losing half an interval and `restart_s`:
+/// W (1 + delta/tau) / (1 - (R + tau/2) / M); infinite where interruptions take all the time.
+double wall_time(double work_s, double delta_s, double interval_s, double mtbi_s, double restart_s);
+
+/// The first-order model: T = W (1 + delta/tau) / (1 - (R + tau/2) / M), with tau = max(Young's interval,
+/// one step): each interruption loses half an interval of work and the restart time R.
+Goodput goodput(double work_s, double delta_s, double mtbi_s, double restart_s, double step_s);
+
+/// Host CPU power: the busy cores' share of the sockets' TDP (no idle floor: none is cited).
+double host_power_w(double tdp_w_total, int cores_total, double busy_cores);
+
+/// The DPU price premium over the NIC at which a DPU run costs what the NIC run does, with capex
+/// amortised over `life_s`: x = (C_nic - O_dpu) L / (n T_dpu) - K_nic / n, where C_nic is the NIC run's
+/// cost, O_dpu the DPU run's running cost (all but its capex share: energy, busy host cores), K_nic the
+/// NIC cluster's capex, n the devices and T_dpu the DPU run's time.
+double break_even_premium(double cost_nic, double capex_nic, double running_cost_dpu, double time_dpu_s,
+                          double devices, double life_s);
+/// With a cloud price: the extra per device-hour at which the DPU run costs what the NIC run does.
+double break_even_per_device_hour(double cost_nic, double cost_dpu, double time_dpu_s, double devices);
+
+// --- Per point -----------------------------------------------------------------------------------
+
+/// What the planner counts of a simulated point from its scenario and the catalog, added to its result as
+/// values (their names begin "plan.") so that they travel with it from the simulation process.
+/// Throws InputError (key "goodput") when goodput needs an interruption rate the catalog lacks.
+void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
+                     const std::optional<GoodputSpec>& goodput, report::VariantResult& r);
+
+/// The planner's figures of a point, from its result's metrics and facts.
+struct PointEconomics {
+  std::string device;      // the NIC or DPU carrying inter-node traffic
+  std::string device_kind; // nic | dpu
+  int devices = 0;         // in the cluster
+  double switches = 0;     // fabric switches, as the topology builds them
+  double links = 0;        // NIC ports, leaf up-links and spine-core links
+  // Goodput (with a goodput section)
+  std::optional<double> checkpoint_write_s, mtbi_h, interval_s, interruptions, fraction, wall_days;
+  // Power (with a power section): facility power and energy per run
+  std::optional<double> power_kw, energy_mwh, energy_cost_usd;
+  // Cost (with a costs section)
+  std::optional<double> capex_usd, cost_usd;
+};
+PointEconomics point_economics(const report::VariantResult& r, double train_tokens, double days_to_train,
+                               const std::optional<GoodputSpec>& goodput,
+                               const std::optional<PowerSpec>& power, const std::optional<CostSpec>& costs);
+
+} // namespace dpusim::planner

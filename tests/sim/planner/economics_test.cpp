@@ -1,0 +1,102 @@
+// Goodput, power and cost: the closed forms (Young's interval, the first-order wall time, the host power
+// share, the break-even premium) and the catalog's failure rates against the study they come from.
+#include "sim/planner/economics.hpp"
+#include "tests/support/bundled_catalog.hpp"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+
+using namespace dpusim::planner;
+
+TEST(Goodput, YoungsIntervalIsTheSquareRootOfTwiceTheWriteTimesTheMtbi) {
+  EXPECT_DOUBLE_EQ(young_interval(100.0, 10800.0), std::sqrt(2.0 * 100.0 * 10800.0));
+  EXPECT_NEAR(young_interval(50.0, 4.0 * 3600.0), 1200.0, 1e-9); // sqrt(2 x 50 x 14400) = 1200
+  EXPECT_DOUBLE_EQ(young_interval(0.0, 3600.0), 0.0);
+}
+
+TEST(Goodput, WallTimeIsTheFirstOrderModel) {
+  // W = 1e6 s, delta = 100 s, M = 3 h, R = 10 min, tau = 1200 s:
+  // T = 1e6 (1 + 100/1200) / (1 - (600 + 600) / 10800) = 1.0833e6 / (8/9) = 1.21875e6 s.
+  EXPECT_NEAR(wall_time(1e6, 100.0, 1200.0, 10800.0, 600.0), 1.21875e6, 1e-3);
+  // Without interruptions only the checkpoints cost time; with interruptions taking all the time, never.
+  EXPECT_DOUBLE_EQ(wall_time(1e6, 100.0, 1000.0, std::numeric_limits<double>::infinity(), 600.0), 1.1e6);
+  EXPECT_TRUE(std::isinf(wall_time(1e6, 100.0, 1200.0, 1000.0, 600.0)));
+}
+
+TEST(Goodput, YoungsIntervalIsNearTheBestOfTheModel) {
+  // For a write much shorter than the MTBI, Young's interval minimises the first-order wall time to within
+  // a small fraction: any interval a quarter shorter or longer costs more.
+  const double delta = 60.0, mtbi = 3.0 * 3600.0, restart = 900.0, work = 30.0 * 86400.0;
+  const double tau = young_interval(delta, mtbi);
+  const double best = wall_time(work, delta, tau, mtbi, restart);
+  EXPECT_LT(best, wall_time(work, delta, 0.75 * tau, mtbi, restart));
+  EXPECT_LT(best, wall_time(work, delta, 1.25 * tau, mtbi, restart));
+}
+
+TEST(Goodput, PointFiguresFollowFromTheModel) {
+  const auto g = goodput(1e6, 50.0, 14400.0, 600.0, 10.0);
+  EXPECT_NEAR(g.interval_s, 1200.0, 1e-9);
+  EXPECT_NEAR(g.wall_s, wall_time(1e6, 50.0, 1200.0, 14400.0, 600.0), 1e-6);
+  EXPECT_NEAR(g.interruptions, g.wall_s / 14400.0, 1e-9);
+  EXPECT_NEAR(g.fraction, 1e6 / g.wall_s, 1e-12);
+  // The interval is at least one step: a checkpoint is written between steps.
+  EXPECT_DOUBLE_EQ(goodput(1e6, 0.0, 14400.0, 600.0, 10.0).interval_s, 10.0);
+  // Interruptions faster than restarts: the run never ends, and its goodput is zero.
+  const auto never = goodput(1e6, 50.0, 500.0, 600.0, 10.0);
+  EXPECT_TRUE(std::isinf(never.wall_s));
+  EXPECT_EQ(never.fraction, 0.0);
+}
+
+TEST(Goodput, CatalogRatesAddUpToTheLlama3Study) {
+  // A job of 2,048 DGX H100 nodes (16,384 GPUs and as many ConnectX-7) meets the 419 unexpected
+  // interruptions in 54 days of LLAMA3 Table 5: one every 54 x 24 / 419 = 3.093 hours.
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto* node = cat.node("dgx-h100");
+  const auto* gpu = cat.gpu("h100-sxm");
+  const auto* nic = cat.nic("connectx-7");
+  ASSERT_TRUE(node && gpu && nic);
+  ASSERT_TRUE(gpu->interruptions && nic->interruptions && node->interruptions &&
+              node->network_interruptions && node->software_interruptions);
+  const double per_s =
+      16384 * gpu->interruptions->per_unit_per_s() + 16384 * nic->interruptions->per_unit_per_s() +
+      2048 * (node->interruptions->per_unit_per_s() + node->network_interruptions->per_unit_per_s() +
+              node->software_interruptions->per_unit_per_s());
+  EXPECT_NEAR(1.0 / per_s / 3600.0, 54.0 * 24.0 / 419.0, 1e-9);
+  // GPUs account for 268 of them (58.7% by the paper's reckoning, 64.0% by its counts).
+  EXPECT_NEAR(16384 * gpu->interruptions->per_unit_per_s() / per_s, 268.0 / 419.0, 1e-12);
+}
+
+TEST(Power, HostPowerIsTheBusyCoresShareOfTdp) {
+  EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 2.8), 17.5);
+  EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 0.0), 0.0);
+  EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 200.0), 700.0); // never above TDP
+  // Each freed core lowers the node's power by TDP / cores.
+  EXPECT_NEAR(host_power_w(700.0, 112, 10.0) - host_power_w(700.0, 112, 6.0), 4.0 * 700.0 / 112.0, 1e-12);
+}
+
+TEST(Cost, AtTheBreakEvenPremiumTheDpuRunCostsWhatTheNicRunDoes) {
+  const double life = 5 * 365 * 86400.0, devices = 64;
+  const double capex_nic = 8 * 300000.0 + devices * 1500.0; // nodes and NICs
+  const double t_nic = 20 * 86400.0, t_dpu = 18 * 86400.0;  // the DPU run is faster
+  const double e_nic = 30000.0, e_dpu = 28000.0;            // and uses less energy
+  const double c_nic = capex_nic * t_nic / life + e_nic;
+  const double premium = break_even_premium(c_nic, capex_nic, e_dpu, t_dpu, devices, life);
+  const double dpu_price = 1500.0 + premium;
+  const double capex_dpu = 8 * 300000.0 + devices * dpu_price;
+  EXPECT_NEAR(capex_dpu * t_dpu / life + e_dpu, c_nic, 1e-6);
+  EXPECT_GT(premium, 0.0);
+  // Running costs other than energy (busy host cores charged per hour) enter the same way.
+  const double cores_dpu = 1000.0;
+  const double with_cores =
+      break_even_premium(c_nic + 3000.0, capex_nic, e_dpu + cores_dpu, t_dpu, devices, life);
+  EXPECT_NEAR((8 * 300000.0 + devices * (1500.0 + with_cores)) * t_dpu / life + e_dpu + cores_dpu,
+              c_nic + 3000.0, 1e-6);
+  // A DPU run no faster and no leaner pays no premium.
+  EXPECT_NEAR(break_even_premium(c_nic, capex_nic, e_nic, t_nic, devices, life), 0.0, 1e-6);
+}
+
+TEST(Cost, CloudBreakEvenIsPerDeviceHour) {
+  // The NIC run costs 1000 USD more; over 64 devices for 100 hours that is 1000 / 6400 per device-hour.
+  EXPECT_DOUBLE_EQ(break_even_per_device_hour(11000.0, 10000.0, 100 * 3600.0, 64), 1000.0 / 6400.0);
+}
