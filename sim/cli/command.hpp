@@ -16,5 +16,6 @@ int command_catalog(const std::vector<std::string>& args);
 int command_variants(const std::vector<std::string>& args);
 int command_models(const std::vector<std::string>& args);
 int command_validate(const std::vector<std::string>& args);
+int command_report(const std::vector<std::string>& args);
 
 } // namespace dpusim::cli
