@@ -206,8 +206,12 @@ int command_compare(const std::vector<std::string>& args) {
     outputs.add("attribution.csv", report::render_attribution_csv(attributions));
   const auto sample_files = samples ? add_samples(outputs, sampled) : std::vector<std::filesystem::path>{};
   const auto explanations = report::explain(c, model::registry().explainers());
-  const auto info_out = outputs.add(
-      "run-info.json", report::render_run_info(s, c, explanations, samples.value_or(0), "compare"));
+  report::RunContext run{"compare", samples.value_or(0), explanations, {"comparison.csv"}};
+  if (vm.count("attribute") != 0)
+    run.files.emplace_back("attribution.csv");
+  for (const auto& f : sample_files)
+    run.files.push_back(f.filename().string());
+  const auto info_out = outputs.add("run-info.json", report::render_run_info(s, c, run));
   outputs.publish();
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();

@@ -63,7 +63,10 @@ int command_run(const std::vector<std::string>& args) {
     OutputSet outputs(dir); // run.csv and the sample files, renamed into place together
     outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
     const auto written = add_samples(outputs, all);
-    outputs.add("run-info.json", report::render_run_info(s, c, {}, *samples, "run"));
+    report::RunContext run{"run", *samples, {}, {"run.csv"}};
+    for (const auto& w : written)
+      run.files.push_back(w.filename().string());
+    outputs.add("run-info.json", report::render_run_info(s, c, run));
     outputs.publish();
     if (vm.count("quiet") == 0) {
       std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n\n", s.name,
@@ -88,7 +91,7 @@ int command_run(const std::vector<std::string>& args) {
   report::Comparison c{variant.name, {result}};
   OutputSet outputs(output_directory(vm, s.name)); // run.csv and run-info.json, renamed into place together
   const auto out = outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
-  outputs.add("run-info.json", report::render_run_info(s, c, {}, 0, "run"));
+  outputs.add("run-info.json", report::render_run_info(s, c, {"run", 0, {}, {"run.csv"}}));
   outputs.publish();
   if (vm.count("quiet") == 0) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,

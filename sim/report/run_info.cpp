@@ -132,12 +132,12 @@ std::string json_string(std::string_view text) {
   return out + "\"";
 }
 
-std::string render_run_info(const scenario::Scenario& s, const Comparison& c,
-                            const std::vector<std::string>& explanations, std::size_t samples,
-                            std::string_view command) {
+std::string render_run_info(const scenario::Scenario& s, const Comparison& c, const RunContext& run) {
+  const std::size_t samples = run.samples;
   std::string out = "{\n";
-  out += fmt::format("  \"format\": 1,\n  \"command\": {},\n  \"samples\": {},\n", json_string(command),
+  out += fmt::format("  \"format\": 1,\n  \"command\": {},\n  \"samples\": {},\n", json_string(run.command),
                      samples);
+  out += fmt::format("  \"files\": {},\n", json_list(run.files, "  "));
   out += fmt::format("  \"scenario\": {{\n    \"name\": {},\n    \"description\": {},\n    \"file\": {},\n"
                      "    \"seed\": {},\n    \"text\": {}\n  }},\n",
                      json_string(s.name), json_string(s.description), json_string(s.file), s.seed,
@@ -149,7 +149,7 @@ std::string render_run_info(const scenario::Scenario& s, const Comparison& c,
                        json_string(inputs[i].second));
   out += "\n  ],\n";
   out += fmt::format("  \"baseline\": {},\n", json_string(c.baseline));
-  out += fmt::format("  \"explanations\": {},\n", json_list(explanations, "  "));
+  out += fmt::format("  \"explanations\": {},\n", json_list(run.explanations, "  "));
   out += "  \"variants\": [";
   for (std::size_t i = 0; i < c.results.size(); ++i) {
     const auto& r = c.results[i];

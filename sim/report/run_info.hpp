@@ -13,11 +13,16 @@
 
 namespace dpusim::report {
 
-/// The run's inputs and notes as JSON. `command` is "run" or "compare"; `samples` 0 for a single run.
-/// Deterministic: no wall-clock time, no host names.
-std::string render_run_info(const scenario::Scenario& s, const Comparison& c,
-                            const std::vector<std::string>& explanations, std::size_t samples,
-                            std::string_view command);
+/// What the command did besides simulating the comparison's variants.
+struct RunContext {
+  std::string command;                   // "run" or "compare"
+  std::size_t samples = 0;               // 0: a single run per variant
+  std::vector<std::string> explanations; // report::explain's sentences
+  std::vector<std::string> files;        // the other files of its output set (a report draws only these)
+};
+
+/// The run's inputs and notes as JSON. Deterministic: no wall-clock time, no host names.
+std::string render_run_info(const scenario::Scenario& s, const Comparison& c, const RunContext& run);
 
 /// A JSON string literal of `text` (quotes included), control characters escaped.
 std::string json_string(std::string_view text);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The HTML report in a real browser: renders the reports of the quickstart's comparison and of the
-# gpu-stragglers Monte Carlo (--samples 4), opens each in headless Chromium (browser_check.py) and
+# The HTML report in a real browser: renders the reports of the quickstart's comparison, of the
+# gpu-stragglers Monte Carlo (--samples 4) and of data-loading-heavy's attribution, opens each in headless Chromium (browser_check.py) and
 # keeps a screenshot of each in WORK/screenshots/; then proves the check fails on a page with a figure's SVG taken out, a mark
 # emptied, a console error and a request to the network.
 # Usage: browser_test.sh DPUSIM SOURCE_DIR WORK_DIR. Exit 77 (skipped) only when chromium is absent.
@@ -28,6 +28,11 @@ check --html "$work/samples/report.html" --data "$work/samples/report-figures/da
   --csv "$work/samples/comparison.csv" --distribution "$work/samples/distribution.csv" \
   --screenshot "$work/screenshots/gpu-stragglers-samples.png"
 
+"$dpusim" compare "$src/scenarios/examples/data-loading-heavy.yaml" --attribute --out "$work/attribute" --report --quiet
+check --html "$work/attribute/report.html" --data "$work/attribute/report-figures/data.json" \
+  --csv "$work/attribute/comparison.csv" --attribution "$work/attribute/attribution.csv" \
+  --screenshot "$work/screenshots/data-loading-attribute.png"
+
 # The check must fail where a report is broken: each broken copy, and the message it must give.
 broken() { # NAME EXPECTED-MESSAGE PYTHON-EDIT (of the page's text, in variable s)
   local page="$work/compare/broken-$1.html"
@@ -53,4 +58,5 @@ broken "console-error" "console error: planted" \
   "s = s.replace('</body>', '<script>console.error(\"planted\")</script></body>')"
 broken "network-fetch" "must open offline" \
   "s = s.replace('</body>', '<img src=\"http://report.invalid/logo.png\"></body>')"
-echo "screenshots: $work/screenshots/quickstart-compare.png $work/screenshots/gpu-stragglers-samples.png"
+echo "screenshots: $work/screenshots/quickstart-compare.png $work/screenshots/gpu-stragglers-samples.png" \
+  "$work/screenshots/data-loading-attribute.png"

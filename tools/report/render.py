@@ -123,13 +123,25 @@ class Outputs:
                         ):
                             r[key] = number(r, key, path)
             self.read.append(self.table_file)
+        # The files the latest command wrote (run-info.json lists them); others are an earlier run's.
+        written = set(self.info.get("files", [])) if self.info and "files" in self.info else None
+
+        def current(name):
+            if not os.path.isfile(os.path.join(directory, name)):
+                return False
+            if written is not None and name not in written:
+                self.ignored.append((name, "left by an earlier run: the latest run did not write it"))
+                return False
+            return True
+
         self.samples = []
         self.distribution = []
         sampled = self.info.get("samples", 0) if self.info else None
         have = all(os.path.isfile(os.path.join(directory, n)) for n in ("samples.csv", "distribution.csv"))
         if have and sampled == 0:
-            self.ignored.append(("samples.csv, distribution.csv", "left by an earlier run: the latest run took no samples"))
-        elif have:
+            why = "left by an earlier run: the latest run took no samples"
+            self.ignored.append(("samples.csv, distribution.csv", why))
+        elif have and current("samples.csv") and current("distribution.csv"):
             path = os.path.join(directory, "samples.csv")
             self.samples = read_csv(path)
             for r in self.samples:
@@ -142,6 +154,14 @@ class Outputs:
                     if key != "variant":
                         r[key] = number(r, key, path)
             self.read += ["samples.csv", "distribution.csv"]
+        self.attribution = []
+        if current("attribution.csv"):
+            path = os.path.join(directory, "attribution.csv")
+            self.attribution = read_csv(path)
+            for r in self.attribution:
+                for key in ("alone_change_s", "last_change_s"):
+                    r[key] = None if r.get(key, "") == "" else number(r, key, path)
+            self.read.append("attribution.csv")
         if not self.rows and not self.samples:
             raise BadInput(f"{directory}: no comparison.csv, run.csv or samples.csv to draw from")
 
@@ -215,7 +235,8 @@ def figure_breakdown(out):
         "One training step of each variant on the busiest GPU: GPU compute, then the communication it waits "
         "for by kind (tensor-, expert-, context-parallel collectives, the data-parallel reduction after the "
         "last backward pass, pipeline bubbles and other waits), the straggler wait (this step minus the "
-        "noise-free step: waiting for the slowest GPU, taken out of the reduction and other waits), the input pipeline's data stall and the host-CPU stall of "
+        "noise-free step: waiting for the slowest GPU, taken out of the reduction and other waits), the input "
+        "pipeline's data stall and the host-CPU stall of "
         "launch threads; with checkpoints, their overhead spread over the interval.",
         height=max(2.6, 1.0 + 0.6 * len(names)),
     )
@@ -282,7 +303,8 @@ def figure_cores(out):
         ax.set_xlabel("host cores per node" if side == "host" else "Arm cores per node")
         ax.spines[["top", "right"]].set_visible(False)
         if used:
-            ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, fontsize=8, frameon=False)
+            ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, fontsize=8,
+                      frameon=False)
         top = max([sum(f.data[n][side].values()) for n in names] + [0.1])
         ax.set_xlim(0, top * 1.2)
     axes[0].invert_yaxis()
@@ -372,9 +394,50 @@ def figure_distribution(out):
     return f
 
 
+def figure_attribution(out):
+    rows = [r for r in out.attribution if r["function"] != "all"]
+    if not rows:
+        return None
+    f = Figure(
+        "attribution",
+        "What each function's move is worth",
+        "From attribution.csv (compare --attribute): for each variant, the change of the step when only that "
+        "function moves from the baseline's site to the variant's (alone), and what the variant loses when only "
+        "that function moves back (last, as the variant's step minus that run's); negative is faster. Functions "
+        "interact, so the two differ and do not add up (docs/metrics.md). A placement the device cannot run "
+        "has no bar; its reason is in attribution.csv.",
+        height=max(2.6, 1.0 + 0.45 * len(rows)),
+    )
+    labels = []
+    for i, r in enumerate(rows):
+        labels.append(f"{r['variant']}: {r['function']} {r['from']}\u2192{r['to']}")
+        drawn = False
+        for key, colour, offset in (("alone_change_s", "#4c72b0", -0.2), ("last_change_s", "#dd8452", 0.2)):
+            v = r[key]
+            if v is not None and abs(v) > NEGLIGIBLE:
+                (bar,) = f.ax.barh([i + offset], [v], color=colour, height=0.38)
+                f.mark(bar, f"r{i}-{key.split('_')[0]}")
+                drawn = True
+        if not drawn:
+            why = "not simulated: see attribution.csv" if r["alone_change_s"] is None else "no change"
+            f.ax.text(0, i, f" {why}", va="center", fontsize=8, color="#555555")
+        f.data[f"{r['variant']}/{r['function']}"] = {
+            "alone_s": None if r["alone_change_s"] is None else rounded(r["alone_change_s"]),
+            "last_s": None if r["last_change_s"] is None else rounded(r["last_change_s"]),
+        }
+    f.ax.axvline(0, color="#444444", linewidth=0.8)
+    f.ax.set_yticks(range(len(rows)), labels)
+    f.ax.invert_yaxis()
+    f.ax.set_xlabel("change of the step (s)")
+    f.ax.legend(handles=[Patch(color="#4c72b0", label="alone"), Patch(color="#dd8452", label="last")],
+                fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    f.ax.spines[["top", "right"]].set_visible(False)
+    return f
+
+
 # In page order. The planner's figures (Pareto fronts from pareto.csv, time to train against cluster
 # size from points.csv) are further entries of this list.
-FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_distribution]
+FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_attribution, figure_distribution]
 
 
 def svg_of(f):
@@ -390,7 +453,8 @@ def inline(svg, fid):
     body = svg[start:]
     body = re.sub(r'id="(?!' + re.escape(fid) + r")([^\"]+)\"", lambda m: f'id="{fid}--{m.group(1)}"', body)
     body = re.sub(r"url\(#(?!" + re.escape(fid) + r")([^)]+)\)", lambda m: f"url(#{fid}--{m.group(1)})", body)
-    body = re.sub(r'xlink:href="#(?!' + re.escape(fid) + r')([^"]+)"', lambda m: f'xlink:href="#{fid}--{m.group(1)}"', body)
+    body = re.sub(r'xlink:href="#(?!' + re.escape(fid) + r')([^"]+)"',
+                  lambda m: f'xlink:href="#{fid}--{m.group(1)}"', body)
     return body.replace("<svg ", f'<svg role="img" aria-label="{html.escape(fid)}" ', 1)
 
 
@@ -438,7 +502,8 @@ def page(out, figures, svgs, figures_link):
             parts.append(f"<tr><th>{e(key)}</th><td>{e(value)}</td></tr>")
         parts.append("</table>")
         if sc.get("text"):
-            parts.append(f"<details><summary>scenario file {e(sc.get('file', ''))}</summary><pre>{e(sc['text'])}</pre></details>")
+            parts.append(f"<details><summary>scenario file {e(sc.get('file', ''))}</summary>"
+                         f"<pre>{e(sc['text'])}</pre></details>")
     else:
         parts.append('<p class="note">The inputs were not recorded: run-info.json is missing from this directory.</p>')
     for file, why in out.ignored:
@@ -467,17 +532,20 @@ def page(out, figures, svgs, figures_link):
             items.append(v["calibration"])
         if items:
             any_note = True
-            parts.append(f"<h3>{e(v['name'])} <span class=\"meta\">({e(v.get('device', ''))}: {e(v.get('placement', ''))})</span></h3><ul>")
+            where = f"{e(v.get('device', ''))}: {e(v.get('placement', ''))}"
+            parts.append(f"<h3>{e(v['name'])} <span class=\"meta\">({where})</span></h3><ul>")
             parts += [f"<li>{e(x)}</li>" for x in items]
             parts.append("</ul>")
     if not any_note:
-        parts.append("<p>No notes were recorded.</p>" if info else '<p class="note">Notes were not recorded (no run-info.json).</p>')
+        missing = '<p class="note">Notes were not recorded (no run-info.json).</p>'
+        parts.append("<p>No notes were recorded.</p>" if info else missing)
     parts.append("</section>")
     if out.rows:
         cols = [("step_time_s", "step (s)"), ("compute_s", "compute (s)"), ("exposed_comm_s", "exposed comm (s)"),
                 ("data_stall_s", "data stall (s)"), ("host_cpu_stall_s", "host-CPU stall (s)"),
                 ("host_cpu_busy_cores", "host cores/node"), ("speedup_vs_baseline", "speed-up")]
-        parts.append(f'<section id="numbers"><h2>Numbers</h2><p class="meta">From {e(out.table_file)} (docs/metrics.md).</p><table><tr><th>variant</th>')
+        parts.append(f'<section id="numbers"><h2>Numbers</h2><p class="meta">From {e(out.table_file)} '
+                     f"(docs/metrics.md).</p><table><tr><th>variant</th>")
         parts += [f"<th>{e(label)}</th>" for _, label in cols]
         parts.append("</tr>")
         for r in out.rows:
@@ -485,7 +553,8 @@ def page(out, figures, svgs, figures_link):
                             for c, _ in cols)
             parts.append(f"<tr><td>{e(r['variant'])}</td>{cells}</tr>")
         parts.append("</table></section>")
-    parts.append(f'<footer class="meta"><p>Rendered by dpusim report with matplotlib {e(matplotlib.__version__)}.</p></footer>')
+    parts.append(f'<footer class="meta"><p>Rendered by dpusim report with matplotlib '
+                 f"{e(matplotlib.__version__)}.</p></footer>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
 

@@ -176,3 +176,23 @@ TEST(Report, RunRecordsItsInputsAndNotesForTheReport) {
   EXPECT_NE(page.find("TP 8 x PP 1 x DP 8"), std::string::npos);
   EXPECT_EQ(count(page, "<svg "), 2U); // one variant: no speed-up
 }
+
+TEST(Report, FilesTheLatestRunDidNotWriteAreNotDrawn) {
+  TempDir tmp;
+  const auto dir = comparison_dir(tmp);
+  // The reference run-info.json lists comparison.csv alone; sample files beside it are an earlier run's.
+  fs::copy_file(kSource / "results/gpt3-13b-64xh100/run-info.json", dir / "run-info.json");
+  std::ofstream(dir / "samples.csv") << "sample,scenario,variant,step_time_s\n0,x,host-tcp,1\n";
+  std::ofstream(dir / "distribution.csv") << "variant,samples,p50_step_s,p99_step_s\nhost-tcp,1,1,1\n";
+  std::ofstream(dir / "attribution.csv") << "scenario,variant,function,alone_change_s,last_change_s\n";
+  const auto r = run_command({DPUSIM_BINARY, "report", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = read(dir / "report.html");
+  EXPECT_EQ(count(page, "<figure "), 3U);
+  EXPECT_EQ(page.find("fig-step-distribution"), std::string::npos);
+  EXPECT_EQ(page.find("fig-attribution"), std::string::npos);
+  EXPECT_NE(page.find("Not drawn: samples.csv"), std::string::npos);
+  EXPECT_NE(page.find("Not drawn: attribution.csv"), std::string::npos);
+  // Its conditions are the recorded run's.
+  EXPECT_NE(page.find("8 x dgx-h100 (64 GPUs)"), std::string::npos);
+}
