@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv,
-# the run-info.json beside it, and report-data.json: what its HTML report plots), which the golden tests
-# compare against. Run after a deliberate change to a model or the catalog, and
+# the run-info.json beside it, and report-data.json: what its HTML report plots) and plan
+# (results/plans/<plan name>/points.csv), which the golden tests compare against. Run after a deliberate
+# change to a model or the catalog, and
 # review the diff before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,9 @@ for scenario in scenarios/examples/*.yaml; do
   cp "$report/report-figures/data.json" "results/$name/report-data.json"
   rm -rf "$report"
   echo "regenerated results/$name/comparison.csv, run-info.json and report-data.json"
+done
+for plan in plans/*.yaml; do
+  name=$(sed -n 's/^name: //p' "$plan" | head -n 1)
+  build/sim/dpusim plan "$plan" --out "results/plans/$name" --quiet
+  echo "regenerated results/plans/$name/points.csv"
 done

@@ -11,5 +11,6 @@ int discover_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args, const std::string& program_path);
 int serve_command(const std::vector<std::string>& args);
 int parameters_command(const std::vector<std::string>& args);
+int ingest_command(const std::vector<std::string>& args);
 
 } // namespace dpusim::calib

@@ -1,6 +1,7 @@
 // dpusim-calib: measures a host or a BlueField's Arm side and writes a calibration profile for dpusim.
 #include "hw_calib/cli/commands.hpp"
 #include "hw_calib/cli/usage_error.hpp"
+#include "hw_calib/common/bounded_input.hpp"
 #include "models/core/input_error.hpp"
 #include "models/core/text_distance.hpp"
 
@@ -21,6 +22,8 @@ constexpr const char* kUsage =
     "side/mode\n"
     "  run        run probes (tcp, rdma, crypto, storage, os-noise, memory, gpu, nccl) and write\n"
     "             DIR/profile.yaml and DIR/raw/<probe>.csv\n"
+    "  ingest     read recorded outputs of nccl-tests, perftest, fio, iperf3, openssl speed, lscpu, ...\n"
+    "             (format recognised from the content) and write DIR/profile.yaml as `run` would\n"
     "  serve      be the peer of two-node probes (`run --peer HOST` on the other node)\n"
     "  parameters list the calibratable parameters, the probe that measures each and the model using it\n"
     "\n"
@@ -28,7 +31,8 @@ constexpr const char* kUsage =
     "  -h, --help     show this help; `dpusim-calib <command> --help` for a command's options\n"
     "  --version      print the version\n"
     "\n"
-    "exit status: 0 ok, 1 a probe failed at runtime, 2 usage or input error, 128+N interrupted by signal N\n";
+    "exit status: 0 ok, 1 a probe failed at run time, 2 usage or input error (an option, or a file that is\n"
+    "unreadable, not recognised, malformed or incomplete), 128+N interrupted by signal N\n";
 
 } // namespace
 
@@ -58,12 +62,17 @@ int main(int argc, char** argv) {
       return serve_command(rest);
     if (cmd == "parameters")
       return parameters_command(rest);
-    const std::vector<std::string> commands{"discover", "run", "serve", "parameters"};
+    if (cmd == "ingest")
+      return ingest_command(rest);
+    const std::vector<std::string> commands{"discover", "run", "ingest", "serve", "parameters"};
     const std::string hint = dpusim::did_you_mean(cmd, commands);
-    throw UsageError(
-        fmt::format("unknown command \"{}\"{}; valid commands: discover, run, serve, parameters (see --help)",
-                    cmd, hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
+    throw UsageError(fmt::format(
+        "unknown command \"{}\"{}; valid commands: discover, run, ingest, serve, parameters (see --help)",
+        cmd, hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint)));
   } catch (const UsageError& e) {
+    std::cerr << "dpusim-calib: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const InputFileError& e) {
     std::cerr << "dpusim-calib: " << e.what() << "\n";
     return kExitUsage;
   } catch (const dpusim::InputError& e) {

@@ -1,11 +1,16 @@
 #include "hw_calib/cli/commands.hpp"
 #include "hw_calib/cli/option_parsing.hpp"
 #include "hw_calib/cli/usage_error.hpp"
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/interrupt.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/discover/machine_discovery.hpp"
 #include "hw_calib/discover/machine_summary.hpp"
+#include "hw_calib/ingest/format_detection.hpp"
 #include "hw_calib/net/control_protocol.hpp"
+#include "hw_calib/parsers/gpu_probe_parser.hpp"
+#include "hw_calib/parsers/nccl_tests_parser.hpp"
+#include "hw_calib/parsers/parse_error.hpp"
 #include "hw_calib/probes/storage_probe.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
 #include "models/calibration/parameters.hpp"
@@ -73,6 +78,22 @@ void parse_peer(const std::string& text, ProbeSettings& s) {
   s.peer_host = host;
 }
 
+// A recorded nccl-tests log is an input: a file that is not one, or is cut short, is an input error
+// (exit status 2) before anything runs, not a probe that fails half-way.
+void check_nccl_output(const fs::path& path) {
+  const std::string text = read_bounded_text(path);
+  const auto format = detect_format(text);
+  if (format && *format != InputFormat::nccl_tests)
+    throw InputFileError(
+        path.string(), 0,
+        fmt::format("--nccl-output: this is {} output, not nccl-tests'", format_name(*format)));
+  try {
+    (void)parse_nccl_tests(text);
+  } catch (const ParseError& e) {
+    throw InputFileError(path.string(), 0, fmt::format("--nccl-output: {}", e.what()));
+  }
+}
+
 void print_parameters(const calibration::Profile& profile) {
   std::cout << "\nParameters\n";
   for (const auto& p : profile.parameters) {
@@ -92,7 +113,9 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "dpusim-calib run --out DIR [options]\n\n"
       "Runs probes and writes DIR/profile.yaml and DIR/raw/<probe>.csv. Probes: {}.\n"
       "Exit status: 0 all requested probes ran or were skipped (reasons in the profile's notes), 1 a probe\n"
-      "failed, 2 usage error, 128+N interrupted by signal N (the partial profile says complete: "
+      "failed at run time, 2 usage or input error (an option, or a file given with --nccl-output that is not "
+      "a\n"
+      "complete nccl-tests log), 128+N interrupted by signal N (the partial profile says complete: "
       "false).\n\nOptions",
       join(probe_names())));
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
@@ -189,16 +212,29 @@ int run_command(const std::vector<std::string>& args, const std::string& program
                            ? parse_size_option("memcpy-size", vm["memcpy-size"].as<std::string>())
                        : quick ? 128.0 * 1024 * 1024
                                : 512.0 * 1024 * 1024;
-  if (vm.count("nccl-output"))
+  if (vm.count("nccl-output")) {
     s.nccl_output = vm["nccl-output"].as<std::string>();
+    check_nccl_output(*s.nccl_output);
+  }
   if (vm.count("nccl-link-rate"))
     s.nccl_link_rate_Bps = parse_rate_option("nccl-link-rate", vm["nccl-link-rate"].as<std::string>());
   s.nccl_scope = vm["nccl-scope"].as<std::string>();
   if (s.nccl_scope != "network" && s.nccl_scope != "nvlink")
     throw UsageError(fmt::format("--nccl-scope \"{}\": valid values are network, nvlink", s.nccl_scope));
   s.nccl_gpus = vm["nccl-gpus"].as<int>();
-  if (vm.count("gpu-csv"))
+  if (vm.count("gpu-csv")) {
     s.gpu_csv = vm["gpu-csv"].as<std::string>();
+    const std::string text = read_bounded_text(*s.gpu_csv);
+    try {
+      (void)parse_gpu_probe_csv(text);
+    } catch (const ParseError& e) {
+      const auto format = detect_format(text);
+      throw InputFileError(s.gpu_csv->string(), 0,
+                           format ? fmt::format("--gpu-csv: this is {} output, not dpusim-calib-gpu's CSV",
+                                                format_name(*format))
+                                  : fmt::format("--gpu-csv: {}", e.what()));
+    }
+  }
   s.rdma_device = vm["rdma-device"].as<std::string>();
   s.helper_dir = fs::path(program_path).parent_path();
   const std::string role = vm["role"].as<std::string>();

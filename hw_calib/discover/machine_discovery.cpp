@@ -6,6 +6,7 @@
 #include "hw_calib/discover/core_clock.hpp"
 #include "hw_calib/discover/cpu_discovery.hpp"
 #include "hw_calib/discover/network_discovery.hpp"
+#include "hw_calib/ingest/ingest.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
 #include <fmt/format.h>
@@ -84,6 +85,39 @@ std::optional<MlxconfigQuery> query_mlxconfig(MachineInfo& m, const DiscoverOpti
   return parse_mlxconfig_query(r.out);
 }
 
+// Runs one inventory tool and files what it prints under the machine keys `ingest` uses for its output.
+void add_inventory(MachineInfo& m, const DiscoverOptions& o, const std::vector<std::string>& argv,
+                   InputFormat format) {
+  const std::string command = fmt::format("{}", fmt::join(argv, " "));
+  if (!find_executable(argv.front()))
+    return;
+  ProcessOptions po;
+  po.timeout = o.tool_timeout;
+  const auto r = run_process(argv, po);
+  if (!r.ok()) {
+    m.notes.push_back(fmt::format("{} failed ({})", command, r.describe()));
+    return;
+  }
+  try {
+    for (auto& [k, v] : inventory_entries(format, r.out))
+      m.inventory[k] = v;
+  } catch (const ParseError& e) {
+    m.notes.push_back(fmt::format("{}: {}", command, e.what()));
+  }
+}
+
+void add_inventories(MachineInfo& m, const DiscoverOptions& o) {
+  for (const auto& nic : m.nics)
+    if (!nic.pci_slot.empty())
+      add_inventory(m, o, {"ethtool", "-i", nic.name}, InputFormat::ethtool_driver);
+  if (!m.gpus.empty())
+    add_inventory(m, o, {"nvidia-smi", "topo", "-m"}, InputFormat::nvidia_smi_topo);
+  if (!m.rdma.empty())
+    add_inventory(m, o, {"ibv_devinfo"}, InputFormat::ibv_devinfo);
+  if (m.cpu.architecture == "aarch64")
+    add_inventory(m, o, {"bfver"}, InputFormat::bfver);
+}
+
 } // namespace
 
 MachineInfo discover_machine(const DiscoverOptions& o) {
@@ -111,6 +145,7 @@ MachineInfo discover_machine(const DiscoverOptions& o) {
   if (o.run_tools && live) {
     add_ethtool_features(m, o);
     add_gpus(m, o);
+    add_inventories(m, o);
     mlx = query_mlxconfig(m, o);
   }
   m.bluefield = detect_bluefield(m.cpu.architecture, read_platform_name(o.root), m.nics, m.rdma, mlx);

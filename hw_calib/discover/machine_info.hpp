@@ -94,7 +94,10 @@ struct MachineInfo {
   std::optional<double> measured_core_clock_hz;
   std::string role = "host_cpu";            // host_cpu | dpu_arm: the profile role this machine calibrates
   std::map<std::string, std::string> tools; // tool -> version, for the tools discover ran
-  std::vector<std::string> notes;           // what could not be found out and why
+  // What the inventory tools add (nvidia-smi topo -m, ethtool -i, ibv_devinfo, bfver), in the profile's
+  // machine keys, read with the parsers `ingest` uses for the same tools' recorded outputs.
+  std::map<std::string, std::string> inventory;
+  std::vector<std::string> notes; // what could not be found out and why
 };
 
 } // namespace dpusim::calib

@@ -106,6 +106,8 @@ std::map<std::string, std::string> flatten_machine(const MachineInfo& m) {
       out[p + "max_sm_clock"] = freq(*g.max_sm_clock_hz);
     out[p + "pci"] = g.pci_bus_id;
   }
+  for (const auto& [k, v] : m.inventory)
+    out[k] = v;
   out["bluefield.side"] = std::string(bluefield_side_name(m.bluefield.side));
   if (m.bluefield.side != BlueFieldSide::none) {
     out["bluefield.generation"] = m.bluefield.generation;

@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/ethtool_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -52,21 +53,51 @@ EthtoolFeatures parse_ethtool_features(std::string_view text) {
     const auto colon = line.find(": ");
     if (colon == std::string_view::npos)
       throw ParseError("ethtool -k", static_cast<int>(i + 1),
-                       fmt::format("expected \"<feature>: on|off\", found \"{}\"", std::string(line)));
+                       fmt::format("expected \"<feature>: on|off\", found \"{}\"", excerpt(line)));
     const auto value = trim(line.substr(colon + 2));
     EthtoolFeature f;
     if (starts_with(value, "on"))
       f.on = true;
     else if (!starts_with(value, "off"))
-      throw ParseError(
-          "ethtool -k", static_cast<int>(i + 1),
-          fmt::format("feature value must be \"on\" or \"off\", found \"{}\"", std::string(value)));
+      throw ParseError("ethtool -k", static_cast<int>(i + 1),
+                       fmt::format("feature value must be \"on\" or \"off\", found \"{}\"", excerpt(value)));
     f.fixed = value.find("[fixed]") != std::string_view::npos;
     out.features[std::string(line.substr(0, colon))] = f;
   }
   if (!header)
     throw ParseError("ethtool -k", 0, "empty output");
   return out;
+}
+
+EthtoolDriverInfo parse_ethtool_driver_info(std::string_view text) {
+  EthtoolDriverInfo info;
+  bool driver = false, bus = false;
+  const auto lines = split_lines(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto line = trim(lines[i]);
+    if (line.empty())
+      continue;
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
+      throw ParseError("ethtool -i", static_cast<int>(i + 1),
+                       fmt::format("expected \"<field>: <value>\", found \"{}\"", excerpt(line)));
+    const auto key = line.substr(0, colon);
+    const std::string value(trim(line.substr(colon + 1)));
+    if (key == "driver") {
+      info.driver = value;
+      driver = true;
+    } else if (key == "version") {
+      info.version = value;
+    } else if (key == "firmware-version") {
+      info.firmware_version = value;
+    } else if (key == "bus-info") {
+      info.bus_info = value;
+      bus = true;
+    }
+  }
+  if (!driver || !bus || info.driver.empty())
+    throw ParseError("ethtool -i", 0, "no \"driver:\" and \"bus-info:\" lines: not ethtool -i output");
+  return info;
 }
 
 InlineCrypto inline_crypto_capabilities(const EthtoolFeatures& f) {

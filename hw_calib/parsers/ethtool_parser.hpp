@@ -33,6 +33,18 @@ struct InlineCrypto {
   [[nodiscard]] std::string describe() const;
 };
 
+/// `ethtool -i IFACE` (driver information): "driver: mlx5_core", "version: ...",
+/// "firmware-version: 28.39.1002 (MT_0000000838)", "bus-info: 0000:3b:00.0" and the supports-* lines
+/// (ethtool.c dump_drvinfo).
+struct EthtoolDriverInfo {
+  std::string driver;
+  std::string version;
+  std::string firmware_version;
+  std::string bus_info;
+};
+/// Throws ParseError without the "driver:" and "bus-info:" lines.
+EthtoolDriverInfo parse_ethtool_driver_info(std::string_view text);
+
 /// Throws ParseError when the text is not `ethtool -k` output.
 EthtoolFeatures parse_ethtool_features(std::string_view text);
 InlineCrypto inline_crypto_capabilities(const EthtoolFeatures& features);

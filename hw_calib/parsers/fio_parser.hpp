@@ -25,6 +25,7 @@ struct FioJob {
   std::string rw; // from job options when present ("read", "randread")
   std::string bs; // from job options when present ("1M", "4k")
   int error = 0;
+  int jobs = 1; // the processes this result sums (numjobs with group_reporting: "jobs=N")
   FioDirection read;
   FioDirection write;
   double usr_cpu_percent = 0; // of one CPU, over the job's runtime
@@ -39,5 +40,9 @@ struct FioReport {
 /// Text before the JSON object (fio prints notes such as "note: both iodepth >= 1 and synchronous I/O
 /// engine are selected") is skipped. Throws ParseError on malformed output or without jobs.
 FioReport parse_fio_json(std::string_view text);
+/// fio's normal (human-readable) output: the job line ("<job>: (g=0): rw=read, bs=(R) 1024KiB-..."),
+/// the version line, and per job "read: IOPS=..., BW=...(<bytes>/<runtime>)" and "cpu : usr=..%, sys=..%"
+/// (fio's stat.c show_ddir_status / show_thread_status). Throws ParseError without a job result.
+FioReport parse_fio_text(std::string_view text);
 
 } // namespace dpusim::calib

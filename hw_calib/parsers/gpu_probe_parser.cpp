@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/gpu_probe_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -55,8 +56,9 @@ GpuProbeReport parse_gpu_probe_csv(std::string_view text) {
     GpuProbeRow r;
     r.test = std::string(f[0]);
     if (r.test != "h2d_pinned" && r.test != "d2h_pinned" && r.test != "gemm_bf16")
-      throw ParseError("dpusim-calib-gpu", line_no,
-                       fmt::format("unknown test \"{}\"; valid: h2d_pinned, d2h_pinned, gemm_bf16", r.test));
+      throw ParseError(
+          "dpusim-calib-gpu", line_no,
+          fmt::format("unknown test \"{}\"; valid: h2d_pinned, d2h_pinned, gemm_bf16", excerpt(r.test)));
     const auto size = parse_number(f[1]), iters = parse_number(f[2]), secs = parse_number(f[3]),
                rate = parse_number(f[4]);
     if (!size || !iters || !secs || !rate || *rate <= 0)

@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/nvidia_smi_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -50,7 +51,7 @@ std::vector<NvidiaGpu> parse_nvidia_smi_query(std::string_view text) {
       const auto n = parse_number(v);
       if (!n)
         throw ParseError("nvidia-smi", line_no,
-                         fmt::format("{} \"{}\" is not a number (use nounits)", key, v));
+                         fmt::format("{} \"{}\" is not a number (use nounits)", key, excerpt(v)));
       return n;
     };
     auto integer = [&](const char* key) -> std::optional<int> {
@@ -75,6 +76,72 @@ std::vector<NvidiaGpu> parse_nvidia_smi_query(std::string_view text) {
   }
   if (col.empty())
     throw ParseError("nvidia-smi", 0, "empty output");
+  return gpus;
+}
+
+std::vector<NvidiaGpu> parse_nvidia_smi_table(std::string_view text) {
+  constexpr const char* kTool = "nvidia-smi";
+  const auto lines = split_lines(text);
+  std::string driver;
+  bool banner = false;
+  std::vector<NvidiaGpu> gpus;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto line = trim(lines[i]);
+    if (line.find("NVIDIA-SMI") != std::string_view::npos) {
+      banner = true;
+      if (const auto d = line.find("Driver Version:"); d != std::string_view::npos) {
+        const auto f = split_whitespace(line.substr(d + 15));
+        if (!f.empty())
+          driver = std::string(f[0]);
+      }
+      continue;
+    }
+    if (line.find("Processes:") != std::string_view::npos)
+      break;
+    if (!banner || !starts_with(line, "|"))
+      continue;
+    const auto cells = split_on(line, '|');
+    if (cells.size() < 4)
+      continue;
+    const auto first = split_whitespace(cells[1]);
+    if (first.size() < 3 || !parse_integer(first[0]))
+      continue;
+    // "   0  NVIDIA H100 80GB HBM3          On  ": index, name, persistence mode.
+    NvidiaGpu g;
+    g.index = static_cast<int>(*parse_integer(first[0]));
+    std::string name;
+    for (std::size_t k = 1; k + 1 < first.size(); ++k)
+      name += (name.empty() ? "" : " ") + std::string(first[k]);
+    g.name = name;
+    const auto bus = split_whitespace(cells[2]);
+    if (!bus.empty())
+      g.pci_bus_id = std::string(bus[0]);
+    g.driver_version = driver;
+    // The box's second line: "| N/A   27C    P0    69W / 700W |      4MiB / 81559MiB | ... |".
+    if (i + 1 >= lines.size())
+      throw ParseError(kTool, static_cast<int>(i + 1),
+                       fmt::format("the box of GPU {} ends after its first line (cut short?)", g.index));
+    const auto next = split_on(trim(lines[i + 1]), '|');
+    if (next.size() < 4)
+      throw ParseError(kTool, static_cast<int>(i + 2),
+                       fmt::format("expected the power and memory line of GPU {}", g.index));
+    const auto memory = split_whitespace(next[2]);
+    if (memory.size() >= 3 && memory[2].ends_with("MiB"))
+      if (const auto m = parse_number(memory[2].substr(0, memory[2].size() - 3)))
+        g.memory_total_bytes = *m * 1048576.0;
+    const auto power = next[1].find('/');
+    if (power != std::string_view::npos) {
+      const auto f = split_whitespace(next[1].substr(power + 1));
+      if (!f.empty() && f[0].ends_with("W"))
+        g.power_limit_w = parse_number(f[0].substr(0, f[0].size() - 1));
+    }
+    gpus.push_back(std::move(g));
+    ++i;
+  }
+  if (!banner)
+    throw ParseError(kTool, 0, "no \"NVIDIA-SMI ... Driver Version\" banner");
+  if (gpus.empty())
+    throw ParseError(kTool, 0, "no GPU box (\"|   0  <name> ... | <bus id> ...\") before the processes");
   return gpus;
 }
 

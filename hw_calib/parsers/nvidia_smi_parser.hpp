@@ -29,4 +29,11 @@ struct NvidiaGpu {
 /// Throws ParseError on a missing header, a line with the wrong number of fields or a bad number.
 std::vector<NvidiaGpu> parse_nvidia_smi_query(std::string_view text);
 
+/// Plain `nvidia-smi`: the "NVIDIA-SMI ... Driver Version: ... CUDA Version: ..." banner and, per GPU, a
+/// box of two lines ("|   0  NVIDIA H100 80GB HBM3   On  | 00000000:18:00.0 Off | ..." then
+/// "| N/A   27C    P0   69W / 700W |   4MiB / 81559MiB | ..."); the "Processes:" box is not read. Index,
+/// name, bus id, total memory, power limit and the driver version are kept. Throws ParseError without the
+/// banner, without a GPU, or with a GPU box cut short.
+std::vector<NvidiaGpu> parse_nvidia_smi_table(std::string_view text);
+
 } // namespace dpusim::calib

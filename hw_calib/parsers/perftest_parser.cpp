@@ -1,5 +1,6 @@
 #include "hw_calib/parsers/perftest_parser.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
@@ -73,6 +74,7 @@ struct Table {
 Table read_table(const std::vector<std::string_view>& lines, std::span<const std::string_view> known,
                  const std::string& tool) {
   Table table;
+  bool closed = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto t = trim(lines[i]);
     if (table.columns.empty()) {
@@ -80,8 +82,16 @@ Table read_table(const std::vector<std::string_view>& lines, std::span<const std
         table.columns = header_columns(lines[i], known);
       continue;
     }
-    if (t.empty() || t.front() == '-')
+    if (t.empty())
       continue;
+    if (t.front() == '-') {
+      // perftest closes its table with a dashed line (RESULT_LINE); what follows is not the table.
+      if (!table.rows.empty()) {
+        closed = true;
+        break;
+      }
+      continue;
+    }
     const auto fields = split_whitespace(t);
     if (fields.empty() || !parse_number(fields[0]))
       continue; // warnings such as "Conflicting CPU frequency values detected"
@@ -93,15 +103,32 @@ Table read_table(const std::vector<std::string_view>& lines, std::span<const std
       values.push_back(*v);
     }
     if (values.size() < table.columns.size())
-      throw ParseError(tool, static_cast<int>(i + 1),
-                       fmt::format("expected {} numbers ({}), found \"{}\"", table.columns.size(),
-                                   fmt::join(table.columns, ", "), std::string(t)));
+      throw ParseError(
+          tool, static_cast<int>(i + 1),
+          fmt::format("expected {} numbers ({}), found \"{}\"{}", table.columns.size(),
+                      fmt::join(table.columns, ", "), excerpt(t),
+                      i + 1 >= lines.size() ? " (the output ends inside this line: cut short)" : ""));
+    for (const double v : values)
+      if (v < 0)
+        throw ParseError(
+            tool, static_cast<int>(i + 1),
+            fmt::format("a negative value in \"{}\": every column is a size, count, rate or time",
+                        excerpt(t)));
     table.rows.emplace_back(static_cast<int>(i + 1), std::move(values));
   }
   if (table.columns.empty())
     throw ParseError(tool, 0, "no result header (a line starting with \"#bytes\") was found");
   if (table.rows.empty())
-    throw ParseError(tool, 0, "the result table has no rows");
+    throw ParseError(
+        tool, 0,
+        "the result table has no rows (the server side of an RDMA write or read test prints none: "
+        "give the client's output)");
+  if (!closed)
+    throw ParseError(
+        tool, static_cast<int>(lines.size()),
+        fmt::format("the table has no closing dashed line after its last row (line {}): the output "
+                    "is incomplete (cut short, or the test was stopped)",
+                    table.rows.back().first));
   return table;
 }
 
@@ -111,6 +138,10 @@ std::size_t column(const Table& t, std::string_view label) {
 }
 
 } // namespace
+
+PerftestInfo parse_perftest_info(std::string_view text) {
+  return read_info(split_lines(text));
+}
 
 PerftestBwReport parse_perftest_bw(std::string_view text) {
   static constexpr std::array<std::string_view, 9> kKnown{"#bytes",

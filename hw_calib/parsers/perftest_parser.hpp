@@ -48,7 +48,11 @@ struct PerftestLatReport {
   std::vector<PerftestLatRow> rows;
 };
 
-/// Throws ParseError when there is no result header or no result row.
+/// The block perftest prints before its table (ctx_print_test_info): the test's name, device, link type.
+PerftestInfo parse_perftest_info(std::string_view text);
+
+/// Throws ParseError when there is no result header, no result row, a negative value, or no closing
+/// dashed line after the rows (the output was cut short).
 PerftestBwReport parse_perftest_bw(std::string_view text);
 PerftestLatReport parse_perftest_lat(std::string_view text);
 

@@ -1,5 +1,6 @@
 #include "hw_calib/probes/gpu_probe.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
@@ -25,10 +26,7 @@ ProbeResult run_gpu_probe(const ProbeContext& ctx) {
   ProbeResult result;
   std::string text, origin;
   if (s.gpu_csv) {
-    const auto file = read_text_file(*s.gpu_csv);
-    if (!file)
-      throw std::runtime_error(fmt::format("cannot read --gpu-csv {}", s.gpu_csv->string()));
-    text = *file;
+    text = read_bounded_text(*s.gpu_csv);
     origin = fmt::format("recorded dpusim-calib-gpu output {}", s.gpu_csv->filename().string());
   } else {
     if (ctx.machine().gpus.empty())

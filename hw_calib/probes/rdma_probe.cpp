@@ -1,11 +1,10 @@
 #include "hw_calib/probes/rdma_probe.hpp"
 
+#include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/text.hpp"
-#include "hw_calib/fit/alpha_beta_fit.hpp"
+#include "hw_calib/ingest/ingest.hpp"
 #include "hw_calib/net/peer_client.hpp"
-#include "hw_calib/parsers/perftest_parser.hpp"
-#include "hw_calib/probes/param_builder.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -70,50 +69,26 @@ ProbeResult run_rdma_probe(const ProbeContext& ctx) {
   const std::string where =
       peer ? fmt::format("to peer {}", s.peer_host) : std::string("through the local NIC");
 
-  for (const std::string verb : {"write", "send"}) {
-    const auto bw = parse_perftest_bw(run_test(ctx, verb + "_bw", peer.get()));
-    const auto lat = parse_perftest_lat(run_test(ctx, verb + "_lat", peer.get()));
-    std::vector<double> sizes, times;
-    double best_bw = 0;
-    for (std::size_t i = 0; i < bw.rows.size(); ++i) {
-      const auto& row = bw.rows[i];
-      result.samples.add(verb + "_bw", static_cast<long long>(i), row.bytes, "bw_average_bytes_per_s",
-                         row.bw_average_Bps);
-      result.samples.add(verb + "_bw", static_cast<long long>(i), row.bytes, "msg_rate_mpps",
-                         row.msg_rate_mpps);
-      best_bw = std::max(best_bw, row.bw_average_Bps);
-    }
-    for (std::size_t i = 0; i < lat.rows.size(); ++i) {
-      const auto& row = lat.rows[i];
-      result.samples.add(verb + "_lat", static_cast<long long>(i), row.bytes, "t_typical_s", row.t_typical_s);
-      if (row.p99_s)
-        result.samples.add(verb + "_lat", static_cast<long long>(i), row.bytes, "t_p99_s", *row.p99_s);
-      sizes.push_back(row.bytes);
-      times.push_back(row.t_typical_s);
-    }
-    const std::string device = bw.info.device.empty() ? "default device" : bw.info.device;
-    result.summary.push_back(fmt::format("RDMA {} on {} ({}): {:.1f} Gb/s at large messages", verb, device,
-                                         where, best_bw * 8 / 1e9));
-    const bool write = verb == "write";
-    add_param(result, "rdma",
-              ParamSpec{write ? "nic.rdma_bandwidth" : "nic.rdma_send_bandwidth", best_bw,
-                        calibration::Provenance::measured,
-                        fmt::format("perftest ib_{}_bw -a --report_gbits on {} ({}), best average over sizes",
-                                    verb, device, where),
-                        verb + "_bw", std::nullopt, ""});
+  // Each output goes through ingest's checks and fits: the same parameters, sources and refusals (a
+  // cut table, a zero bandwidth, a latency without small messages) as for a recorded file.
+  IngestOptions io;
+  io.role = ctx.role();
+  for (const std::string test : {"write_bw", "write_lat", "send_bw", "send_lat"}) {
+    const std::string out = run_test(ctx, test, peer.get());
+    const std::string label = fmt::format("ib_{} {}", test, where);
+    IngestedFile f;
     try {
-      const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
-      result.summary.push_back(fmt::format("RDMA {} latency: {:.2f} us + bytes at {:.1f} Gb/s (R2 {:.3f})",
-                                           verb, ab.alpha_s * 1e6, ab.beta_Bps * 8 / 1e9, ab.r2));
-      add_param(result, "rdma",
-                ParamSpec{write ? "nic.rdma_latency" : "nic.rdma_send_latency", std::max(ab.alpha_s, 1e-9),
-                          calibration::Provenance::fitted,
-                          fmt::format("perftest ib_{}_lat -a on {} ({}): alpha of t_typical over sizes", verb,
-                                      device, where),
-                          verb + "_lat", fit_quality(ab), ""});
-    } catch (const std::invalid_argument& e) {
-      result.notes.push_back(fmt::format("RDMA {} latency fit not possible: {}", verb, e.what()));
+      f = ingest_text(label, out, io);
+    } catch (const InputFileError& e) {
+      throw std::runtime_error(e.what());
     }
+    for (auto& p : f.result.params)
+      result.params.push_back(std::move(p));
+    result.samples.append(f.result.samples);
+    for (auto& line : f.result.summary)
+      result.summary.push_back(std::move(line));
+    for (auto& w : f.warnings)
+      result.notes.push_back(std::move(w));
   }
   if (peer)
     peer->bye();

@@ -166,19 +166,31 @@ std::string_view kind_name(ParamKind kind) {
   return "value";
 }
 
+namespace {
+
+// The unit parser takes 0 and negative quantities (a scenario may need them); no rate, time, clock or
+// size a profile measures can be 0 or below, and a simulation given one would never finish.
+double positive(const ParamDef& def, const std::string& text, double si) {
+  if (!(si > 0))
+    throw units::UnitError(fmt::format("expected a positive {}, found \"{}\"", kind_name(def.kind), text));
+  return si;
+}
+
+} // namespace
+
 double parse_parameter_value(const ParamDef& def, const std::string& text) {
   using namespace units;
   switch (def.kind) {
   case ParamKind::data_rate:
-    return parse_quantity<DataRate>(text).si();
+    return positive(def, text, parse_quantity<DataRate>(text).si());
   case ParamKind::duration:
-    return parse_quantity<Seconds>(text).si();
+    return positive(def, text, parse_quantity<Seconds>(text).si());
   case ParamKind::frequency:
-    return parse_quantity<Frequency>(text).si();
+    return positive(def, text, parse_quantity<Frequency>(text).si());
   case ParamKind::flop_rate:
-    return parse_quantity<FlopRate>(text).si();
+    return positive(def, text, parse_quantity<FlopRate>(text).si());
   case ParamKind::data_size:
-    return parse_quantity<Bytes>(text).si();
+    return positive(def, text, parse_quantity<Bytes>(text).si());
   case ParamKind::count:
   case ParamKind::fraction:
   case ParamKind::number: {
@@ -195,6 +207,11 @@ double parse_parameter_value(const ParamDef& def, const std::string& text) {
       throw UnitError(fmt::format("expected a whole number of at least 1, found \"{}\"", text));
     if (def.kind == ParamKind::fraction && (v < 0 || v > 1))
       throw UnitError(fmt::format("expected a fraction between 0 and 1, found \"{}\"", text));
+    // An efficiency scales a rate: at 0 every transfer or kernel it applies to would never end.
+    if (def.kind == ParamKind::fraction && v <= 0 && def.key.ends_with("_efficiency"))
+      throw UnitError(fmt::format("expected an efficiency above 0 (at most 1), found \"{}\": at 0 nothing it "
+                                  "applies to would ever finish",
+                                  text));
     if (def.kind == ParamKind::number && v <= 0)
       throw UnitError(fmt::format("expected a positive number, found \"{}\"", text));
     return v;

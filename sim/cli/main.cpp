@@ -23,6 +23,8 @@ Commands:
   run SCENARIO       simulate one variant of a scenario (default: its baseline); writes run.csv
   compare SCENARIO   simulate every variant of a scenario, one process each; prints a table; writes comparison.csv
   validate [DIR]     simulate the validation scenarios (default scenarios/validation); print the error table
+  plan PLAN          simulate every point of a plan (axes over a scenario); writes points.csv; prints the best
+  merge DIR...       join the points.csv of a plan's shards (plan --shard i/n)
   report DIR         render the outputs of run or compare in DIR as one self-contained HTML page with figures
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
@@ -53,7 +55,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
       {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants},
-      {"models", command_models},   {"report", command_report}};
+      {"models", command_models},   {"plan", command_plan},         {"merge", command_merge},
+      {"report", command_report}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

@@ -119,13 +119,14 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
         header = false;
         if (i == 0)
           out += "sample," + line +
-                 ",straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,straggler_wait_s\n";
+                 ",fault_cost_s,straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,straggler_"
+                 "wait_s\n";
         continue;
       }
       const auto& r = c.results.at(row++);
-      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line, r.value("straggler_wait_gpu_s"),
-                         r.value("straggler_wait_os_s"), r.value("straggler_wait_network_s"),
-                         r.value("straggler_wait_s"));
+      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line, r.value("fault_cost_s"),
+                         r.value("straggler_wait_gpu_s"), r.value("straggler_wait_os_s"),
+                         r.value("straggler_wait_network_s"), r.value("straggler_wait_s"));
     }
   }
   return out;
@@ -158,6 +159,21 @@ std::string render_distribution_table(const std::vector<VariantSamples>& variant
         "{:<{}}  {:>7}  {:>8.4f}  {:>8.4f}  {:>8.4f}  {:>19}  {:>8.4f}  {:>11.3f}x  {:>11.3f}x\n",
         variants[i].variant, width, d.samples, d.p50, d.p90, d.p99,
         fmt::format("{:.4f}-{:.4f}", d.p99_low, d.p99_high), d.max, rs[i].speedup_p50, rs[i].speedup_p99);
+  }
+  // Slow nodes: the step's distribution with them against the same iterations without them.
+  for (const auto& v : variants) {
+    std::vector<double> healthy;
+    for (const auto& r : v.samples)
+      if (r.value("fault_free_step_s") > 0)
+        healthy.push_back(r.metrics.step_time_s - r.value("fault_cost_s"));
+    if (healthy.size() != v.samples.size() || healthy.empty())
+      continue;
+    const auto with = distribution_of(steps(v));
+    const auto without = distribution_of(healthy);
+    out += fmt::format("{}: the slow nodes cost {:.4f} s at p50 ({:.4f} vs {:.4f} s) and {:.4f} s at p99 "
+                       "({:.4f} vs {:.4f} s)\n",
+                       v.variant, with.p50 - without.p50, with.p50, without.p50, with.p99 - without.p99,
+                       with.p99, without.p99);
   }
   return out;
 }

@@ -77,6 +77,20 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
 
   auto r = result_of(s, variant, hw, in, iteration);
   r.metrics = metrics::compute_metrics(iteration, timings, in);
+  // Slow nodes change the tasks, not the platform: the same iteration without them, simulated on the
+  // same platform (with the same noise draws where there is noise), tells what they cost per step.
+  std::optional<plan::IterationPlan> fault_free;
+  if (model::has_slow_nodes(s)) {
+    std::vector<const plan::IterationExtension*> healthy;
+    for (const auto& m : model::registry().models())
+      if (m->name() != "faults")
+        healthy.push_back(m.get());
+    fault_free = plan::build_iteration(s.workload, costs, routes, lowering, representative, host, healthy);
+    fault_free->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+    const double healthy_step =
+        metrics::compute_metrics(*fault_free, simulator.execute(fault_free->graph), in).step_time_s;
+    model::add_fault_cost(r.metrics.step_time_s, healthy_step, false, r);
+  }
   // With noise: the same iteration with its draws, on the same platform; it is the prediction, and the
   // noise-free one above is what its straggler wait is measured against. OS noise grows with the kernel
   // work the noise-free iteration put on the host's and Arm's cores.
@@ -112,6 +126,13 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
       alone.emplace_back(src, step);
     }
     model::add_straggler_sources(alone, clean_step, r);
+    if (fault_free)
+      if (auto noisy_healthy = noisy_of(*noise, *fault_free)) {
+        noisy_healthy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+        const double healthy_step =
+            metrics::compute_metrics(*noisy_healthy, simulator.execute(noisy_healthy->graph), in).step_time_s;
+        model::add_fault_cost(r.metrics.step_time_s, healthy_step, true, r);
+      }
   }
   if (with_checkpoint) {
     if (noise != nullptr)

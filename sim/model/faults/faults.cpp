@@ -263,6 +263,13 @@ public:
         "simulated",
         f->slow_nodes.size() == 1 ? "" : "s", fmt::join(f->slow_nodes, ", "), 100 * f->slow_speed,
         run.scenario.workload.parallelism.dp));
+    if (const double healthy = r.value("fault_free_step_s"); healthy > 0)
+      r.notes.push_back(fmt::format(
+          "faults: the slow node{} cost {:.4f} s per step ({:+.1f}%) against the same iteration without "
+          "{} on the same platform ({:.4f} s), {}",
+          f->slow_nodes.size() == 1 ? "" : "s", r.value("fault_cost_s"),
+          100 * r.value("fault_cost_s") / healthy, f->slow_nodes.size() == 1 ? "it" : "them", healthy,
+          r.value("fault_cost_noisy") > 0 ? "both with the same noise draws" : "noise-free"));
   }
 };
 
@@ -290,6 +297,17 @@ topology::Failures failures_of(const scenario::Scenario& s, const topology::Topo
     if (links.contains(fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name)))
       out.edges.push_back(e);
   return out;
+}
+
+bool has_slow_nodes(const scenario::Scenario& s) {
+  const auto* f = s.extension<FaultsConfig>(kSection);
+  return f != nullptr && !f->slow_nodes.empty() && f->slow_speed < 1;
+}
+
+void add_fault_cost(double step_s, double healthy_step_s, bool noisy, report::VariantResult& r) {
+  r.set_value("fault_cost_s", step_s - healthy_step_s);
+  r.set_value("fault_free_step_s", healthy_step_s);
+  r.set_value("fault_cost_noisy", noisy ? 1 : 0);
 }
 
 std::unique_ptr<Model> make_faults_model() {

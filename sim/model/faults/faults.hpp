@@ -1,6 +1,7 @@
 // What-if faults (faults.cpp): the settings a scenario's faults: section gives.
 #pragma once
 
+#include "sim/report/variant_result.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/topology/router.hpp"
 
@@ -27,6 +28,12 @@ struct FaultsConfig {
   std::vector<int> failed_spines;
   std::vector<DegradedLink> failed_links; // rate unused; spine required
 };
+
+/// The scenario puts slow nodes in the cluster (their cost can be simulated on the same platform).
+bool has_slow_nodes(const scenario::Scenario& s);
+/// Records what the slow nodes cost per step (fault_cost_s): the step with them minus the step of the
+/// same iteration without them on the same platform, both noise-free or both with the same draws.
+void add_fault_cost(double step_s, double healthy_step_s, bool noisy, report::VariantResult& r);
 
 /// The vertices and edges `s`'s faults take down in `topo`.
 topology::Failures failures_of(const scenario::Scenario& s, const topology::Topology& topo);

@@ -50,8 +50,11 @@ TEST(calib_PerftestParser, LatencyTableWithPercentiles) {
 }
 
 TEST(calib_PerftestParser, OlderLatencyFormatWithoutPercentiles) {
-  const std::string text = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]\n"
-                           " 2       1000          0.98           4.12         1.01   \n";
+  // perftest closes every table with a dashed line; without it the output is reported incomplete.
+  const std::string text =
+      " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]\n"
+      " 2       1000          0.98           4.12         1.01   \n"
+      "---------------------------------------------------------------------------------------\n";
   const auto r = parse_perftest_lat(text);
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_FALSE(r.rows[0].p99_s.has_value());

@@ -229,6 +229,24 @@ TEST(calib_OfflineProbe, NcclFromRecordedOutput) {
   EXPECT_EQ(r.tools.at("nccl-tests"), "2.13.9");
 }
 
+TEST(calib_OfflineProbe, NcclChecksWhatTheRunMeasured) {
+  // The probe takes ingest's checks: a network efficiency from ranks that all ran on one host, or a
+  // single-GPU run, fails the probe instead of reaching the profile.
+  MachineInfo m;
+  ProbeSettings s = quick_settings();
+  s.nccl_output = data_path("nccl-tests/all_reduce_perf-1node-8xh100.txt");
+  s.nccl_link_rate_Bps = 400e9 / 8;
+  try {
+    (void)run_nccl_probe(ProbeContext(s, m, "nccl"));
+    FAIL() << "a one-host run gave a network efficiency";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("crossed no network"), std::string::npos) << e.what();
+  }
+  s.nccl_output = data_path("nccl-tests/all_reduce_perf-1gpu.txt");
+  s.nccl_link_rate_Bps.reset();
+  EXPECT_THROW((void)run_nccl_probe(ProbeContext(s, m, "nccl")), std::runtime_error);
+}
+
 TEST(calib_OfflineProbe, NcclSkippedWithoutToolOrFile) {
   if (find_executable("all_reduce_perf"))
     GTEST_SKIP() << "nccl-tests installed here";

@@ -3,6 +3,8 @@
 #include "tests/support/run_csv.hpp"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <regex>
 
 using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
@@ -37,6 +39,26 @@ TEST(Faults, OneSlowNodeBoundsADataParallelStep) {
   const double all = step_time(tmp, "all", "faults: {slow_nodes: [0, 1, 2, 3], slow_speed: 0.5}\n");
   EXPECT_GT(one, 1.5 * healthy) << "half-speed GPUs on one node must slow the whole step";
   EXPECT_NEAR(one / all, 1.0, 0.02) << "every replica waits for the slow one: as slow as all slow";
+}
+
+TEST(Faults, TheRunSaysWhatASlowNodeCostsAgainstTheSameClusterWithoutIt) {
+  // The iteration without the slow node, simulated on the same platform, is the healthy cluster's step.
+  TempDir tmp;
+  const double healthy = step_time(tmp, "healthy", "");
+  std::string out;
+  const std::string scenario = R"(name: faults
+cluster: {nodes: 4, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: 128, micro_batch: 2, parallelism: {tp: 2, dp: 16}}
+offload: {baseline: rdma-nic}
+faults: {slow_nodes: [2], slow_speed: 0.5}
+)";
+  const double slow = simulate(tmp, "slow", scenario, "step_time_s", &out);
+  const std::regex cost(
+      R"(the slow node cost ([0-9.]+) s per step \(\+[0-9.]+%\) against the same iteration without it on the same platform \(([0-9.]+) s\), noise-free)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, cost)) << out;
+  EXPECT_NEAR(std::stod(m[2]) / healthy, 1.0, 1e-3);
+  EXPECT_NEAR(std::stod(m[1]), slow - healthy, 1e-3 * healthy);
 }
 
 TEST(Faults, ASlowerNodeIsNeverFaster) {
@@ -85,4 +107,25 @@ faults: {failed_spines: [3, 7], failed_links: [{leaf: 1, spine: 0}]}
   EXPECT_GT(simulate(tmp, "failed", scenario, "step_time_s", &out), 0);
   EXPECT_NE(out.find("note: faults: spines 3, 7 down"), std::string::npos) << out;
   EXPECT_NE(out.find("note: faults: the link between leaf1 and spine0 is down"), std::string::npos) << out;
+}
+
+TEST(Faults, TheBundledSlowNodeScenarioMakesItsClaim) {
+  // scenarios/examples/slow-node.yaml: the slow node costs the same in every variant, a larger share of
+  // the faster step.
+  TempDir tmp;
+  const auto r = dpusim::testing::run_command(
+      {DPUSIM_BINARY, "compare", std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/slow-node.yaml",
+       "--out", tmp.path() + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex cost(
+      R"(note \(([a-z-]+)\): faults: the slow node cost ([0-9.]+) s per step \(\+([0-9.]+)%\))");
+  std::map<std::string, std::pair<double, double>> by_variant;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), cost); it != std::sregex_iterator(); ++it)
+    by_variant[(*it)[1]] = {std::stod((*it)[2]), std::stod((*it)[3])};
+  ASSERT_EQ(by_variant.size(), 3U) << r.out;
+  const double tcp = by_variant.at("host-tcp").first;
+  EXPECT_GT(tcp, 0.1);
+  for (const auto& [variant, c] : by_variant)
+    EXPECT_NEAR(c.first / tcp, 1.0, 0.05) << variant;
+  EXPECT_GT(by_variant.at("rdma-nic").second, 2 * by_variant.at("host-tcp").second);
 }

@@ -1,0 +1,831 @@
+#include "hw_calib/ingest/ingest.hpp"
+
+#include "hw_calib/common/bounded_input.hpp"
+#include "hw_calib/common/checksum.hpp"
+#include "hw_calib/common/text.hpp"
+#include "hw_calib/fit/alpha_beta_fit.hpp"
+#include "hw_calib/parsers/device_tools_parser.hpp"
+#include "hw_calib/parsers/ethtool_parser.hpp"
+#include "hw_calib/parsers/fio_parser.hpp"
+#include "hw_calib/parsers/iperf3_parser.hpp"
+#include "hw_calib/parsers/lscpu_parser.hpp"
+#include "hw_calib/parsers/nccl_tests_parser.hpp"
+#include "hw_calib/parsers/nvidia_smi_parser.hpp"
+#include "hw_calib/parsers/openssl_speed_parser.hpp"
+#include "hw_calib/parsers/parse_error.hpp"
+#include "hw_calib/parsers/perftest_parser.hpp"
+#include "hw_calib/parsers/rdma_tools_parser.hpp"
+#include "hw_calib/probes/param_builder.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace dpusim::calib {
+namespace {
+
+// A log of mpirun --tag-output: each process prints its own "# nThread" line, so nGpus 1 there is
+// one GPU per process, not a single-GPU run.
+bool contains_mpi_prefix(std::string_view text) {
+  return text.find("]<stdout>:") != std::string_view::npos;
+}
+
+std::string key_part(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
+// What every parameter of a file says about where it came from.
+struct Origin {
+  std::string path;
+  std::string name;     // the file's name, for sources
+  std::string checksum; // "sha256:..."
+  [[nodiscard]] std::string cite(std::string_view what, int first_line = 0, int last_line = 0) const {
+    const std::string lines = first_line <= 0          ? std::string()
+                              : last_line > first_line ? fmt::format(", lines {}-{}", first_line, last_line)
+                                                       : fmt::format(", line {}", first_line);
+    return fmt::format("{}; recorded in {} ({}{})", what, name, checksum.substr(0, 19), lines);
+  }
+  [[noreturn]] void fail(int line, const std::string& message) const {
+    throw InputFileError(path, line, message);
+  }
+};
+
+void add(IngestedFile& f, const std::string& probe, ParamSpec spec) {
+  const std::string key = spec.key;
+  if (!add_param(f.result, probe, std::move(spec))) {
+    // add_param recorded why in the notes; a value the registry refuses is a problem of the input.
+    f.warnings.push_back(f.result.notes.empty() ? fmt::format("{} left out", key) : f.result.notes.back());
+    if (!f.result.notes.empty())
+      f.result.notes.pop_back();
+  }
+}
+
+// --- nccl-tests -------------------------------------------------------------------------------------
+
+std::string series_of(const NcclTestsReport& r, std::size_t index) {
+  std::string name = r.collective;
+  if (name.empty() || r.collective_inferred)
+    name = r.collective == "all_reduce_perf" || r.collective == "reduce_scatter_perf" ||
+                   r.collective == "reduce_perf"
+               ? r.collective
+               : fmt::format("table{}", index + 1);
+  if (name.ends_with("_perf"))
+    name.resize(name.size() - 5);
+  return name;
+}
+
+void check_nccl_table(const Origin& o, const NcclTestsReport& r) {
+  if (r.out_of_bounds && *r.out_of_bounds > 0)
+    o.fail(r.footer_line,
+           fmt::format("nccl-tests counted {} wrong results (\"# Out of bounds values\"): the run's "
+                       "data were corrupted and its timings are not a measurement",
+                       *r.out_of_bounds));
+  for (const auto& row : r.rows) {
+    if ((row.oop_wrong && *row.oop_wrong > 0) || (row.ip_wrong && *row.ip_wrong > 0))
+      o.fail(row.line, fmt::format("{} B: nccl-tests counted wrong results (#wrong {}): the run is not valid",
+                                   row.size_bytes, row.oop_wrong.value_or(0) + row.ip_wrong.value_or(0)));
+    if (!(row.oop_time_s > 0) || (row.ip_time_s && !(*row.ip_time_s > 0)))
+      o.fail(row.line,
+             fmt::format("{} B: a time of 0 or below; expected a positive time in us", row.size_bytes));
+    if (row.oop_algbw_Bps < 0 || row.oop_busbw_Bps < 0 || row.ip_algbw_Bps.value_or(0) < 0 ||
+        row.ip_busbw_Bps.value_or(0) < 0)
+      o.fail(row.line, fmt::format("{} B: a negative bandwidth; expected GB/s of 0 or more", row.size_bytes));
+    if (row.size_bytes < 0)
+      o.fail(row.line, "a negative message size");
+  }
+}
+
+// One table may hold several sweeps over the sizes (-d all, -o all: one per data type and operation),
+// each named by its type and operation; the sizes go up within each.
+struct Sweep {
+  std::string type, redop;
+  std::vector<NcclTestsRow> rows;
+};
+
+std::vector<Sweep> sweeps_of(const Origin& o, const NcclTestsReport& r) {
+  std::vector<Sweep> out;
+  for (const auto& row : r.rows) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const Sweep& s) { return s.type == row.type && s.redop == row.redop; });
+    if (it == out.end()) {
+      out.push_back(Sweep{row.type, row.redop, {}});
+      it = std::prev(out.end());
+    } else if (row.size_bytes <= it->rows.back().size_bytes) {
+      o.fail(row.line,
+             fmt::format("the message size goes down or repeats ({} B after {} B, {} {}): not one sweep "
+                         "over the sizes",
+                         row.size_bytes, it->rows.back().size_bytes, row.type, row.redop));
+    }
+    it->rows.push_back(row);
+  }
+  return out;
+}
+
+void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
+  const auto runs = parse_nccl_tests_runs(text);
+  const NcclTestsReport* all_reduce = nullptr;
+  NcclTestsReport all_reduce_sweep; // the all-reduce table, with the rows of the sweep that is used
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    check_nccl_table(o, r);
+    if (r.ranks == 1 || (r.ranks == 0 && r.gpus_per_thread == 1 && !contains_mpi_prefix(text)))
+      o.fail(r.first_line, "a single-GPU run (one rank): no GPU exchanged data with another, so there is no "
+                           "collective to calibrate; run across GPUs (-g N) or nodes (mpirun)");
+    const auto sweeps = sweeps_of(o, r);
+    for (const auto& sweep : sweeps) {
+      std::string series = series_of(r, i);
+      if (sweeps.size() > 1)
+        series += fmt::format("_{}_{}", sweep.type, sweep.redop.empty() ? "none" : sweep.redop);
+      for (std::size_t k = 0; k < sweep.rows.size(); ++k) {
+        const auto& row = sweep.rows[k];
+        const auto idx = static_cast<long long>(k);
+        f.result.samples.add(series, idx, row.size_bytes, "time_s", row.best_time_s());
+        f.result.samples.add(series, idx, row.size_bytes, "busbw_bytes_per_s", row.best_busbw_Bps());
+        f.result.samples.add(series, idx, row.size_bytes, "algbw_bytes_per_s", row.best_algbw_Bps());
+      }
+    }
+    if (r.collective == "all_reduce_perf") {
+      if (all_reduce != nullptr)
+        o.fail(r.first_line,
+               fmt::format("a second all-reduce table (the first starts at line {}): give one run per "
+                           "file, so that the profile says which one it took",
+                           all_reduce->first_line));
+      all_reduce = &r;
+      // The parameters come from one sweep: float sum, what the simulator's collectives move, when the
+      // run has it, else the first.
+      const auto chosen = std::find_if(sweeps.begin(), sweeps.end(),
+                                       [](const Sweep& s) { return s.type == "float" && s.redop == "sum"; });
+      const Sweep& sweep = chosen != sweeps.end() ? *chosen : sweeps.front();
+      all_reduce_sweep = r;
+      all_reduce_sweep.rows = sweep.rows;
+      if (sweeps.size() > 1)
+        f.warnings.push_back(
+            fmt::format("the all-reduce table holds {} sweeps (data types and operations): the "
+                        "{} {} one gives the parameters",
+                        sweeps.size(), sweep.type, sweep.redop));
+    } else {
+      f.result.summary.push_back(
+          fmt::format("{} ({} sizes, lines {}-{}): raw samples only; the collective "
+                      "parameters come from all-reduce",
+                      r.collective.empty() ? "a table of an unnamed collective" : r.collective, r.rows.size(),
+                      r.first_line, r.rows.back().line));
+    }
+  }
+  f.result.tools["nccl-tests"] =
+      runs.front().version.empty() ? "unknown (not printed)" : runs.front().version;
+  if (all_reduce == nullptr) {
+    f.warnings.push_back("no all-reduce table (all_reduce_perf): no collective parameter from this file");
+    return;
+  }
+  const auto& r = all_reduce_sweep;
+  const auto& last = r.rows.back();
+  if (!(last.best_busbw_Bps() > 0))
+    o.fail(last.line,
+           fmt::format("the bus bandwidth at the largest size ({} B) is {}: expected a positive GB/s",
+                       last.size_bytes, last.best_busbw_Bps() / 1e9));
+  const std::string hosts = r.hosts.empty()
+                                ? std::string("hosts not printed")
+                                : fmt::format("{} rank(s) on {} host(s)", r.ranks, r.hosts.size());
+  const std::string what = fmt::format("nccl-tests all_reduce_perf ({})", hosts);
+  f.result.summary.push_back(fmt::format("all-reduce: bus bandwidth {:.1f} GB/s at {:.0f} MiB, {}",
+                                         last.best_busbw_Bps() / 1e9, last.size_bytes / 1048576.0, hosts));
+  add(f, "nccl",
+      ParamSpec{"collective.allreduce_bus_bandwidth", last.best_busbw_Bps(),
+                calibration::Provenance::measured,
+                o.cite(fmt::format("{}: busbw at the largest size, {} B", what, last.size_bytes), last.line),
+                "all_reduce", std::nullopt, ""});
+  std::vector<double> sizes, times;
+  std::size_t small = 0;
+  for (const auto& row : r.rows) {
+    sizes.push_back(row.size_bytes);
+    times.push_back(row.best_time_s());
+    if (row.size_bytes <= kNcclSmallMessageBytes)
+      ++small;
+  }
+  if (small < 2) {
+    f.warnings.push_back(fmt::format("collective.allreduce_latency left out: the sweep has {} size(s) of {} "
+                                     "KiB or less (from {} B); a latency "
+                                     "needs small messages (run with -b 8)",
+                                     small, kNcclSmallMessageBytes / 1024, r.rows.front().size_bytes));
+  } else {
+    try {
+      const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
+      if (ab.alpha_s > 0)
+        add(f, "nccl",
+            ParamSpec{
+                "collective.allreduce_latency", ab.alpha_s, calibration::Provenance::fitted,
+                o.cite(what + ": alpha of an alpha-beta fit of the time over sizes", r.first_line, last.line),
+                "all_reduce", fit_quality(ab), ""});
+      else
+        f.warnings.push_back(
+            fmt::format("collective.allreduce_latency left out: the fit's intercept is {:.3g} us, "
+                        "not a latency",
+                        ab.alpha_s * 1e6));
+    } catch (const std::invalid_argument& e) {
+      f.warnings.push_back(fmt::format("collective.allreduce_latency left out: {}", e.what()));
+    }
+  }
+  if (opt.nccl_link_rate_Bps) {
+    const std::string key =
+        opt.nccl_scope == "nvlink" ? "collective.nvlink_efficiency" : "collective.network_efficiency";
+    if (opt.nccl_scope == "network" && r.hosts.size() == 1)
+      o.fail(
+          r.first_line,
+          fmt::format("--nccl-scope network, but all {} ranks ran on {}: this run crossed no network; give a "
+                      "multi-node run, or --nccl-scope nvlink",
+                      r.ranks, *r.hosts.begin()));
+    if (opt.nccl_scope == "nvlink" && r.hosts.size() > 1)
+      o.fail(r.first_line,
+             fmt::format("--nccl-scope nvlink, but the ranks ran on {} hosts: the network set the "
+                         "pace, not NVLink",
+                         r.hosts.size()));
+    if (r.hosts.empty())
+      f.warnings.push_back(
+          "the log does not list its ranks (\"#  Rank ... on HOST\"): that it spans the scope "
+          "asked for could not be checked");
+    const double eff = last.best_busbw_Bps() / *opt.nccl_link_rate_Bps;
+    if (eff > 1.0)
+      f.warnings.push_back(
+          fmt::format("{} left out: bus bandwidth {:.1f} GB/s exceeds the link rate {:.1f} GB/s "
+                      "(tree or NVLS?); calibrate on a ring run (NCCL_ALGO=Ring)",
+                      key, last.best_busbw_Bps() / 1e9, *opt.nccl_link_rate_Bps / 1e9));
+    else
+      add(f, "nccl",
+          ParamSpec{key, eff, calibration::Provenance::measured,
+                    o.cite(fmt::format("{}: busbw {:.2f} GB/s over the given link rate {:.2f} GB/s", what,
+                                       last.best_busbw_Bps() / 1e9, *opt.nccl_link_rate_Bps / 1e9),
+                           last.line),
+                    "all_reduce", std::nullopt, ""});
+  }
+}
+
+// --- perftest ---------------------------------------------------------------------------------------
+
+std::string perftest_verb(const Origin& o, const PerftestInfo& info) {
+  if (starts_with(info.test, "RDMA_Write"))
+    return "write";
+  if (starts_with(info.test, "RDMA_Read"))
+    return "read";
+  if (starts_with(info.test, "Send"))
+    return "send";
+  if (info.test.empty())
+    o.fail(0,
+           "no test name line (e.g. \"RDMA_Write BW Test\") before the table: write, read and send cannot be "
+           "told apart");
+  return "atomic";
+}
+
+void ingest_perftest_bw(IngestedFile& f, const Origin& o, std::string_view text) {
+  const auto report = parse_perftest_bw(text);
+  const std::string verb = perftest_verb(o, report.info);
+  double best = 0;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const auto& row = report.rows[i];
+    f.result.samples.add(verb + "_bw", static_cast<long long>(i), row.bytes, "bw_average_bytes_per_s",
+                         row.bw_average_Bps);
+    f.result.samples.add(verb + "_bw", static_cast<long long>(i), row.bytes, "msg_rate_mpps",
+                         row.msg_rate_mpps);
+    best = std::max(best, row.bw_average_Bps);
+  }
+  if (!(best > 0))
+    o.fail(0, "every row's average bandwidth is 0: expected a positive bandwidth");
+  const std::string device = report.info.device.empty() ? "default device" : report.info.device;
+  f.result.summary.push_back(fmt::format(
+      "RDMA {} on {} ({}): {:.1f} Gb/s at best", verb, device,
+      report.info.link_type.empty() ? "link type not printed" : report.info.link_type, best * 8 / 1e9));
+  const char* key = verb == "write"  ? "nic.rdma_bandwidth"
+                    : verb == "send" ? "nic.rdma_send_bandwidth"
+                                     : nullptr;
+  if (key == nullptr) {
+    f.warnings.push_back(fmt::format("{}: no parameter is calibrated from RDMA {} (raw samples only)",
+                                     report.info.test, verb));
+    return;
+  }
+  add(f, "rdma",
+      ParamSpec{
+          key, best, calibration::Provenance::measured,
+          o.cite(fmt::format("perftest ib_{}_bw on {}: best average bandwidth over sizes", verb, device)),
+          verb + "_bw", std::nullopt, ""});
+}
+
+void ingest_perftest_lat(IngestedFile& f, const Origin& o, std::string_view text) {
+  const auto report = parse_perftest_lat(text);
+  const std::string verb = perftest_verb(o, report.info);
+  std::vector<double> sizes, times;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const auto& row = report.rows[i];
+    if (!(row.t_typical_s > 0))
+      o.fail(0, fmt::format("{} B: t_typical is {} us; expected a positive latency", row.bytes,
+                            row.t_typical_s * 1e6));
+    f.result.samples.add(verb + "_lat", static_cast<long long>(i), row.bytes, "t_typical_s", row.t_typical_s);
+    if (row.p99_s)
+      f.result.samples.add(verb + "_lat", static_cast<long long>(i), row.bytes, "t_p99_s", *row.p99_s);
+    sizes.push_back(row.bytes);
+    times.push_back(row.t_typical_s);
+  }
+  const std::string device = report.info.device.empty() ? "default device" : report.info.device;
+  const char* key = verb == "write" ? "nic.rdma_latency" : verb == "send" ? "nic.rdma_send_latency" : nullptr;
+  if (key == nullptr) {
+    f.warnings.push_back(fmt::format("{}: no parameter is calibrated from RDMA {} (raw samples only)",
+                                     report.info.test, verb));
+    return;
+  }
+  const double smallest = *std::min_element(sizes.begin(), sizes.end());
+  if (smallest > kRdmaSmallMessageBytes) {
+    f.warnings.push_back(
+        fmt::format("{} left out: the smallest message is {} B, above {} B: a latency needs small "
+                    "messages (run with -a, or -s 2)",
+                    key, smallest, kRdmaSmallMessageBytes));
+    return;
+  }
+  f.result.summary.push_back(fmt::format("RDMA {} latency on {}: {:.2f} us at {} B", verb, device,
+                                         times.front() * 1e6, sizes.front()));
+  if (sizes.size() == 1) {
+    add(f, "rdma",
+        ParamSpec{
+            key, times.front(), calibration::Provenance::measured,
+            o.cite(fmt::format("perftest ib_{}_lat on {}: t_typical at {} B", verb, device, sizes.front())),
+            verb + "_lat", std::nullopt, ""});
+    return;
+  }
+  try {
+    const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
+    if (!(ab.alpha_s > 0)) {
+      f.warnings.push_back(
+          fmt::format("{} left out: the fit's intercept is {:.3g} us, not a latency", key, ab.alpha_s * 1e6));
+      return;
+    }
+    add(f, "rdma",
+        ParamSpec{
+            key, ab.alpha_s, calibration::Provenance::fitted,
+            o.cite(fmt::format("perftest ib_{}_lat on {}: alpha of t_typical over sizes", verb, device)),
+            verb + "_lat", fit_quality(ab), ""});
+  } catch (const std::invalid_argument& e) {
+    f.warnings.push_back(fmt::format("{} left out: {}", key, e.what()));
+  }
+}
+
+// --- fio --------------------------------------------------------------------------------------------
+
+// "1M", "4k", "1024KiB", "4096B" (fio's bs in job options or in its job line) -> bytes.
+std::optional<double> block_size(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) != 0 || text[digits] == '.'))
+    ++digits;
+  const auto v = parse_number(text.substr(0, digits));
+  if (!v)
+    return std::nullopt;
+  const std::string unit = to_lower(text.substr(digits));
+  if (unit.empty() || unit == "b")
+    return *v;
+  if (unit == "k" || unit == "kib" || unit == "kb")
+    return *v * 1024;
+  if (unit == "m" || unit == "mib" || unit == "mb")
+    return *v * 1048576;
+  if (unit == "g" || unit == "gib" || unit == "gb")
+    return *v * 1073741824.0;
+  return std::nullopt;
+}
+
+void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
+  f.result.tools["fio"] = report.version.empty() ? "unknown (not printed)" : report.version;
+  bool seq_done = false, rand_done = false;
+  for (std::size_t i = 0; i < report.jobs.size(); ++i) {
+    const auto& job = report.jobs[i];
+    if (job.error != 0)
+      o.fail(0, fmt::format("fio job \"{}\" ended with error {}: its figures are not a measurement",
+                            excerpt(job.name), job.error));
+    const std::string series =
+        fmt::format("fio_{}", key_part(job.name.empty() ? std::to_string(i) : job.name));
+    const auto bs = block_size(job.bs);
+    f.result.samples.add(series, 0, bs.value_or(0), "read_bytes_per_s", job.read.bw_Bps);
+    f.result.samples.add(series, 0, bs.value_or(0), "read_iops", job.read.iops);
+    f.result.samples.add(series, 0, bs.value_or(0), "usr_cpu_percent", job.usr_cpu_percent);
+    f.result.samples.add(series, 0, bs.value_or(0), "sys_cpu_percent", job.sys_cpu_percent);
+    const bool sequential = job.rw == "read";
+    const bool random = job.rw == "randread";
+    if (!sequential && !random) {
+      f.warnings.push_back(
+          fmt::format("fio job \"{}\" (rw={}): only read and randread jobs calibrate the storage "
+                      "parameters (raw samples only)",
+                      excerpt(job.name), job.rw.empty() ? "not printed" : job.rw));
+      continue;
+    }
+    if (!(job.read.bw_Bps > 0) || !(job.read.iops > 0))
+      o.fail(0, fmt::format("fio job \"{}\": read bandwidth {} B/s and {} IOPS; expected positive figures",
+                            excerpt(job.name), job.read.bw_Bps, job.read.iops));
+    const std::string method = fmt::format("fio job \"{}\" (rw={}, bs={})", job.name, job.rw, job.bs);
+    if (sequential) {
+      if (seq_done)
+        o.fail(0, "a second sequential read job: give one per file, so that the profile says which it took");
+      seq_done = true;
+      if (bs && *bs < 131072)
+        f.warnings.push_back(
+            fmt::format("fio job \"{}\" reads sequentially in {} blocks: storage.read_bandwidth "
+                        "is meant for large blocks (the probe reads 1 MiB)",
+                        excerpt(job.name), job.bs));
+      add(f, "storage",
+          ParamSpec{"storage.read_bandwidth", job.read.bw_Bps, calibration::Provenance::measured,
+                    o.cite(method + ": read bandwidth"), series, std::nullopt, ""});
+      const double cpu_s = (job.usr_cpu_percent + job.sys_cpu_percent) / 100.0 * job.read.runtime_s;
+      if (job.jobs > 1)
+        f.warnings.push_back(fmt::format("storage.read_rate_per_core left out: job \"{}\" sums {} processes, "
+                                         "whose CPU figures are not one core's",
+                                         excerpt(job.name), job.jobs));
+      else if (cpu_s > 0 && job.read.io_bytes > 0)
+        add(f, "storage",
+            ParamSpec{"storage.read_rate_per_core", job.read.io_bytes / cpu_s,
+                      calibration::Provenance::measured,
+                      o.cite(method + ": bytes read over the job's CPU seconds (usr + sys)"), series,
+                      std::nullopt, ""});
+      else
+        f.warnings.push_back(
+            "storage.read_rate_per_core left out: the job reports no CPU time or no bytes read");
+    } else {
+      if (rand_done)
+        o.fail(0, "a second random read job: give one per file, so that the profile says which it took");
+      rand_done = true;
+      if (bs && *bs != 4096)
+        f.warnings.push_back(fmt::format("storage.random_read_iops left out: job \"{}\" reads {} blocks, the "
+                                         "parameter is for 4 KiB",
+                                         excerpt(job.name), job.bs));
+      else
+        add(f, "storage",
+            ParamSpec{"storage.random_read_iops", job.read.iops, calibration::Provenance::measured,
+                      o.cite(method + ": read IOPS"), series, std::nullopt, ""});
+    }
+  }
+}
+
+// --- iperf3 -----------------------------------------------------------------------------------------
+
+void ingest_iperf3(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
+  const auto report = parse_iperf3(text);
+  if (!report.version.empty())
+    f.result.tools["iperf3"] = report.version;
+  for (std::size_t i = 0; i < report.tests.size(); ++i) {
+    const auto& t = report.tests[i];
+    const std::string series = fmt::format("iperf3_test{}", i + 1);
+    for (std::size_t k = 0; k < t.interval_bps.size(); ++k)
+      f.result.samples.add(series, static_cast<long long>(k), 0, "interval_bits_per_s", t.interval_bps[k]);
+    if (t.sender_bps)
+      f.result.samples.add(series, 0, 0, "sender_bits_per_s", *t.sender_bps);
+    if (t.receiver_bps)
+      f.result.samples.add(series, 0, 0, "receiver_bits_per_s", *t.receiver_bps);
+    if (t.local_cpu_percent)
+      f.result.samples.add(series, 0, 0, "local_cpu_percent", *t.local_cpu_percent);
+  }
+  if (report.incomplete_tests > 0)
+    f.warnings.push_back(fmt::format("{} test(s) of this log have no summary (interrupted) and are left out",
+                                     report.incomplete_tests));
+  if (report.tests.size() > 1)
+    f.warnings.push_back(
+        fmt::format("{} tests in this log: the last complete one gives the parameter", report.tests.size()));
+  const auto& t = report.tests.back();
+  const bool sends = t.local_sends();
+  const auto bps = sends ? (t.sender_bps ? t.sender_bps : t.receiver_bps) : t.receiver_bps;
+  const std::string side =
+      fmt::format("{}{}", t.server ? "server" : "client", t.reverse ? ", reverse (-R)" : "");
+  if (!bps || !(*bps > 0))
+    o.fail(t.line,
+           fmt::format("iperf3 {}: the {} throughput is {}: expected a positive bit rate", side,
+                       sends ? "sending" : "receiving", bps ? fmt::format("{}", *bps) : "not printed"));
+  f.result.summary.push_back(
+      fmt::format("iperf3 {} {} at {:.2f} Gb/s", side, sends ? "sent" : "received", *bps / 1e9));
+  const std::string key = role_key(opt.role, sends ? "tcp_tx_rate_per_core" : "tcp_rx_rate_per_core");
+  if (!t.local_cpu_percent || !(*t.local_cpu_percent > 0)) {
+    f.warnings.push_back(
+        fmt::format("{} left out: the output has no CPU utilisation of this side (run iperf3 "
+                    "with -V or -J); the throughput alone does not say what a core sustains",
+                    key));
+    return;
+  }
+  const double per_core = *bps / 8.0 / (*t.local_cpu_percent / 100.0);
+  add(f, "tcp",
+      ParamSpec{
+          key, per_core, calibration::Provenance::measured,
+          o.cite(fmt::format("iperf3 {} ({} stream(s)): {:.2f} Gb/s at {:.1f}% of one CPU (iperf3's own "
+                             "process time; softirq work on other cores is not counted)",
+                             side, t.streams, *bps / 1e9, *t.local_cpu_percent),
+                 t.line),
+          "iperf3_test" + std::to_string(report.tests.size()), std::nullopt, ""});
+}
+
+// --- openssl speed ----------------------------------------------------------------------------------
+
+void ingest_openssl(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
+  const auto report = parse_openssl_speed(text);
+  if (!report.version.empty())
+    f.result.tools["openssl"] = report.version;
+  const OpensslSpeedRow* gcm = nullptr;
+  for (const auto& row : report.rows) {
+    const std::string series = "openssl_" + key_part(to_lower(row.algorithm));
+    long long idx = 0;
+    for (const auto& [size, rate] : row.rate_Bps) {
+      if (!(rate > 0))
+        o.fail(row.line, fmt::format("{} at {} bytes: a rate of {} B/s; expected a positive rate",
+                                     row.algorithm, size, rate));
+      f.result.samples.add(series, idx++, size, "bytes_per_s", rate);
+    }
+    if (to_lower(row.algorithm) == "aes-256-gcm")
+      gcm = &row;
+  }
+  const std::string key = role_key(opt.role, "aes_gcm_rate_per_core");
+  if (gcm == nullptr) {
+    f.warnings.push_back(
+        fmt::format("{} left out: no AES-256-GCM row (run openssl speed -evp aes-256-gcm)", key));
+    return;
+  }
+  if (report.elapsed) {
+    f.warnings.push_back(
+        fmt::format("{} left out: measured with -elapsed (wall-clock time), not per CPU second", key));
+    return;
+  }
+  const auto at = gcm->rate_Bps.find(16384.0);
+  if (at == gcm->rate_Bps.end()) {
+    f.warnings.push_back(fmt::format("{} left out: no 16384-byte column (the size public figures use)", key));
+    return;
+  }
+  const double per_core = at->second / report.processes;
+  f.result.summary.push_back(fmt::format("AES-256-GCM at 16 KiB: {:.2f} GB/s per core ({} process(es))",
+                                         per_core / 1e9, report.processes));
+  add(f, "crypto",
+      ParamSpec{key, per_core, calibration::Provenance::measured,
+                o.cite(fmt::format(
+                           "openssl speed -evp aes-256-gcm, 16384-byte blocks, {} process(es), per user CPU "
+                           "second",
+                           report.processes),
+                       gcm->line),
+                "openssl_aes-256-gcm", std::nullopt, ""});
+}
+
+// --- inventory --------------------------------------------------------------------------------------
+
+void ingest_lscpu(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt) {
+  const auto r = parse_lscpu(text);
+  if (!r.unterminated_last_line.empty())
+    f.warnings.push_back(
+        fmt::format("the last line (\"{}\") has no newline and may be cut short: it is not read",
+                    excerpt(r.unterminated_last_line)));
+  auto put = [&](const char* key, const char* field) {
+    if (const auto v = r.field(field); !v.empty())
+      f.machine[key] = v;
+  };
+  put("cpu.model", "Model name");
+  put("cpu.vendor", "Vendor ID");
+  put("cpu.architecture", "Architecture");
+  put("cpu.logical_cpus", "CPU(s)");
+  put("cpu.sockets", "Socket(s)");
+  put("cpu.max_mhz", "CPU max MHz");
+  put("numa.nodes", "NUMA node(s)");
+  const std::string flag_text = r.field("Flags"); // the views below point into it
+  const auto flags = split_whitespace(flag_text);
+  std::vector<std::string> crypto;
+  for (const auto flag : flags)
+    for (const char* c : {"aes", "vaes", "vpclmulqdq", "sha_ni", "avx512f", "pmull", "sha2", "sha3"})
+      if (flag == c)
+        crypto.emplace_back(flag);
+  if (!flags.empty())
+    f.machine["cpu.crypto_features"] = fmt::format("{}", fmt::join(crypto, " "));
+  const auto cores = r.physical_cores();
+  if (!cores) {
+    f.warnings.push_back(fmt::format("{} left out: lscpu prints no \"Core(s) per socket\" and \"Socket(s)\"",
+                                     role_key(opt.role, "cores")));
+    return;
+  }
+  f.machine["cpu.physical_cores"] = std::to_string(*cores);
+  const int line = r.lines.contains("Core(s) per socket") ? r.lines.at("Core(s) per socket") : 0;
+  add(f, "discover",
+      ParamSpec{
+          role_key(opt.role, "cores"), static_cast<double>(*cores), calibration::Provenance::measured,
+          o.cite(r.json ? "lscpu -J: cores per socket x sockets" : "lscpu: cores per socket x sockets", line),
+          "", std::nullopt, fmt::format("{} logical CPUs", r.field("CPU(s)"))});
+}
+
+} // namespace
+
+std::map<std::string, std::string> inventory_entries(InputFormat format, std::string_view text) {
+  IngestedFile f;
+  f.format = format;
+  switch (f.format) {
+  case InputFormat::ethtool_features: {
+    const auto e = parse_ethtool_features(text);
+    f.machine["nic." + key_part(e.interface) + ".inline_crypto"] = inline_crypto_capabilities(e).describe();
+    break;
+  }
+  case InputFormat::ethtool_driver: {
+    const auto e = parse_ethtool_driver_info(text);
+    const std::string p = "pci." + key_part(e.bus_info) + ".";
+    f.machine[p + "driver"] = e.driver;
+    if (!e.version.empty())
+      f.machine[p + "driver_version"] = e.version;
+    if (!e.firmware_version.empty())
+      f.machine[p + "firmware"] = e.firmware_version;
+    break;
+  }
+  case InputFormat::nvidia_smi_query:
+  case InputFormat::nvidia_smi_table: {
+    const auto gpus = f.format == InputFormat::nvidia_smi_query ? parse_nvidia_smi_query(text)
+                                                                : parse_nvidia_smi_table(text);
+    for (const auto& g : gpus) {
+      const std::string p = fmt::format("gpu.{}.", g.index);
+      f.machine[p + "name"] = g.name;
+      if (!g.pci_bus_id.empty())
+        f.machine[p + "pci"] = g.pci_bus_id;
+      if (g.memory_total_bytes)
+        f.machine[p + "memory"] = fmt::format("{:g}GiB", *g.memory_total_bytes / 1073741824.0);
+      if (!g.driver_version.empty())
+        f.machine["gpu.driver"] = g.driver_version;
+    }
+    f.machine["gpu.count"] = std::to_string(gpus.size());
+    break;
+  }
+  case InputFormat::nvidia_smi_topo: {
+    const auto t = parse_nvidia_smi_topo(text);
+    for (const auto& d : t.devices) {
+      if (!starts_with(d, "GPU"))
+        continue;
+      const std::string p = "gpu." + d.substr(3) + ".";
+      const auto nics = closest_nics(t, d);
+      if (!nics.empty()) {
+        f.machine[p + "closest_nics"] = fmt::format("{}", fmt::join(nics, " "));
+        // The level of the first of them ("PIX": the same PCIe switch as the GPU).
+        for (const auto& [col, level] : t.link.at(d))
+          if (!starts_with(col, "GPU") &&
+              (t.nic_names.contains(col) ? t.nic_names.at(col) : col) == nics.front())
+            f.machine[p + "nic_path"] = level;
+      }
+      for (const auto& [col, level] : t.link.at(d))
+        if (starts_with(col, "GPU") && starts_with(level, "NV")) {
+          f.machine[p + "nvlink"] = level;
+          break;
+        }
+      if (t.cpu_affinity.contains(d))
+        f.machine[p + "cpu_affinity"] = t.cpu_affinity.at(d);
+      if (t.numa_affinity.contains(d))
+        f.machine[p + "numa_node"] = t.numa_affinity.at(d);
+    }
+    break;
+  }
+  case InputFormat::ibv_devinfo:
+  case InputFormat::ibstat: {
+    const bool devinfo = f.format == InputFormat::ibv_devinfo;
+    const auto devices = devinfo ? parse_ibv_devinfo(text) : parse_ibstat(text);
+    for (const auto& d : devices) {
+      const std::string p = "rdma." + key_part(d.name) + ".";
+      const char* fw = devinfo ? "fw_ver" : "Firmware version";
+      if (d.fields.contains(fw))
+        f.machine[p + "firmware"] = d.fields.at(fw);
+      if (devinfo && d.fields.contains("board_id"))
+        f.machine[p + "board_id"] = d.fields.at("board_id");
+      if (!devinfo && d.fields.contains("CA type"))
+        f.machine[p + "hca_type"] = d.fields.at("CA type");
+      for (const auto& port : d.ports) {
+        const std::string pp = fmt::format("{}port{}.", p, port.number);
+        auto put = [&](const char* field, const char* key) {
+          if (port.fields.contains(field))
+            f.machine[pp + key] = port.fields.at(field);
+        };
+        if (devinfo) {
+          put("state", "state");
+          put("active_mtu", "active_mtu");
+          put("link_layer", "link_layer");
+          put("active_width", "active_width");
+          put("active_speed", "active_speed");
+        } else {
+          put("State", "state");
+          put("Link layer", "link_layer");
+          if (port.fields.contains("Rate"))
+            f.machine[pp + "rate"] = port.fields.at("Rate") + "Gbps";
+        }
+      }
+    }
+    break;
+  }
+  case InputFormat::mst_status: {
+    for (const auto& d : parse_mst_status(text)) {
+      const std::string p = "mst." + key_part(d.pci) + ".";
+      f.machine[p + "type"] = d.type;
+      if (!d.rdma.empty())
+        f.machine[p + "rdma"] = d.rdma;
+      if (!d.net.empty())
+        f.machine[p + "net"] = d.net.substr(4);
+      if (!d.numa.empty())
+        f.machine[p + "numa_node"] = d.numa;
+      if (starts_with(d.type, "BlueField")) {
+        const auto gen = d.type.substr(9, d.type.find('(') - 9);
+        f.machine["bluefield.generation"] = fmt::format("BlueField-{}", gen.empty() ? "1" : gen);
+      }
+    }
+    break;
+  }
+  case InputFormat::bfver: {
+    for (const auto& [component, version] : parse_bfver(text))
+      f.machine[component == "board" ? "bluefield.board" : "bluefield.versions." + key_part(component)] =
+          version;
+    break;
+  }
+  default:
+    break;
+  }
+  return f.machine;
+}
+
+std::optional<std::string> role_hint(InputFormat format, std::string_view text) {
+  if (format == InputFormat::bfver)
+    return "dpu_arm";
+  if (format == InputFormat::lscpu_text || format == InputFormat::lscpu_json) {
+    try {
+      const auto r = parse_lscpu(text);
+      const auto model = r.field("Model name");
+      if (r.field("Architecture") == "aarch64" && (model == "Cortex-A78AE" || model == "Cortex-A72"))
+        return "dpu_arm";
+    } catch (const ParseError&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+IngestedFile ingest_text(const std::string& path, std::string_view text, const IngestOptions& options) {
+  IngestedFile f;
+  f.path = path;
+  f.checksum = content_checksum(text);
+  const Origin origin{path, std::filesystem::path(path).filename().string(), f.checksum};
+  if (trim(text).empty())
+    origin.fail(
+        0, "is empty: expected the output of a tool (nccl-tests, perftest, fio, iperf3, openssl speed, ...)");
+  const auto format = detect_format(text);
+  if (!format) {
+    const auto first = trim(text.substr(0, std::min<std::size_t>(text.size(), 4096)));
+    std::vector<std::string> names;
+    for (const auto fmt_ : all_formats())
+      names.emplace_back(format_name(fmt_));
+    origin.fail(
+        0, fmt::format("is not the output of a tool dpusim-calib reads (it starts with \"{}\"); accepted: {}",
+                       excerpt(first.substr(0, first.find('\n'))), fmt::join(names, "; ")));
+  }
+  f.format = *format;
+  try {
+    switch (*format) {
+    case InputFormat::nccl_tests:
+      f.probe = "nccl";
+      ingest_nccl(f, origin, text, options);
+      break;
+    case InputFormat::perftest_bw:
+      f.probe = "rdma";
+      ingest_perftest_bw(f, origin, text);
+      break;
+    case InputFormat::perftest_lat:
+      f.probe = "rdma";
+      ingest_perftest_lat(f, origin, text);
+      break;
+    case InputFormat::fio_json:
+      f.probe = "storage";
+      ingest_fio(f, origin, parse_fio_json(text));
+      break;
+    case InputFormat::fio_text:
+      f.probe = "storage";
+      ingest_fio(f, origin, parse_fio_text(text));
+      break;
+    case InputFormat::iperf3_text:
+    case InputFormat::iperf3_json:
+      f.probe = "tcp";
+      ingest_iperf3(f, origin, text, options);
+      break;
+    case InputFormat::openssl_speed:
+      f.probe = "crypto";
+      ingest_openssl(f, origin, text, options);
+      break;
+    case InputFormat::lscpu_text:
+    case InputFormat::lscpu_json:
+      ingest_lscpu(f, origin, text, options);
+      break;
+    default:
+      f.machine = inventory_entries(*format, text);
+      break;
+    }
+  } catch (const ParseError& e) {
+    throw InputFileError(path, 0, e.what());
+  } catch (const YAML::Exception& e) {
+    throw InputFileError(path, 0,
+                         fmt::format("{}: unexpected JSON structure: {}", format_name(*format), e.msg));
+  } catch (const InputFileError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Whatever else the content provokes is still a problem of this file, not a failed measurement.
+    throw InputFileError(path, 0,
+                         fmt::format("{} output that could not be read: {}", format_name(*format), e.what()));
+  }
+  for (const auto& n : f.result.notes)
+    f.warnings.push_back(n);
+  f.result.notes.clear();
+  return f;
+}
+
+} // namespace dpusim::calib

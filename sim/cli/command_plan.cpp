@@ -1,0 +1,417 @@
+// `dpusim plan PLAN.yaml` and `dpusim merge DIR...`: every point of a plan simulated in a process of its
+// own, its rows journalled as they finish, points.csv published once all are in (docs/planner.md).
+#include "models/core/atomic_file.hpp"
+#include "models/core/input_file.hpp"
+#include "models/core/text_distance.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/cli/common.hpp"
+#include "sim/cli/process_pool.hpp"
+#include "sim/planner/journal.hpp"
+#include "sim/planner/plan_file.hpp"
+#include "sim/planner/points.hpp"
+#include "sim/planner/table.hpp"
+#include "sim/run/variant_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace dpusim::cli {
+namespace {
+
+using namespace planner;
+
+constexpr const char* kJournal = "points.journal";
+constexpr const char* kShardFile = "shard.yaml";
+/// Begins what a simulation process returns for a point its simulation finds infeasible (a serialized
+/// result is YAML, which never begins so).
+const std::string kInfeasible = "!infeasible ";
+
+struct Shard {
+  std::size_t index = 1; // 1-based
+  std::size_t count = 1;
+  [[nodiscard]] bool holds(std::size_t point) const { return point % count == index - 1; }
+};
+
+Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  auto whole = [](const std::string& t) -> std::optional<std::size_t> {
+    if (t.empty() || t.size() > 6 ||
+        !std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }))
+      return std::nullopt;
+    return std::stoul(t);
+  };
+  const auto i = slash == std::string::npos ? std::nullopt : whole(text.substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : whole(text.substr(slash + 1));
+  if (!i || !n || *n < 1 || *i < 1 || *i > *n)
+    throw po::error(fmt::format("--shard takes i/n with 1 <= i <= n (e.g. 2/8), found \"{}\"", text));
+  return Shard{*i, *n};
+}
+
+std::string duration(double seconds) {
+  if (seconds < 9.95)
+    return fmt::format("{:.1f}s", seconds);
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600)
+    return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60)
+    return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
+}
+
+/// Identifies the catalog a plan was simulated with: every file's name and content.
+std::uint64_t catalog_fingerprint(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file())
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::uint64_t hash = fnv1a("catalog\n");
+  for (const auto& f : files)
+    hash = fnv1a(read_input_file(f.string(), "a catalog file"),
+                 fnv1a(std::filesystem::relative(f, dir).generic_string() + "\n", hash));
+  return hash;
+}
+
+/// Identifies a plan: its base scenario, axes, tokens, objectives and constraints, and the catalog.
+std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat) {
+  std::string text = fmt::format("{:016x}\n", catalog_fingerprint(cat.directory()));
+  text += YAML::Dump(plan.scenario);
+  for (const auto& a : plan.axes) {
+    text += fmt::format("\naxis {}:", a.spec->name);
+    for (const auto& v : a.values)
+      text += " " + YAML::Dump(v.node);
+  }
+  text += fmt::format("\ntokens {:.17g}\nobjectives", plan.train_tokens);
+  for (const auto o : plan.objectives)
+    text += " " + std::string(objective_name(o));
+  const auto& c = plan.constraints;
+  text += fmt::format("\ndeadline {:.17g} max {} min {}\n", c.deadline_days.value_or(-1),
+                      c.max_nodes.value_or(-1), c.min_nodes.value_or(-1));
+  return fnv1a(text);
+}
+
+std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const Shard& shard,
+                       std::size_t points) {
+  std::string objectives;
+  for (const auto o : spec.objectives)
+    objectives += (objectives.empty() ? "" : ", ") + std::string(objective_name(o));
+  std::string out =
+      fmt::format("# one shard of a plan's points.csv: dpusim merge joins the shards\n"
+                  "plan: {}\nfingerprint: \"{:016x}\"\nshard: {}\nshards: {}\npoints: {}\n"
+                  "train_tokens: {:.17g}\nobjectives: [{}]\n",
+                  spec.name, fingerprint, shard.index, shard.count, points, spec.train_tokens, objectives);
+  if (spec.constraints.deadline_days)
+    out += fmt::format("deadline_days: {:.17g}\n", *spec.constraints.deadline_days);
+  if (spec.constraints.max_nodes)
+    out += fmt::format("max_nodes: {}\n", *spec.constraints.max_nodes);
+  if (spec.constraints.min_nodes)
+    out += fmt::format("min_nodes: {}\n", *spec.constraints.min_nodes);
+  return out;
+}
+
+/// The axes a plan may have, for --help.
+std::string axes_help() {
+  std::string out = "Axes (the first varies slowest):\n";
+  for (const auto& a : axis_specs())
+    out += fmt::format("  {:<17} {}{} ({})\n", a.name, a.meaning,
+                       a.choices.empty() ? std::string() : ": " + join(a.choices, " | "), a.scenario_key);
+  out.pop_back();
+  return out;
+}
+
+/// Progress on standard error: a bar redrawn in place on a terminal, a line per point otherwise.
+class Progress {
+public:
+  Progress(bool shown, std::size_t total)
+      : shown_(shown), bar_(::isatty(STDERR_FILENO) != 0), total_(total) {}
+  void done(const std::string& what) {
+    ++done_;
+    if (!shown_)
+      return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+    if (bar_) {
+      constexpr std::size_t kWidth = 30;
+      const std::size_t filled = total_ == 0 ? kWidth : kWidth * done_ / total_;
+      std::cerr << fmt::format("\r[{}{}] {}/{} points, ETA {}   ", std::string(filled, '#'),
+                               std::string(kWidth - filled, '.'), done_, total_, duration(eta))
+                << (done_ == total_ ? "\n" : "") << std::flush;
+    } else {
+      std::cerr << fmt::format("[{}/{}] {}, ETA {}\n", done_, total_, what, duration(eta));
+    }
+  }
+
+private:
+  bool shown_;
+  bool bar_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+} // namespace
+
+int command_plan(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()                                                                    //
+      ("out,o", po::value<std::string>(), "output directory (default: out/<plan name>)")   //
+      ("jobs,j", po::value<int>(), "simulation processes at once (default: one per core)") //
+      ("shard", po::value<std::string>(),
+       "simulate only shard i of n (i/n): the points p with p mod n = i-1; "
+       "dpusim merge joins the shards' directories")                                                        //
+      ("resume", "keep the points an interrupted run of the same plan journalled in <out>")                 //
+      ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
+      ("progress", "report progress on standard error (default when it is a terminal)")                     //
+      ("quiet,q", "print only errors");
+  po::variables_map vm;
+  try {
+    if (!parse_command(
+            "plan", "PLAN.yaml [options]",
+            "Simulates every point of a plan (a base scenario and axes over it; docs/planner.md), one\n"
+            "process each, and writes <out>/points.csv: every point's inputs, whether it is feasible\n"
+            "(and why not), step time, tokens/s, MFU, host cores busy and days to train. Prints the\n"
+            "best point per objective and what offload changes. Finished points are journalled in\n"
+            "<out>/points.journal until points.csv is written; --resume continues from there.\n"
+            "Exit status: 0 done, 1 a simulation or I/O failure, 2 bad input (nothing written).\n\n" +
+                axes_help(),
+            options, args, vm, true))
+      return kOk;
+  } catch (const po::error& e) {
+    if (std::string(e.what()).rfind("missing the scenario file", 0) == 0)
+      throw po::error("missing the plan file (usage: dpusim plan PLAN.yaml [options])");
+    throw;
+  }
+  const int jobs =
+      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
+  if (jobs < 1)
+    throw po::error("--jobs must be at least 1");
+  const bool sharded = vm.count("shard") != 0;
+  const Shard shard = sharded ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+  const auto cat = load_catalog(vm);
+  const auto plan = load_plan(vm["scenario"].as<std::string>(), cat);
+  const auto spec = summary_spec(plan);
+  const std::size_t total = point_count(plan);
+
+  // Every point of this shard built (its scenario read and checked) before anything is written. Only
+  // what its row needs is kept: a simulation process builds its point again, so that a plan of many
+  // points does not hold every scenario at once.
+  const std::uint64_t fingerprint = plan_fingerprint(plan, cat);
+  std::uint64_t journal_key =
+      fnv1a(fmt::format("{:016x} shard {}/{}\n", fingerprint, shard.index, shard.count));
+  std::vector<BuiltPoint> points;
+  std::vector<bool> feasible;
+  for (std::size_t i = 0; i < total; ++i) {
+    if (!shard.holds(i))
+      continue;
+    auto p = build_point(plan, i, cat);
+    journal_key = fnv1a(YAML::Dump(p.tree) + "\n", journal_key);
+    feasible.push_back(p.scenario.has_value());
+    p.scenario.reset();
+    p.tree.reset(); // rebinds (operator= would write a null into the tree and keep it)
+    points.push_back(std::move(p));
+  }
+
+  const auto out = output_directory(vm, plan.name);
+  OutputSet outputs(out);
+  Journal journal(out / kJournal, journal_key, vm.count("resume") != 0);
+
+  std::vector<std::vector<std::string>> rows(points.size());
+  std::vector<std::size_t> to_run; // indices into points
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!feasible[k]) {
+      rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
+      points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
+    } else if (const auto it = journal.kept().find(points[k].index); it != journal.kept().end())
+      rows[k] = it->second;
+    else
+      to_run.push_back(k);
+  }
+  const bool quiet = vm.count("quiet") != 0;
+  if (!quiet && !journal.kept().empty())
+    std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
+                             journal.kept().size(), (out / kJournal).string(), to_run.size());
+  Progress progress(show_progress(vm), to_run.size());
+  std::vector<std::string> failures;
+  run_in_processes(
+      to_run.size(), jobs,
+      [&](std::size_t i) {
+        const auto point = build_point(plan, points[to_run[i]].index, cat);
+        if (!point.scenario) // the same plan and catalog build the same point in every process
+          throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
+        const auto& s = *point.scenario;
+        try {
+          return report::serialize(run::run_variant(s, cat, s.variants.front(), run::RunOptions{}));
+        } catch (const InputError& e) {
+          // What the simulation finds wrong with the point (its key and message, not a file's place:
+          // points.csv must not depend on where the plan lies) makes it infeasible.
+          return kInfeasible + (e.key().empty() ? e.message() : e.key() + ": " + e.message());
+        }
+      },
+      [&](std::size_t i, const JobOutcome& o) {
+        const auto& p = points[to_run[i]];
+        const bool infeasible = o.exit_code == kOk && o.output.rfind(kInfeasible, 0) == 0;
+        if (infeasible) {
+          rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
+        } else if (o.exit_code == kOk) {
+          const auto r = report::deserialize(o.output);
+          rows[to_run[i]] = point_row(p, &r, {}, spec);
+        } else {
+          failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
+        }
+        if (o.exit_code == kOk)
+          journal.append(p.index, rows[to_run[i]]);
+        progress.done(fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(),
+                                  infeasible           ? "infeasible"
+                                  : o.exit_code == kOk ? "done"
+                                                       : "failed"));
+      });
+  if (!failures.empty()) {
+    for (const auto& f : failures)
+      std::cerr << "dpusim plan: " << f << "\n";
+    std::cerr << fmt::format("dpusim plan: nothing published; the finished points are in {} (--resume)\n",
+                             (out / kJournal).string());
+    return kFailure;
+  }
+
+  const auto csv = outputs.add("points.csv", render_points_csv(rows));
+  if (sharded)
+    outputs.add(kShardFile, shard_file(spec, fingerprint, shard, total));
+  outputs.publish();
+  journal.remove();
+  if (!quiet) {
+    if (sharded)
+      std::cout << fmt::format("shard {}/{}: {} of the plan's {} points\n", shard.index, shard.count,
+                               rows.size(), total);
+    std::cout << render_summary(rows, spec) << fmt::format("wrote {}\n", csv.string());
+  }
+  return kOk;
+}
+
+int command_merge(const std::vector<std::string>& args) {
+  po::options_description options("Options");
+  options.add_options()                                                                  //
+      ("out,o", po::value<std::string>(), "output directory (default: out/<plan name>)") //
+      ("quiet,q", "print only errors");
+  po::options_description all;
+  all.add(options);
+  all.add_options()("help,h", "show this help and exit")("dirs", po::value<std::vector<std::string>>(),
+                                                         "shards");
+  po::positional_options_description pos;
+  pos.add("dirs", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help") != 0) {
+    std::cout << "Usage: dpusim merge DIR... [options]\n\n"
+                 "Joins the outputs of `dpusim plan --shard i/n` (each DIR holds a shard's points.csv and\n"
+                 "shard.yaml) into one points.csv, the same file a run without --shard writes, and prints\n"
+                 "its summary. Every shard of the plan must be there, once.\n"
+                 "Exit status: 0 done, 1 an I/O failure, 2 bad input (nothing written).\n\n"
+              << options << "\n";
+    return kOk;
+  }
+  po::notify(vm);
+  if (vm.count("dirs") == 0)
+    throw po::error("missing the shards' directories (usage: dpusim merge DIR... [options])");
+  if (vm.count("out") != 0 && vm["out"].as<std::string>().empty())
+    throw po::error("--out needs a directory");
+
+  std::optional<SummarySpec> spec;
+  std::string fingerprint;
+  std::size_t shards = 0;
+  std::size_t total = 0;
+  std::set<std::size_t> seen_shards;
+  std::map<std::size_t, std::vector<std::string>> rows;
+  for (const auto& dir : vm["dirs"].as<std::vector<std::string>>()) {
+    const auto meta_path = std::filesystem::path(dir) / kShardFile;
+    const auto meta = yaml::load_file(meta_path.string());
+    auto m = meta.as_map();
+    m.declare({"plan", "fingerprint", "shard", "shards", "points", "train_tokens", "objectives",
+               "deadline_days", "max_nodes", "min_nodes"});
+    SummarySpec s;
+    s.name = m.required("plan").as_string();
+    const auto fp_node = m.required("fingerprint");
+    const auto fp = fp_node.as_string();
+    const auto index_node = m.required("shard");
+    const auto index = static_cast<std::size_t>(index_node.as_int(1, 1'000'000));
+    const auto count_node = m.required("shards");
+    const auto count = static_cast<std::size_t>(count_node.as_int(1, 1'000'000));
+    const auto points = static_cast<std::size_t>(m.required("points").as_int(1, 1'000'000'000));
+    s.train_tokens = m.required("train_tokens").as_number(1, 1e18);
+    for (const auto& o : m.required("objectives").as_sequence().items()) {
+      const auto name = o.as_choice({"time_to_train", "nodes", "host_cores"});
+      s.objectives.push_back(name == "time_to_train" ? Objective::time_to_train
+                             : name == "nodes"       ? Objective::nodes
+                                                     : Objective::host_cores);
+    }
+    if (auto d = m.optional("deadline_days"))
+      s.constraints.deadline_days = d->as_number(0, 1e12);
+    if (auto n = m.optional("max_nodes"))
+      s.constraints.max_nodes = static_cast<int>(n->as_int(1, 1'000'000));
+    if (auto n = m.optional("min_nodes"))
+      s.constraints.min_nodes = static_cast<int>(n->as_int(1, 1'000'000));
+    m.finish();
+    if (index > count)
+      index_node.fail(fmt::format("shard {} of {} does not exist", index, count));
+    if (!spec) {
+      spec = s;
+      fingerprint = fp;
+      shards = count;
+      total = points;
+    } else if (fp != fingerprint || count != shards || points != total) {
+      fp_node.fail(
+          fmt::format("this shard is of another plan or split (fingerprint {}, {} shards, {} points) "
+                      "than the first one given (fingerprint {}, {} shards, {} points)",
+                      fp, count, points, fingerprint, shards, total));
+    }
+    if (!seen_shards.insert(index).second)
+      index_node.fail(fmt::format("shard {}/{} is given twice", index, count));
+    const auto csv_path = std::filesystem::path(dir) / "points.csv";
+    std::vector<std::vector<std::string>> table;
+    try {
+      table = parse_csv(read_input_file(csv_path.string(), "a points.csv"));
+    } catch (const std::runtime_error& e) {
+      throw InputError(Location{csv_path.string(), 0, 0}, "", e.what());
+    }
+    if (table.empty() || table.front() != table_columns())
+      throw InputError(Location{csv_path.string(), 1, 1}, "",
+                       "not a points.csv of this dpusim (its header differs)");
+    for (std::size_t r = 1; r < table.size(); ++r) {
+      const auto& row = table[r];
+      const auto point =
+          row.size() == table_columns().size() ? std::strtoull(row[0].c_str(), nullptr, 10) : total;
+      if (point >= total || std::to_string(point) != row[0] || point % count != index - 1 ||
+          !rows.emplace(point, row).second)
+        throw InputError(Location{csv_path.string(), static_cast<int>(r + 1), 1}, "",
+                         fmt::format("row {} is not a point of shard {}/{} of a {}-point plan", r + 1, index,
+                                     count, total));
+    }
+  }
+  if (seen_shards.size() != shards) {
+    std::string missing;
+    for (std::size_t i = 1; i <= shards; ++i)
+      if (seen_shards.count(i) == 0)
+        missing += (missing.empty() ? "" : ", ") + fmt::format("{}/{}", i, shards);
+    throw po::error(fmt::format("shards missing: {}", missing));
+  }
+  if (rows.size() != total)
+    throw po::error(fmt::format("the shards hold {} of the plan's {} points", rows.size(), total));
+  std::vector<std::vector<std::string>> ordered;
+  for (auto& [point, row] : rows)
+    ordered.push_back(std::move(row));
+  const auto out = output_directory(vm, spec->name);
+  OutputSet outputs(out);
+  const auto csv = outputs.add("points.csv", render_points_csv(ordered));
+  outputs.publish();
+  if (vm.count("quiet") == 0)
+    std::cout << render_summary(ordered, *spec) << fmt::format("wrote {}\n", csv.string());
+  return kOk;
+}
+
+} // namespace dpusim::cli

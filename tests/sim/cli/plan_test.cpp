@@ -1,0 +1,338 @@
+// `dpusim plan` and `dpusim merge`, driven as a user does: malformed plans are rejected with their
+// message and nothing written; points.csv is byte-identical whatever --jobs, and when joined from
+// shards; a plan killed with SIGKILL and resumed loses and duplicates no row.
+#include "tests/support/run_csv.hpp"
+#include "tests/support/subprocess.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <set>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using dpusim::testing::run_command;
+using dpusim::testing::spawn_quietly;
+using dpusim::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DPUSIM_SOURCE_DIR;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+/// A plan over the quickstart scenario with `axes` (YAML lines under "axes:"), written into `dir`.
+std::string plan_in(const TempDir& dir, const std::string& axes, const std::string& name = "t") {
+  const fs::path path = fs::path(dir.path()) / (name + ".yaml");
+  write(path, "name: " + name + "\nscenario: " + (kSource / "scenarios/examples/quickstart.yaml").string() +
+                  "\ntrain_tokens: 300B\naxes:\n" + axes + "constraints: {deadline: 30d}\n");
+  return path.string();
+}
+
+// 8 points: two node counts, a parallelism that divides and one that does not, two variants.
+const std::string kSmallAxes =
+    "  nodes: [2, 4]\n  parallelism: [{tp: 8}, {tp: 3}]\n  variants: [host-tcp, rdma-nic]\n";
+
+std::vector<std::string> bad_plans() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(kSource / "tests/bad_input/plans"))
+    if (e.path().extension() == ".yaml")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::string> expectations(const std::string& file) {
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  std::string line;
+  const std::string tag = "# expect: ";
+  while (std::getline(in, line))
+    if (line.rfind(tag, 0) == 0)
+      out.push_back(line.substr(tag.size()));
+  return out;
+}
+
+/// The point indices of a journal's whole entries (a line cut short by a kill is not one).
+std::vector<std::string> journal_points(const fs::path& journal) {
+  std::vector<std::string> points;
+  const std::string text = read(journal);
+  std::size_t start = text.find('\n'); // after the header
+  while (start != std::string::npos && start + 1 < text.size()) {
+    const auto end = text.find('\n', start + 1);
+    if (end == std::string::npos)
+      break;
+    const std::string line = text.substr(start + 1, end - start - 1);
+    points.push_back(line.substr(0, line.find(' ')));
+    start = end;
+  }
+  return points;
+}
+
+class BadPlan : public ::testing::TestWithParam<std::string> {};
+
+} // namespace
+
+TEST(BadPlanSet, HasTheIssuesCases) {
+  const auto files = bad_plans();
+  for (const char* name : {"unknown-axis.yaml", "empty-range.yaml", "contradictory-constraints.yaml"})
+    EXPECT_TRUE(std::any_of(files.begin(), files.end(), [&](const std::string& f) {
+      return fs::path(f).filename() == name;
+    })) << name;
+}
+
+TEST_P(BadPlan, IsRejectedWithItsMessageAndWritesNothing) {
+  const std::string file = GetParam();
+  const auto expects = expectations(file);
+  ASSERT_FALSE(expects.empty()) << file << " has no \"# expect:\" line";
+  TempDir tmp;
+  const std::string out = tmp.path() + "/out";
+  const auto r = run_command({DPUSIM_BINARY, "plan", file, "--out", out, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << file << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind(file + ":", 0), 0u) << "the message must start with the file name: " << r.err;
+  for (const auto& e : expects)
+    EXPECT_NE(r.err.find(e), std::string::npos) << "expected \"" << e << "\" in:\n" << r.err;
+  EXPECT_FALSE(fs::exists(out)) << "plan wrote output for a rejected plan";
+}
+
+INSTANTIATE_TEST_SUITE_P(Plans, BadPlan, ::testing::ValuesIn(bad_plans()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string name = fs::path(param_info.param).stem().string();
+                           for (auto& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return name;
+                         });
+
+TEST(PlanCommand, UsageErrorsExitWithTwoAndWriteNothing) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const std::string out = tmp.path() + "/out";
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--shard", "3/2"}, {"--shard", "0/2"}, {"--shard", "x"}, {"--jobs", "0"}}) {
+    std::vector<std::string> argv{DPUSIM_BINARY, "plan", plan, "--out", out};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << extra[0] << " " << extra[1] << ": " << r.err;
+  }
+  EXPECT_EQ(run_command({DPUSIM_BINARY, "plan"}).exit_code, 2);
+  EXPECT_FALSE(fs::exists(out));
+  const auto help = run_command({DPUSIM_BINARY, "--help"});
+  EXPECT_NE(help.out.find("  plan PLAN"), std::string::npos);
+  EXPECT_NE(help.out.find("  merge DIR"), std::string::npos);
+  const auto plan_help = run_command({DPUSIM_BINARY, "plan", "--help"});
+  EXPECT_EQ(plan_help.exit_code, 0);
+  EXPECT_NE(plan_help.out.find("--shard"), std::string::npos);
+  EXPECT_NE(plan_help.out.find("--resume"), std::string::npos);
+}
+
+TEST(PlanCommand, WritesEveryPointWithItsReasonAndTheSummary) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const auto r = run_command({DPUSIM_BINARY, "plan", plan, "--out", tmp.path() + "/out", "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto csv = read(fs::path(tmp.path()) / "out/points.csv");
+  std::istringstream in(csv);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line))
+    lines.push_back(line);
+  ASSERT_EQ(lines.size(), 9u) << csv; // the header and 8 points
+  EXPECT_EQ(lines[0].rfind("point,nodes,gpus,", 0), 0u);
+  EXPECT_NE(lines[0].find(",feasible,reason,step_time_s,tokens_per_s,mfu,"), std::string::npos);
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind(std::to_string(i - 1) + ",", 0), 0u) << "rows in point order: " << lines[i];
+    const bool tp3 = lines[i].find(",3,1,1,1,,") != std::string::npos; // tp 3: no dp
+    EXPECT_EQ(lines[i].find(",false,workload.parallelism: tp x cp x pp = 3") != std::string::npos, tp3)
+        << lines[i];
+  }
+  EXPECT_NE(r.out.find("plan t: 8 points, 4 feasible"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fastest to train: point "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("what offload changes, against host-tcp"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(fs::path(tmp.path()) / "out/points.journal")) << "the journal outlived the plan";
+}
+
+TEST(PlanCommand, PointsCsvIsByteIdenticalWhateverJobsAndWhenMergedFromShards) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const fs::path dir = tmp.path();
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "j1").string(), "-q", "--jobs", "1"})
+                .exit_code,
+            0);
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "j2").string(), "-q", "--jobs", "2"})
+                .exit_code,
+            0);
+  const auto serial = read(dir / "j1/points.csv");
+  EXPECT_EQ(read(dir / "j2/points.csv"), serial);
+  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
+  for (const char* shard : {"3/3", "1/3", "2/3"}) {
+    const auto out = dir / (std::string("s") + shard[0]);
+    const auto r = run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    merge.push_back(out.string());
+  }
+  EXPECT_NE(read(dir / "s1/points.csv"), serial) << "a shard holds only its own points";
+  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
+  const auto r = run_command(merge);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read(dir / "merged/points.csv"), serial);
+  const auto serial_summary = run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "j3").string()});
+  EXPECT_EQ(r.out.substr(0, r.out.find("wrote ")),
+            serial_summary.out.substr(0, serial_summary.out.find("wrote ")));
+}
+
+TEST(MergeCommand, RefusesAnIncompleteRepeatedOrMixedSetAndWritesNothing) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const auto other = plan_in(tmp, "  nodes: [2]\n  variants: [host-tcp, rdma-nic]\n", "other");
+  for (const char* shard : {"1/2", "2/2"})
+    ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out",
+                           (dir / (std::string("s") + shard[0])).string(), "-q"})
+                  .exit_code,
+              0);
+  ASSERT_EQ(
+      run_command({DPUSIM_BINARY, "plan", other, "--shard", "2/2", "--out", (dir / "o2").string(), "-q"})
+          .exit_code,
+      0);
+  const std::string out = (dir / "merged").string();
+  const auto s1 = (dir / "s1").string();
+  const auto s2 = (dir / "s2").string();
+  const auto missing = run_command({DPUSIM_BINARY, "merge", s1, "--out", out});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("shards missing: 2/2"), std::string::npos) << missing.err;
+  const auto twice = run_command({DPUSIM_BINARY, "merge", s1, s1, s2, "--out", out});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("is given twice"), std::string::npos) << twice.err;
+  const auto mixed = run_command({DPUSIM_BINARY, "merge", s1, (dir / "o2").string(), "--out", out});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("of another plan"), std::string::npos) << mixed.err;
+  // Shard 2 simulated with another catalog (a comment added to one entry is enough to tell).
+  fs::copy(kSource / "models/catalog/data", dir / "catalog", fs::copy_options::recursive);
+  write(dir / "catalog/node/dgx-h100.yaml", read(dir / "catalog/node/dgx-h100.yaml") + "# changed\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--shard", "2/2", "--catalog",
+                         (dir / "catalog").string(), "--out", (dir / "c2").string(), "-q"})
+                .exit_code,
+            0);
+  const auto other_catalog = run_command({DPUSIM_BINARY, "merge", s1, (dir / "c2").string(), "--out", out});
+  EXPECT_EQ(other_catalog.exit_code, 2);
+  EXPECT_NE(other_catalog.err.find("of another plan"), std::string::npos) << other_catalog.err;
+  write(dir / "s2/points.csv", read(dir / "s1/points.csv")); // shard 2 holding shard 1's rows
+  const auto wrong_rows = run_command({DPUSIM_BINARY, "merge", s1, s2, "--out", out});
+  EXPECT_EQ(wrong_rows.exit_code, 2);
+  EXPECT_NE(wrong_rows.err.find("is not a point of shard 2/2"), std::string::npos) << wrong_rows.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// SIGKILL at several moments, each run resumed: the journal never loses an entry nor holds one twice,
+// and the final points.csv is the uninterrupted run's, byte for byte.
+TEST(PlanCommand, KilledAndResumedLosesAndDuplicatesNoRow) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  // 64 simulations of a few tens of milliseconds each on one core.
+  const auto plan =
+      plan_in(tmp, "  nodes: [2, 4, 8, 16]\n  seeds: {from: 1, to: 8}\n  variants: [host-tcp, rdma-nic]\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "whole").string(), "-q"}).exit_code, 0);
+  const auto reference = read(dir / "whole/points.csv");
+
+  const fs::path out = dir / "killed";
+  const fs::path journal = out / "points.journal";
+  std::size_t entries = 0;
+  int kills = 0;
+  for (const int wait_for : {0, 3, 9, 20}) { // entries in the journal before the kill
+    const int pid =
+        spawn_quietly({DPUSIM_BINARY, "plan", plan, "--out", out.string(), "-q", "--jobs", "1", "--resume"});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while ((!fs::exists(journal) || journal_points(journal).size() < static_cast<std::size_t>(wait_for)) &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (WIFEXITED(status))
+      break; // it finished before the kill: nothing left to resume
+    ++kills;
+    ASSERT_FALSE(fs::exists(out / "points.csv")) << "a killed plan published points.csv";
+    if (!fs::exists(journal))
+      continue;
+    const auto points = journal_points(journal);
+    EXPECT_GE(points.size(), entries) << "the resumed run lost journalled points";
+    EXPECT_EQ(std::set<std::string>(points.begin(), points.end()).size(), points.size())
+        << "a point is journalled twice";
+    entries = points.size();
+  }
+  EXPECT_GE(kills, 3) << "the plan finished before it could be killed; make it longer";
+  const auto r = run_command({DPUSIM_BINARY, "plan", plan, "--out", out.string(), "--resume"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // It simulated only what the journal lacked.
+  EXPECT_NE(r.err.find("resuming: " + std::to_string(entries) + " points from"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(", " + std::to_string(64 - entries) + " to simulate"), std::string::npos) << r.err;
+  EXPECT_EQ(read(out / "points.csv"), reference);
+  EXPECT_FALSE(fs::exists(journal));
+}
+
+TEST(PlanCommand, ResumeRefusesTheJournalOfAnotherPlan) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  const auto plan = plan_in(tmp, kSmallAxes);
+  fs::create_directories(dir / "out");
+  write(dir / "out/points.journal", "dpusim-plan-journal 1 0000000000000001\n");
+  const auto r =
+      run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "--resume", "-q"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("points.journal:1:1: error: this is the journal of another plan"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/points.csv"));
+  // Without --resume it starts over.
+  EXPECT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "-q"}).exit_code, 0);
+}
+
+// A point is the scenario its overrides describe: the same simulation `dpusim run` gives that scenario
+// written out by hand (the quickstart on 4 nodes, DP 4).
+TEST(PlanCommand, APointSimulatesAsTheScenarioItStandsFor) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, "  nodes: [4]\n  variants: [rdma-nic]\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", tmp.path() + "/plan", "-q"}).exit_code, 0);
+  std::istringstream csv(read(fs::path(tmp.path()) / "plan/points.csv"));
+  std::string header;
+  std::string row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  auto cell = [](const std::string& line, std::size_t i) {
+    std::istringstream in(line);
+    std::string c;
+    for (std::size_t k = 0; k <= i && std::getline(in, c, ',');)
+      ++k;
+    return c;
+  };
+  std::size_t step_column = 0;
+  {
+    std::istringstream in(header);
+    std::string c;
+    while (std::getline(in, c, ',') && c != "step_time_s")
+      ++step_column;
+  }
+  std::string scenario = read(kSource / "scenarios/examples/quickstart.yaml");
+  scenario.replace(scenario.find("nodes: 8"), 8, "nodes: 4");
+  scenario.replace(scenario.find("{tp: 8, dp: 8}"), 14, "{tp: 8, dp: 4}");
+  const double by_hand =
+      dpusim::testing::simulate(tmp, "by-hand", scenario, "step_time_s", nullptr, {"--variant", "rdma-nic"});
+  ASSERT_GT(by_hand, 0);
+  EXPECT_NEAR(std::stod(cell(row, step_column)), by_hand, 1e-8 * by_hand) << row;
+}

@@ -1,0 +1,236 @@
+// Plan files: what they accept, the points they span, and the errors they give (at their line, naming
+// the key and what is valid).
+#include "models/core/input_error.hpp"
+#include "sim/planner/plan_file.hpp"
+#include "sim/planner/points.hpp"
+#include "tests/support/bundled_catalog.hpp"
+
+#include <gtest/gtest.h>
+#include <string>
+
+using namespace dpusim;
+using namespace dpusim::planner;
+
+namespace {
+
+// An inline base scenario: 2 nodes of 8 H100s, GPT-3 13B at TP 8.
+const std::string kScenario = R"(scenario:
+  name: base
+  cluster:
+    nodes: 2
+    node: dgx-h100
+    fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+  workload:
+    model: gpt3-13b
+    seq_len: 2048
+    global_batch: 64
+    micro_batch: 1
+    parallelism: {tp: 8, dp: 2}
+  offload: {baseline: host-tcp, variants: [rdma-nic, {name: roce, placement: "rdma-nic"}]}
+)";
+
+Plan parse(const std::string& rest) {
+  return parse_plan(yaml::parse_text("name: p\ntrain_tokens: 300B\n" + kScenario + rest, "plan.yaml"),
+                    dpusim::testing::bundled_catalog());
+}
+
+/// The InputError a plan gives: "line:column key: message".
+std::string error_of(const std::string& rest) {
+  try {
+    (void)parse(rest);
+  } catch (const InputError& e) {
+    return fmt::format("{}:{} {}: {}", e.where().line, e.where().column, e.key(), e.message());
+  }
+  return "no error";
+}
+
+std::size_t column(const std::string& name) {
+  const auto& c = input_columns();
+  return static_cast<std::size_t>(std::find(c.begin(), c.end(), name) - c.begin());
+}
+
+} // namespace
+
+TEST(PlanFile, WithoutAxesIsTheBaseScenarioOncePerVariant) {
+  const auto p = parse("");
+  EXPECT_EQ(p.name, "p");
+  EXPECT_DOUBLE_EQ(p.train_tokens, 3e11);
+  ASSERT_EQ(p.axes.size(), 1u); // the base's variants
+  EXPECT_EQ(p.axes[0].spec->name, "variants");
+  ASSERT_EQ(point_count(p), 3u);
+  const auto roce = build_point(p, 2, dpusim::testing::bundled_catalog());
+  ASSERT_TRUE(roce.scenario) << roce.reason;
+  EXPECT_EQ(roce.scenario->variants.front().name, "roce");
+  EXPECT_EQ(roce.inputs[column("variant")], "roce");
+  EXPECT_EQ(roce.inputs[column("dp")], "2");
+  EXPECT_EQ(roce.inputs[column("seed")], "1");
+  EXPECT_EQ(p.objectives, std::vector<Objective>{Objective::time_to_train});
+}
+
+TEST(PlanFile, PointsAreTheCartesianProductWithVariantsFastest) {
+  const auto p = parse(R"(axes:
+  variants: [host-tcp, rdma-nic]
+  nodes: {from: 2, to: 8, times: 2}
+  seeds: [1, 7]
+)");
+  ASSERT_EQ(point_count(p), 12u); // 3 node counts x 2 seeds x 2 variants
+  // Axes enumerate in their documented order whatever the file's: nodes, seeds, variants.
+  ASSERT_EQ(p.axes.size(), 3u);
+  EXPECT_EQ(p.axes[0].spec->name, "nodes");
+  EXPECT_EQ(p.axes[1].spec->name, "seeds");
+  EXPECT_EQ(p.axes[2].spec->name, "variants");
+  EXPECT_EQ(point_choice(p, 0), (std::vector<std::size_t>{0, 0, 0}));
+  EXPECT_EQ(point_choice(p, 1), (std::vector<std::size_t>{0, 0, 1}));
+  EXPECT_EQ(point_choice(p, 2), (std::vector<std::size_t>{0, 1, 0}));
+  EXPECT_EQ(point_choice(p, 11), (std::vector<std::size_t>{2, 1, 1}));
+  const auto last = build_point(p, 11, dpusim::testing::bundled_catalog());
+  ASSERT_TRUE(last.scenario) << last.reason;
+  EXPECT_EQ(last.scenario->cluster.nodes, 8);
+  EXPECT_EQ(last.scenario->seed, 7u);
+  EXPECT_EQ(last.scenario->variants.front().name, "rdma-nic");
+  // Data parallelism takes the GPUs the base's TP leaves: 64 / 8.
+  EXPECT_EQ(last.scenario->workload.parallelism.dp, 8);
+  EXPECT_EQ(last.inputs[column("gpus")], "64");
+}
+
+TEST(PlanFile, RangesStepOrMultiply) {
+  const auto add = parse("axes:\n  nodes: {from: 2, to: 9, step: 3}\n");
+  ASSERT_EQ(add.axes[0].values.size(), 3u);
+  EXPECT_EQ(add.axes[0].values[2].count, 8);
+  const auto one = parse("axes:\n  nodes: {from: 4, to: 4}\n");
+  EXPECT_EQ(one.axes[0].values.size(), 1u);
+}
+
+TEST(PlanFile, FabricServicesAndWorkloadAxesOverrideTheirKeys) {
+  const auto p = parse(R"(axes:
+  topology: [rail-optimized]
+  link: [800Gbps]
+  oversubscription: ["2:1"]
+  encryption: [ipsec]
+  overlay: [vxlan]
+  recompute: [full]
+  zero: [1]
+  micro_batch: [2]
+  global_batch: [128]
+  variants: [rdma-nic]
+)");
+  const auto pt = build_point(p, 0, dpusim::testing::bundled_catalog());
+  ASSERT_TRUE(pt.scenario) << pt.reason;
+  EXPECT_EQ(pt.scenario->cluster.fabric.kind, topology::FabricKind::rail_optimized);
+  EXPECT_DOUBLE_EQ(pt.scenario->cluster.fabric.link.si(), 100e9);
+  EXPECT_DOUBLE_EQ(pt.scenario->cluster.fabric.oversubscription, 2.0);
+  EXPECT_EQ(pt.scenario->workload.micro_batch, 2);
+  EXPECT_EQ(pt.scenario->workload.global_batch, 128);
+  EXPECT_EQ(pt.inputs[column("oversubscription")], "2:1");
+  EXPECT_EQ(pt.scenario->cluster.services.encryption, offload::Encryption::ipsec);
+  EXPECT_TRUE(pt.scenario->cluster.services.overlay);
+  EXPECT_EQ(pt.scenario->workload.recompute, workload::Recompute::full);
+  EXPECT_EQ(pt.scenario->workload.zero_stage, 1);
+  EXPECT_EQ(pt.inputs[column("encryption")], "ipsec");
+  EXPECT_EQ(pt.inputs[column("zero")], "1");
+}
+
+TEST(PlanFile, AnInvalidPointIsInfeasibleWithTheReadersReason) {
+  const auto p = parse(R"(axes:
+  parallelism: [{tp: 8}, {tp: 4, pp: 2, dp: 2}, {tp: 3}, {tp: 1}]
+  variants: [host-tcp]
+)");
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto tp8 = build_point(p, 0, cat);
+  ASSERT_TRUE(tp8.scenario) << tp8.reason;
+  EXPECT_EQ(tp8.scenario->workload.parallelism.dp, 2);
+  const auto pp2 = build_point(p, 1, cat);
+  ASSERT_TRUE(pp2.scenario) << pp2.reason;
+  EXPECT_EQ(pp2.scenario->workload.parallelism.pp, 2);
+  const auto tp3 = build_point(p, 2, cat);
+  EXPECT_FALSE(tp3.scenario);
+  EXPECT_NE(tp3.reason.find("does not divide the 16 GPUs"), std::string::npos) << tp3.reason;
+  EXPECT_EQ(tp3.inputs[column("dp")], "");
+  const auto tp1 = build_point(p, 3, cat); // 13B unsharded on one H100
+  EXPECT_FALSE(tp1.scenario);
+  EXPECT_NE(tp1.reason.find("does not fit in GPU memory"), std::string::npos) << tp1.reason;
+  EXPECT_EQ(tp1.reason.rfind("workload", 0), 0u) << "the reason starts with its key: " << tp1.reason;
+}
+
+TEST(PlanFile, AVariantThePointCannotRunIsInfeasible) {
+  const auto p = parse("axes:\n  variants: [host-tcp+encryption=nic]\n");
+  const auto pt = build_point(p, 0, dpusim::testing::bundled_catalog());
+  EXPECT_FALSE(pt.scenario);
+  EXPECT_NE(pt.reason.find("encrypts nothing"), std::string::npos) << pt.reason;
+}
+
+TEST(PlanFile, ReadsObjectivesAndConstraints) {
+  const auto p =
+      parse("objectives: [nodes, host_cores]\nconstraints: {deadline: 3w, max_nodes: 2, min_nodes: 1}\n");
+  EXPECT_EQ(p.objectives, (std::vector<Objective>{Objective::nodes, Objective::host_cores}));
+  EXPECT_DOUBLE_EQ(*p.constraints.deadline_days, 21.0);
+  EXPECT_EQ(*p.constraints.max_nodes, 2);
+}
+
+TEST(PlanFile, ParsesDaysAndTokens) {
+  EXPECT_DOUBLE_EQ(*parse_days("90d"), 90);
+  EXPECT_DOUBLE_EQ(*parse_days("36h"), 1.5);
+  EXPECT_DOUBLE_EQ(*parse_days("2 days"), 2);
+  EXPECT_FALSE(parse_days("90"));
+  EXPECT_FALSE(parse_days("-1d"));
+  EXPECT_FALSE(parse_days("d"));
+  EXPECT_DOUBLE_EQ(*parse_tokens("15T"), 15e12);
+  EXPECT_DOUBLE_EQ(*parse_tokens("3e11"), 3e11);
+  EXPECT_DOUBLE_EQ(*parse_tokens("1.5B"), 1.5e9);
+  EXPECT_FALSE(parse_tokens("many"));
+  EXPECT_FALSE(parse_tokens("3X"));
+}
+
+TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
+  // The plan's own keys start at line 16, after name, train_tokens and the 13 lines of the scenario.
+  EXPECT_EQ(error_of("axes:\n  nodez: [2]\n"),
+            "17:3 axes.nodez: unknown key; did you mean \"node\"? (valid keys "
+            "here: node, nic, dpu, nodes, topology, tiers, link, "
+            "oversubscription, encryption, overlay, parallelism, recompute, zero, "
+            "global_batch, micro_batch, seeds, variants)")
+      << "unknown axis";
+  EXPECT_NE(error_of("axes:\n  nodes: {from: 8, to: 4}\n").find("17:10 axes.nodes: empty range: from 8 to 4"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  nodes: []\n").find("17:10 axes.nodes: an axis needs at least one value"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  nodes: [2, 2]\n").find("\"2\" is listed twice"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  link: [fast]\n").find("17:10 axes.link[0]"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  node: [dgx-h10]\n").find("did you mean \"dgx-h100\"?"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  variants: [rdma-nicc]\n").find("axes.variants[0]"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  parallelism: [{tp: 8, tq: 2}]\n").find("axes.parallelism[0].tq: unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of("constraints: {min_nodes: 4, max_nodes: 2}\n")
+                .find("contradictory constraints: min_nodes 4 is above max_nodes 2"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("axes:\n  nodes: [4, 8]\nconstraints: {max_nodes: 2}\n")
+          .find("contradictory constraints: max_nodes 2 is below every point's node count (the fewest is 4)"),
+      std::string::npos);
+  EXPECT_NE(error_of("constraints: {deadline: 90}\n").find("expected a duration in days"), std::string::npos);
+  EXPECT_NE(error_of("axes:\n  zero: [4]\n").find("17:10 axes.zero[0]: must be at most 3"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  zero: {from: 0, to: 3}\n").find("expected a list of values, found a mapping"),
+            std::string::npos);
+  EXPECT_NE(error_of("axes:\n  encryption: [ipsek]\n").find("did you mean \"ipsec\"?"), std::string::npos);
+  EXPECT_NE(error_of("objectives: [cost]\n").find("valid values: time_to_train, nodes, host_cores"),
+            std::string::npos);
+}
+
+TEST(PlanFile, AnInvalidBaseScenarioIsAnErrorAtItsLine) {
+  const std::string text = "name: p\ntrain_tokens: 1B\n" + kScenario;
+  std::string bad = text;
+  bad.replace(bad.find("global_batch: 64"), 16, "global_batch: 63");
+  try {
+    (void)parse_plan(yaml::parse_text(bad, "plan.yaml"), dpusim::testing::bundled_catalog());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 12);
+    EXPECT_EQ(e.key(), "workload.global_batch"); // the scenario's own keys
+  }
+}
+
+TEST(PlanFile, TooManyPointsIsAnError) {
+  EXPECT_NE(error_of("axes:\n  nodes: {from: 1, to: 1000}\n  seeds: {from: 1, to: 1000}\n")
+                .find("more than 100000 points"),
+            std::string::npos);
+}
