@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv,
 # the run-info.json beside it, and report-data.json: what its HTML report plots) and plan
-# (results/plans/<plan name>/points.csv), which the golden tests compare against. Run after a deliberate
+# (results/plans/<plan name>/points.csv and report-data.json), which the golden tests compare against. Run after a deliberate
 # change to a model or the catalog, and
 # review the diff before committing it.
 set -euo pipefail
@@ -20,5 +20,9 @@ done
 for plan in plans/*.yaml; do
   name=$(sed -n 's/^name: //p' "$plan" | head -n 1)
   build/sim/dpusim plan "$plan" --out "results/plans/$name" --quiet
-  echo "regenerated results/plans/$name/points.csv"
+  report=$(mktemp -d)
+  build/sim/dpusim report "results/plans/$name" --out "$report/report.html" --quiet
+  cp "$report/report-figures/data.json" "results/plans/$name/report-data.json"
+  rm -rf "$report"
+  echo "regenerated results/plans/$name/points.csv and report-data.json"
 done

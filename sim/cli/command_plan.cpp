@@ -6,6 +6,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/cli/report.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"
@@ -170,6 +171,7 @@ int command_plan(const std::vector<std::string>& args) {
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");
+  add_report_option(options);
   po::variables_map vm;
   try {
     if (!parse_command(
@@ -291,6 +293,8 @@ int command_plan(const std::vector<std::string>& args) {
                                rows.size(), total);
     std::cout << render_summary(rows, spec) << fmt::format("wrote {}\n", csv.string());
   }
+  if (vm.count("report") != 0)
+    return render_report(out, out / "report.html", quiet);
   return kOk;
 }
 

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The files a run, a comparison or a Monte Carlo leaves that the report can draw from.
-constexpr std::array kInputs = {"comparison.csv", "run.csv", "samples.csv", "distribution.csv"};
+constexpr std::array kInputs = {"comparison.csv", "run.csv", "samples.csv", "distribution.csv", "points.csv"};
 // render.py's exit statuses besides 0.
 constexpr int kRendererBadInput = 2;
 constexpr int kRendererNoMatplotlib = 3;
@@ -132,8 +132,9 @@ int render_with_timeout(const fs::path& dir, const fs::path& html, bool quiet, d
   for (const auto* name : kInputs)
     any = any || fs::is_regular_file(dir / name, ec);
   if (!any) {
-    std::cerr << fmt::format("dpusim report: no outputs of dpusim run or compare in {} (looked for {})\n",
-                             dir.string(), fmt::join(kInputs, ", "));
+    std::cerr << fmt::format(
+        "dpusim report: no outputs of dpusim run, compare or plan in {} (looked for {})\n", dir.string(),
+        fmt::join(kInputs, ", "));
     return kBadInput;
   }
   if (fs::is_directory(html, ec)) {
@@ -239,11 +240,13 @@ int command_report(const std::vector<std::string>& args) {
   if (vm.count("help") != 0) {
     std::cout
         << "Usage: dpusim report DIR [--out FILE]\n\n"
-           "Renders the outputs dpusim run or compare wrote in DIR (comparison.csv or run.csv, samples.csv\n"
-           "and distribution.csv, run-info.json) into one self-contained HTML file that opens offline: per\n"
-           "variant the step-time breakdown, the host and Arm cores by function and the speed-up; with\n"
-           "samples, the step time's distribution with p50 and p99; the scenario's key inputs and every\n"
-           "note the run reported. Each figure is also written as SVG and PNG in <FILE stem>-figures/\n"
+           "Renders the outputs dpusim run, compare or plan wrote in DIR (comparison.csv or run.csv,\n"
+           "attribution.csv, samples.csv and distribution.csv, run-info.json; or a plan's points.csv) into\n"
+           "one self-contained HTML file that opens offline: per variant the step-time breakdown, the host\n"
+           "and Arm cores by function and the speed-up; with --attribute, each function's share; with\n"
+           "samples, the step time's distribution with p50 and p99; for a plan, time to train against\n"
+           "cluster size and the Pareto front; the key inputs and every note the run reported. Each\n"
+           "figure is also written as SVG and PNG in <FILE stem>-figures/\n"
            "beside the HTML, with data.json (what each figure plots). Drawn by tools/report/render.py\n"
            "with matplotlib (Debian: python3-matplotlib; DPUSIM_PYTHON names the interpreter).\n"
            "Exit status: 0 done, 1 the renderer is missing or failed, 2 bad input (nothing written).\n\n"

@@ -25,7 +25,7 @@ Commands:
   validate [DIR]     simulate the validation scenarios (default scenarios/validation); print the error table
   plan PLAN          simulate every point of a plan (axes over a scenario); writes points.csv; prints the best
   merge DIR...       join the points.csv of a plan's shards (plan --shard i/n)
-  report DIR         render the outputs of run or compare in DIR as one self-contained HTML page with figures
+  report DIR         render the outputs of run, compare or plan in DIR as one self-contained HTML page of figures
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants

@@ -9,7 +9,8 @@ loads the page from its file, then fails (exit 1, naming each problem) on
   - a mark missing or empty: the marks are worked out here from the CSVs themselves (a bar for every
     cause of every variant's step that is not zero, a bar per variant for the cores by use and the
     speed-up, a CDF line with its p50 and p99 per variant of distribution.csv, a bar per function move
-    and kind in attribution.csv that changes the step), plus every mark the
+    and kind in attribution.csv that changes the step, a line and a scatter per variant of a plan's
+    points.csv with feasible points and the Pareto front), plus every mark the
     renderer's data.json lists; each must be an element of the figure's SVG with a non-empty box;
   - a variant's name missing from the text of a figure that draws it.
 Then it takes a screenshot of the whole page (--screenshot) and fails when the image is blank.
@@ -119,9 +120,14 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
-def expected_marks(table, distribution, attribution=()):
+def expected_marks(table, distribution, attribution=(), points=()):
     """The marks a report of these CSVs must hold, from the CSVs alone."""
     want = {}
+    plan_variants = list(dict.fromkeys(r["variant"] for r in points))
+    feasible = [plan_variants.index(r["variant"]) for r in points if r["feasible"] == "true"]
+    if feasible:
+        want["plan-time-to-train"] = [f"plan-time-to-train-v{i}" for i in sorted(set(feasible))]
+        want["plan-pareto"] = [f"plan-pareto-v{i}" for i in sorted(set(feasible))] + ["plan-pareto-front"]
     moves = [r for r in attribution if r["function"] != "all"]
     if moves:
         want["attribution"] = [f"attribution-r{i}-{k}" for i, r in enumerate(moves) for k in ("alone", "last")
@@ -181,7 +187,8 @@ def check(args):
     distribution = rows(args.distribution) if args.distribution else []
     with open(args.data, encoding="utf-8") as f:
         data = json.load(f)
-    want = expected_marks(table, distribution, rows(args.attribution) if args.attribution else [])
+    points = rows(args.points) if args.points else []
+    want = expected_marks(table, distribution, rows(args.attribution) if args.attribution else [], points)
     for fig in data["figures"]:
         want.setdefault(fig["id"], [])
         want[fig["id"]] = sorted(set(want[fig["id"]]) | set(fig["marks"]))
@@ -233,7 +240,9 @@ def check(args):
                 problems.append(f"figure {fid}: mark {m} is missing")
             elif box["w"] <= 0 and box["h"] <= 0:
                 problems.append(f"figure {fid}: mark {m} is empty")
-        if fid == "attribution":
+        if fid.startswith("plan-"):
+            names = list(dict.fromkeys(r["variant"] for r in points if r["feasible"] == "true"))
+        elif fid == "attribution":
             names = sorted({r["variant"] for r in rows(args.attribution) if r["function"] != "all"})
         else:
             names = [r["variant"] for r in (distribution if fid == "step-distribution" else table)]
@@ -273,6 +282,7 @@ def main():
     ap.add_argument("--csv", help="comparison.csv or run.csv")
     ap.add_argument("--distribution", help="distribution.csv")
     ap.add_argument("--attribution", help="attribution.csv")
+    ap.add_argument("--points", help="a plan's points.csv")
     ap.add_argument("--screenshot", required=True)
     ap.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     ap.add_argument("--timeout", type=float, default=60)

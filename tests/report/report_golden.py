@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Golden test of a bundled scenario's report: what the report plots, not its pixels.
 
-Runs `dpusim compare SCENARIO --report` into a temporary directory and compares the renderer's
+Runs `dpusim compare SCENARIO --report` (or `dpusim plan PLAN --report`) into a temporary directory and
+compares the renderer's
 report-figures/data.json (every figure's numbers and marks, the inputs, explanations and notes) with
-results/<scenario name>/report-data.json, which only tools/regenerate-results.sh writes. Numbers must
+results/<scenario name>/report-data.json (results/plans/<plan name>/), which only
+tools/regenerate-results.sh writes. Numbers must
 agree to a relative 1e-5 (data.json rounds them to 6 significant digits), everything else exactly.
 """
 
@@ -50,18 +52,24 @@ def scenario_name(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dpusim", required=True)
-    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--scenario", help="a bundled scenario (compare --report)")
+    ap.add_argument("--plan", help="a bundled plan (plan --report; its reference is under results/plans/)")
     ap.add_argument("--results", required=True, help="the results/ folder")
     a = ap.parse_args()
-    reference = os.path.join(a.results, scenario_name(a.scenario), "report-data.json")
+    source = a.scenario or a.plan
+    if a.plan:
+        reference = os.path.join(a.results, "plans", scenario_name(a.plan), "report-data.json")
+    else:
+        reference = os.path.join(a.results, scenario_name(a.scenario), "report-data.json")
     if not os.path.isfile(reference):
         print(f"no reference {reference} (run tools/regenerate-results.sh)", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="dpusim-report-golden-") as tmp:
-        r = subprocess.run([a.dpusim, "compare", a.scenario, "--out", tmp, "--report", "--quiet"],
+        command = ["plan", a.plan, "--jobs", "2"] if a.plan else ["compare", a.scenario]
+        r = subprocess.run([a.dpusim, *command, "--out", tmp, "--report", "--quiet"],
                            capture_output=True, text=True, timeout=900)
         if r.returncode != 0:
-            print(f"dpusim compare --report exited {r.returncode}:\n{r.stderr}", file=sys.stderr)
+            print(f"dpusim {command[0]} --report exited {r.returncode}:\n{r.stderr}", file=sys.stderr)
             return 1
         with open(os.path.join(tmp, "report-figures", "data.json"), encoding="utf-8") as f:
             got = json.load(f)
@@ -69,12 +77,12 @@ def main():
         want = json.load(f)
     diffs = list(differences(got, want))
     for d in diffs[:40]:
-        print(f"{a.scenario}: {d}", file=sys.stderr)
+        print(f"{source}: {d}", file=sys.stderr)
     if diffs:
         print(f"{len(diffs)} differences from {reference} (after a deliberate change: tools/regenerate-results.sh)",
               file=sys.stderr)
         return 1
-    print(f"{a.scenario}: the report's data matches {reference}")
+    print(f"{source}: the report's data matches {reference}")
     return 0
 
 

@@ -33,6 +33,7 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     from matplotlib.patches import Patch
 except ImportError as e:
     print(f"render.py: matplotlib is missing ({e}); Debian: apt-get install python3-matplotlib", file=sys.stderr)
@@ -89,6 +90,13 @@ def number(row, key, path):
         return float(value)
     except ValueError:
         raise BadInput(f"{path}: {key} = {value!r} is not a number")
+
+
+def plain(value):
+    """A cell as points.csv wrote it: 4.0 read as a number shows as 4."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 class Outputs:
@@ -154,6 +162,16 @@ class Outputs:
                     if key != "variant":
                         r[key] = number(r, key, path)
             self.read += ["samples.csv", "distribution.csv"]
+        self.points = []
+        if current("points.csv"):
+            path = os.path.join(directory, "points.csv")
+            self.points = read_csv(path)
+            for r in self.points:
+                r["feasible"] = r.get("feasible") == "true"
+                r["within_constraints"] = r.get("within_constraints") == "true"
+                for key in ("nodes", "gpus", "time_to_train_days", "step_time_s", "host_cores_busy"):
+                    r[key] = number(r, key, path) if r["feasible"] or key in ("nodes", "gpus") else None
+            self.read.append("points.csv")
         self.attribution = []
         if current("attribution.csv"):
             path = os.path.join(directory, "attribution.csv")
@@ -162,13 +180,41 @@ class Outputs:
                 for key in ("alone_change_s", "last_change_s"):
                     r[key] = None if r.get(key, "") == "" else number(r, key, path)
             self.read.append("attribution.csv")
-        if not self.rows and not self.samples:
-            raise BadInput(f"{directory}: no comparison.csv, run.csv or samples.csv to draw from")
+        if not self.rows and not self.samples and not self.points:
+            raise BadInput(f"{directory}: no comparison.csv, run.csv, samples.csv or points.csv to draw from")
 
     def variants(self):
         if self.rows:
             return [r["variant"] for r in self.rows]
-        return [r["variant"] for r in self.distribution]
+        if self.distribution:
+            return [r["variant"] for r in self.distribution]
+        return list(dict.fromkeys(r["variant"] for r in self.points))
+
+    # The inputs of a plan's points: those all points share, and the axes (those that vary).
+    PLAN_INPUTS = ["nodes", "gpus", "node", "nic", "dpu", "topology", "tiers", "link", "oversubscription",
+                   "encryption", "overlay", "tp", "pp", "cp", "ep", "dp", "virtual_stages", "recompute", "zero",
+                   "global_batch", "micro_batch", "seed", "variant"]
+
+    def plan_inputs(self):
+        fixed, axes = [], []
+        for key in self.PLAN_INPUTS:
+            values = list(dict.fromkeys(plain(r.get(key, "")) for r in self.points))
+            shown = [v if v != "" else "default" for v in values]
+            (axes if len(values) > 1 else fixed).append((key, ", ".join(shown)))
+        return fixed, axes
+
+    def plan_chosen(self):
+        """Per variant, the fewest nodes and the fastest point within the constraints (as the summary)."""
+        chosen = []
+        for v in self.variants():
+            ok = [r for r in self.points if r["variant"] == v and r["within_constraints"]]
+            if not ok:
+                chosen.append((v, None, None))
+                continue
+            fewest = min(ok, key=lambda r: (r["nodes"], r["time_to_train_days"], int(r["point"])))
+            fastest = min(ok, key=lambda r: (r["time_to_train_days"], int(r["point"])))
+            chosen.append((v, fewest, fastest))
+        return chosen
 
     def straggler_wait(self, variant):
         """The scenario's own seed's wait (sample 0), from samples.csv or the run's result values."""
@@ -435,9 +481,126 @@ def figure_attribution(out):
     return f
 
 
-# In page order. The planner's figures (Pareto fronts from pareto.csv, time to train against cluster
-# size from points.csv) are further entries of this list.
-FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_attribution, figure_distribution]
+def days_axis(ax, values):
+    """A logarithmic axis of days with plain ticks at 1, 2, 5 times powers of ten."""
+    ax.set_yscale("log")
+    low, high = min(values), max(values)
+    ticks = [m * 10**k for k in range(-3, 6) for m in (1, 2, 5) if low / 1.5 <= m * 10**k <= high * 1.5]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_ylabel("days to train")
+
+
+def point_label(r):
+    par = f"TP {r['tp']} x PP {r['pp']}" + (f" x CP {r['cp']}" if r.get("cp") not in ("", "1") else "")
+    return f"{int(r['nodes'])} nodes, {par}: {r['time_to_train_days']:.1f} d"
+
+
+def figure_plan_scaling(out):
+    feasible = [r for r in out.points if r["feasible"]]
+    if not feasible:
+        return None
+    f = Figure(
+        "plan-time-to-train",
+        "Time to train against cluster size",
+        "For each variant and node count, the fastest feasible point of the plan (over its other axes): days "
+        "to train on the plan's tokens at the simulated step (points.csv, time_to_train_days). Filled markers "
+        "are within the plan's constraints, hollow ones outside; each variant's fewest nodes within the "
+        "constraints is labelled.",
+        height=4.4,
+    )
+    chosen = {v: fewest for v, fewest, _ in out.plan_chosen()}
+    for i, v in enumerate(out.variants()):
+        colour = VARIANT_COLOURS[i % len(VARIANT_COLOURS)]
+        best = {}
+        for r in feasible:
+            if r["variant"] != v:
+                continue
+            if r["nodes"] not in best or r["time_to_train_days"] < best[r["nodes"]]["time_to_train_days"]:
+                best[r["nodes"]] = r
+        if not best:
+            continue
+        xs = sorted(best)
+        ys = [best[x]["time_to_train_days"] for x in xs]
+        (line,) = f.ax.plot(xs, ys, color=colour, linewidth=1.4, label=v, marker="none")
+        f.mark(line, f"v{i}")
+        inside = [x for x in xs if best[x]["within_constraints"]]
+        outside = [x for x in xs if not best[x]["within_constraints"]]
+        if inside:
+            f.ax.plot(inside, [best[x]["time_to_train_days"] for x in inside], linestyle="none", marker="o",
+                      color=colour, markersize=6)
+        if outside:
+            f.ax.plot(outside, [best[x]["time_to_train_days"] for x in outside], linestyle="none", marker="o",
+                      markerfacecolor="white", color=colour, markersize=6)
+        c = chosen.get(v)
+        if c is not None:
+            f.ax.annotate(f"{v}: {point_label(c)}", (c["nodes"], c["time_to_train_days"]),
+                          textcoords="offset points", xytext=(10, 8 + 14 * i), fontsize=8, color=colour,
+                          arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.6})
+        f.data[v] = {str(int(x)): rounded(best[x]["time_to_train_days"]) for x in xs} | {
+            "fewest_nodes_within_constraints": None if c is None else int(c["nodes"])}
+    f.ax.set_xscale("log", base=2)
+    nodes = sorted({r["nodes"] for r in feasible})
+    f.ax.set_xticks(nodes, [str(int(n)) for n in nodes])
+    days_axis(f.ax, [r["time_to_train_days"] for r in feasible])
+    f.ax.set_xlabel("nodes")
+    f.ax.legend(fontsize=8, frameon=False)
+    f.ax.grid(linewidth=0.3, which="both")
+    f.ax.spines[["top", "right"]].set_visible(False)
+    return f
+
+
+def figure_plan_pareto(out):
+    feasible = [r for r in out.points if r["feasible"]]
+    if not feasible:
+        return None
+    f = Figure(
+        "plan-pareto",
+        "Pareto front: time to train against GPUs",
+        "Every feasible point of the plan, coloured by its variant (where the host functions run: host, NIC "
+        "or DPU); the line joins the Pareto-optimal points, those no other point beats on both GPUs and days "
+        "to train. GPUs stand for cost until the planner reports cost and energy (points.csv has neither "
+        "yet); each variant's fastest point within the constraints is labelled.",
+        height=4.4,
+    )
+    for i, v in enumerate(out.variants()):
+        pts = [r for r in feasible if r["variant"] == v]
+        if not pts:
+            continue
+        colour = VARIANT_COLOURS[i % len(VARIANT_COLOURS)]
+        sc = f.ax.scatter([r["gpus"] for r in pts], [r["time_to_train_days"] for r in pts], color=colour, s=22,
+                          label=v, alpha=0.85)
+        f.mark(sc, f"v{i}")
+    front = []
+    for r in sorted(feasible, key=lambda r: (r["gpus"], r["time_to_train_days"])):
+        if not front or r["time_to_train_days"] < front[-1]["time_to_train_days"]:
+            front.append(r)
+    (line,) = f.ax.step([r["gpus"] for r in front], [r["time_to_train_days"] for r in front], where="post",
+                        color="#333333", linewidth=1.0, linestyle="--", label="Pareto front")
+    f.mark(line, "front")
+    for i, (v, _, fastest) in enumerate(out.plan_chosen()):
+        if fastest is not None:
+            f.ax.annotate(f"{v}: {point_label(fastest)}", (fastest["gpus"], fastest["time_to_train_days"]),
+                          textcoords="offset points", xytext=(10, 10 + 12 * i), fontsize=8,
+                          color=VARIANT_COLOURS[i % len(VARIANT_COLOURS)],
+                          arrowprops={"arrowstyle": "-", "linewidth": 0.6})
+    f.data["front"] = [{"point": int(r["point"]), "gpus": int(r["gpus"]), "variant": r["variant"],
+                        "days": rounded(r["time_to_train_days"])} for r in front]
+    f.data["points"] = len(feasible)
+    f.ax.set_xscale("log", base=2)
+    gpus = sorted({r["gpus"] for r in feasible})
+    f.ax.set_xticks(gpus, [str(int(g)) for g in gpus])
+    days_axis(f.ax, [r["time_to_train_days"] for r in feasible])
+    f.ax.set_xlabel("GPUs")
+    f.ax.legend(fontsize=8, frameon=False)
+    f.ax.grid(linewidth=0.3, which="both")
+    f.ax.spines[["top", "right"]].set_visible(False)
+    return f
+
+
+# In page order. Each draws nothing without its files: a plan's directory has points.csv alone.
+FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_attribution, figure_distribution,
+           figure_plan_scaling, figure_plan_pareto]
 
 
 def svg_of(f):
@@ -473,10 +636,43 @@ figcaption { font-size: 0.9em; color: #444; } pre { background: #f7f7f7; padding
 """
 
 
+def plan_summary(out):
+    """What a plan's points say, in sentences: counts, each variant's chosen points, why points failed."""
+    feasible = [r for r in out.points if r["feasible"]]
+    within = [r for r in feasible if r["within_constraints"]]
+    lines = [f"{len(out.points)} points: {len(feasible)} feasible, {len(within)} within the constraints."]
+    for v, fewest, fastest in out.plan_chosen():
+        if fewest is None:
+            lines.append(f"{v}: no point within the constraints.")
+        else:
+            lines.append(f"{v}: fewest nodes within the constraints {point_label(fewest)}; fastest "
+                         f"{point_label(fastest)}.")
+    reasons = {}
+    for r in out.points:
+        if not r["feasible"]:
+            reasons[r.get("reason", "")] = reasons.get(r.get("reason", ""), 0) + 1
+    for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"infeasible ({n} points): {reason}")
+    return lines
+
+
+def plan_conditions(out):
+    e = html.escape
+    fixed, axes = out.plan_inputs()
+    parts = ["<p>A plan: every combination of its axes is a point, simulated in full (docs/planner.md); "
+             "the inputs below are read from points.csv.</p><table>"]
+    parts += [f"<tr><th>axis: {e(k)}</th><td>{e(v)}</td></tr>" for k, v in axes]
+    parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in fixed]
+    parts.append("</table><ul>")
+    parts += [f"<li>{e(line)}</li>" for line in plan_summary(out)]
+    parts.append("</ul>")
+    return parts
+
+
 def page(out, figures, svgs, figures_link):
     info = out.info or {}
     sc = info.get("scenario", {})
-    name = sc.get("name") or (out.rows[0]["scenario"] if out.rows else os.path.basename(out.dir))
+    name = sc.get("name") or (out.rows[0]["scenario"] if out.rows else os.path.basename(os.path.normpath(out.dir)))
     e = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -488,7 +684,7 @@ def page(out, figures, svgs, figures_link):
     if sc.get("description"):
         parts.append(f"<p>{e(sc['description'])}</p>")
     variants = out.variants()
-    what = f"dpusim {e(info.get('command', 'run or compare'))}"
+    what = f"dpusim {e(info.get('command', 'plan' if out.points and not out.rows else 'run or compare'))}"
     if info.get("samples"):
         what += f", {info['samples']} samples"
     parts.append(
@@ -504,8 +700,11 @@ def page(out, figures, svgs, figures_link):
         if sc.get("text"):
             parts.append(f"<details><summary>scenario file {e(sc.get('file', ''))}</summary>"
                          f"<pre>{e(sc['text'])}</pre></details>")
+    elif out.points:
+        parts += plan_conditions(out)
     else:
-        parts.append('<p class="note">The inputs were not recorded: run-info.json is missing from this directory.</p>')
+        parts.append('<p class="note">The inputs were not recorded: run-info.json is missing from this '
+                     "directory.</p>")
     for file, why in out.ignored:
         parts.append(f'<p class="note">Not drawn: {e(file)} ({e(why)}).</p>')
     parts.append("</section>")
@@ -538,6 +737,8 @@ def page(out, figures, svgs, figures_link):
             parts.append("</ul>")
     if not any_note:
         missing = '<p class="note">Notes were not recorded (no run-info.json).</p>'
+        if out.points and not info:
+            missing = "<p>A plan's points carry no notes: what they say is under Conditions above.</p>"
         parts.append("<p>No notes were recorded.</p>" if info else missing)
     parts.append("</section>")
     if out.rows:
@@ -585,11 +786,13 @@ def main():
     info = out.info or {}
     data = {
         "format": 1,
+        # A plan's points.csv does not name it (the page's title is then its directory's name).
         "scenario": (info.get("scenario") or {}).get("name") or (out.rows[0]["scenario"] if out.rows else ""),
         "variants": out.variants(),
         "inputs": info.get("inputs", []),
         "explanations": info.get("explanations", []),
         "notes": {v["name"]: v.get("notes", []) for v in info.get("variants", [])},
+        "plan": plan_summary(out) if out.points else [],
         "figures": [{"id": f.id, "title": f.title, "data": f.data, "marks": f.marks} for f in figures],
     }
     with open(os.path.join(a.figures, "data.json"), "w", encoding="utf-8") as fh:

@@ -82,7 +82,7 @@ TEST(Report, HelpExplainsTheCommand) {
   EXPECT_NE(r.out.find("python3-matplotlib"), std::string::npos) << r.out;
   const auto top = run_command({DPUSIM_BINARY, "--help"});
   EXPECT_NE(top.out.find("report DIR"), std::string::npos) << top.out;
-  for (const char* command : {"run", "compare"})
+  for (const char* command : {"run", "compare", "plan"})
     EXPECT_NE(run_command({DPUSIM_BINARY, command, "--help"}).out.find("--report"), std::string::npos)
         << command;
 }
@@ -195,4 +195,20 @@ TEST(Report, FilesTheLatestRunDidNotWriteAreNotDrawn) {
   EXPECT_NE(page.find("Not drawn: attribution.csv"), std::string::npos);
   // Its conditions are the recorded run's.
   EXPECT_NE(page.find("8 x dgx-h100 (64 GPUs)"), std::string::npos);
+}
+
+TEST(Report, APlansPointsBecomeItsFigures) {
+  TempDir tmp;
+  const fs::path dir = fs::path(tmp.path()) / "plan";
+  fs::create_directories(dir);
+  fs::copy_file(kSource / "results/plans/gpt3-13b-nodes-offload/points.csv", dir / "points.csv");
+  const auto r = run_command({DPUSIM_BINARY, "report", dir.string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = read(dir / "report.html");
+  EXPECT_EQ(count(page, "<figure "), 2U);
+  EXPECT_NE(page.find("fig-plan-time-to-train"), std::string::npos);
+  EXPECT_NE(page.find("fig-plan-pareto"), std::string::npos);
+  // The conditions come from points.csv: its axes, and why points were infeasible.
+  EXPECT_NE(page.find("axis: nodes"), std::string::npos);
+  EXPECT_NE(page.find("infeasible ("), std::string::npos);
 }
