@@ -35,6 +35,7 @@ constexpr int kRendererBadInput = 2;
 constexpr int kRendererNoMatplotlib = 3;
 constexpr int kExecFailed = 127;
 constexpr double kDefaultTimeoutS = 300;
+constexpr double kMaxTimeoutS = 86400; // a day: far beyond any report, and within the clock's range
 
 fs::path renderer_script() {
   const char* env = std::getenv("DPUSIM_DATA_DIR");
@@ -86,6 +87,11 @@ private:
 // Runs argv (no shell) and waits at most timeout_s; returns the exit status, 128+N for signal N, or
 // nullopt when it ran out of time (it is then killed).
 std::optional<int> run_bounded(const std::vector<std::string>& argv, double timeout_s) {
+  // Built before fork: the child only calls async-signal-safe functions until exec.
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0)
@@ -94,10 +100,6 @@ std::optional<int> run_bounded(const std::vector<std::string>& argv, double time
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
       ::_exit(kExecFailed);
-    std::vector<char*> args;
-    for (const auto& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     ::execvp(args.front(), args.data());
     ::_exit(kExecFailed);
   }
@@ -261,8 +263,8 @@ int command_report(const std::vector<std::string>& args) {
     throw po::error("--out needs a file name");
   const fs::path html = vm.count("out") != 0 ? fs::path(vm["out"].as<std::string>()) : dir / "report.html";
   const double timeout_s = vm["timeout"].as<double>();
-  if (!(timeout_s > 0))
-    throw po::error("--timeout must be positive");
+  if (!(timeout_s > 0) || timeout_s > kMaxTimeoutS)
+    throw po::error(fmt::format("--timeout must be above 0 and at most {:g} seconds", kMaxTimeoutS));
   return render_with_timeout(dir, html, vm.count("quiet") != 0, timeout_s);
 }
 

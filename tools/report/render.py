@@ -115,9 +115,22 @@ class Outputs:
             except (OSError, ValueError) as e:
                 raise BadInput(f"{info_path}: {e}")
             self.read.append("run-info.json")
+        # The files the latest run or compare wrote (run-info.json lists them); one it does not list is an
+        # earlier run's, unless it is newer than run-info.json (a plan, which writes none, into the same DIR).
+        written = set(self.info.get("files", [])) if self.info and "files" in self.info else None
+
+        def current(name):
+            path = os.path.join(directory, name)
+            if not os.path.isfile(path):
+                return False
+            if written is not None and name not in written and os.path.getmtime(path) <= os.path.getmtime(info_path):
+                self.ignored.append((name, "left by an earlier run: the latest run did not write it"))
+                return False
+            return True
+
         command = self.info.get("command") if self.info else None
         names = ["run.csv", "comparison.csv"] if command == "run" else ["comparison.csv", "run.csv"]
-        self.table_file = next((n for n in names if os.path.isfile(os.path.join(directory, n))), None)
+        self.table_file = next((n for n in names if current(n)), None)
         self.rows = []
         if self.table_file:
             path = os.path.join(directory, self.table_file)
@@ -131,17 +144,6 @@ class Outputs:
                         ):
                             r[key] = number(r, key, path)
             self.read.append(self.table_file)
-        # The files the latest command wrote (run-info.json lists them); others are an earlier run's.
-        written = set(self.info.get("files", [])) if self.info and "files" in self.info else None
-
-        def current(name):
-            if not os.path.isfile(os.path.join(directory, name)):
-                return False
-            if written is not None and name not in written:
-                self.ignored.append((name, "left by an earlier run: the latest run did not write it"))
-                return False
-            return True
-
         self.samples = []
         self.distribution = []
         sampled = self.info.get("samples", 0) if self.info else None

@@ -3,6 +3,7 @@
 // What the figures plot is checked by the golden tests and the page in a browser (tests/report/).
 #include "tests/support/subprocess.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -70,6 +71,8 @@ TEST(Report, UsageErrorsAreBadInput) {
   EXPECT_EQ(run_command({DPUSIM_BINARY, "report"}).exit_code, 2);
   EXPECT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--no-such-option"}).exit_code, 2);
   EXPECT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--timeout", "0"}).exit_code, 2);
+  EXPECT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--timeout", "1e300"}).exit_code, 2);
+  EXPECT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--timeout", "nan"}).exit_code, 2);
   // --out must name a file, not a directory.
   EXPECT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--out", tmp.path()}).exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "report.html"));
@@ -180,11 +183,14 @@ TEST(Report, RunRecordsItsInputsAndNotesForTheReport) {
 TEST(Report, FilesTheLatestRunDidNotWriteAreNotDrawn) {
   TempDir tmp;
   const auto dir = comparison_dir(tmp);
-  // The reference run-info.json lists comparison.csv alone; sample files beside it are an earlier run's.
-  fs::copy_file(kSource / "results/gpt3-13b-64xh100/run-info.json", dir / "run-info.json");
+  // The reference run-info.json lists comparison.csv alone; files older than it beside it are an
+  // earlier run's.
   std::ofstream(dir / "samples.csv") << "sample,scenario,variant,step_time_s\n0,x,host-tcp,1\n";
   std::ofstream(dir / "distribution.csv") << "variant,samples,p50_step_s,p99_step_s\nhost-tcp,1,1,1\n";
   std::ofstream(dir / "attribution.csv") << "scenario,variant,function,alone_change_s,last_change_s\n";
+  fs::copy_file(kSource / "results/gpt3-13b-64xh100/run-info.json", dir / "run-info.json");
+  const auto later = fs::last_write_time(dir / "samples.csv") + std::chrono::seconds(10);
+  fs::last_write_time(dir / "run-info.json", later);
   const auto r = run_command({DPUSIM_BINARY, "report", dir.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string page = read(dir / "report.html");
