@@ -293,13 +293,15 @@ def figure_breakdown(out):
     for r in out.rows:
         seg = breakdown_segments(r, out.straggler_wait(r["variant"]))
         segments.append(seg)
-        used |= {k for k, v in seg.items() if v > NEGLIGIBLE}
+        used |= {k for k, v in seg.items() if v > max(NEGLIGIBLE, 1e-6 * r["step_time_s"])}
     legend = [Patch(color=colour, label=label) for sid, label, colour in BREAKDOWN if sid in used]
     for i, (r, seg) in enumerate(zip(out.rows, segments)):
         left = 0.0
+        # What the subtractions leave of a step (1e-8 s of 6 s) is not a cause.
+        tiny = max(NEGLIGIBLE, 1e-6 * r["step_time_s"])
         for sid, _, colour in BREAKDOWN:
             v = seg[sid]
-            if v > NEGLIGIBLE:
+            if v > tiny:
                 (bar,) = f.ax.barh([i], [v], left=left, color=colour, height=0.6)
                 f.mark(bar, f"v{i}-{sid}")
                 left += v
