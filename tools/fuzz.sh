@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzes dpusim's input loaders (fuzz/loaders_fuzzer.cpp: scenario and its checks, calibration profile,
-# catalog entries) for SECONDS (default 60): installs clang and libFuzzer if missing, builds the "fuzz"
-# preset (build-fuzz/, AddressSanitizer + UndefinedBehaviorSanitizer) and runs the target on a corpus
-# seeded with the bundled and validation scenarios, the bad inputs, the catalog and the profiles.
-# Fails (exit status 1) on any finding: a crash, a sanitizer report, an exception other than dpusim's
-# InputError, an input taking more than 5 s or more than 1 GiB. The input is kept in
-# build-fuzz/findings/; reproduce with build-fuzz/fuzz/dpusim_fuzz_loaders FILE. docs/fuzzing.md.
+# Fuzzes dpusim's input loaders for SECONDS each (default 60): fuzz/loaders_fuzzer.cpp (scenario and its
+# checks, plan, calibration profile, catalog entries; seeded with the bundled and validation scenarios,
+# the plans, the bad inputs, the catalog and the profiles) and fuzz/ingest_fuzzer.cpp (the recorded tool
+# outputs `dpusim-calib ingest` reads; seeded with the parsers' fixtures). Installs clang and libFuzzer
+# if missing and builds the "fuzz" preset (build-fuzz/, AddressSanitizer + UndefinedBehaviorSanitizer).
+# Fails (exit status 1) on any finding: a crash, a sanitizer report, an exception other than bad input,
+# an input taking more than 5 s or more than 1 GiB. The input is kept in build-fuzz/findings/;
+# reproduce with build-fuzz/fuzz/<target> FILE. docs/fuzzing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -17,30 +18,43 @@ case "$seconds" in
 esac
 tools/setup.sh fuzz >/dev/null
 
-fuzzer=build-fuzz/fuzz/dpusim_fuzz_loaders
-corpus=build-fuzz/corpus # what the fuzzer found interesting, kept between runs
-seeds=build-fuzz/seeds   # the repository's own inputs, copied afresh
-findings=build-fuzz/findings
-rm -rf "$seeds"
-mkdir -p "$corpus" "$seeds" "$findings"
-for f in scenarios/examples/*.yaml scenarios/validation/*.yaml tests/bad_input/*.yaml \
-  models/catalog/data/*/*.yaml hw_calib/profiles/defaults/*.yaml hw_calib/profiles/measured/*/profile.yaml; do
-  cp "$f" "$seeds/${f//\//_}"
-done
 export DPUSIM_DATA_DIR="$PWD"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
-
+findings=build-fuzz/findings
+mkdir -p "$findings"
 started=$(mktemp)
 trap 'rm -f "$started"' EXIT
+
+# fuzz TARGET DICT SEEDS...: runs build-fuzz/fuzz/TARGET for $seconds on its own corpus (kept between
+# runs) and the repository's inputs given (copied afresh), with libFuzzer dictionary DICT ("-": none);
+# returns its exit status.
+fuzz() {
+  local target=$1 dict=$2
+  shift 2
+  local corpus=build-fuzz/corpus/$target seeds=build-fuzz/seeds/$target
+  rm -rf "$seeds"
+  mkdir -p "$corpus" "$seeds"
+  local f
+  for f in "$@"; do
+    [ -f "$f" ] && cp "$f" "$seeds/${f//\//_}"
+  done
+  echo "fuzz: $target for ${seconds} s" >&2
+  local options=(-max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1
+    -artifact_prefix="$findings/")
+  [ "$dict" = - ] || options+=(-dict="$dict")
+  "build-fuzz/fuzz/$target" "${options[@]}" "$corpus" "$seeds"
+}
+
 status=0
-"$fuzzer" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024 -print_final_stats=1 \
-  -dict=fuzz/yaml.dict -artifact_prefix="$findings/" \
-  "$corpus" "$seeds" || status=$?
+fuzz dpusim_fuzz_loaders fuzz/yaml.dict scenarios/examples/*.yaml scenarios/validation/*.yaml tests/bad_input/*.yaml \
+  tests/bad_input/plans/*.yaml plans/*.yaml models/catalog/data/*/*.yaml hw_calib/profiles/defaults/*.yaml \
+  hw_calib/profiles/measured/*/profile.yaml || status=$?
+fuzz dpusim_fuzz_ingest - $(find tests/hw_calib/data -type f ! -name README.md) || status=$?
 new_findings=$(find "$findings" -type f -newer "$started")
 if [ "$status" -ne 0 ] || [ -n "$new_findings" ]; then
   echo "fuzz: a finding (exit status $status); its input is in $findings/:" >&2
   printf '  %s\n' $new_findings >&2
   exit 1
 fi
-echo "fuzz: nothing found in ${seconds} s"
+echo "fuzz: nothing found in ${seconds} s of each target"

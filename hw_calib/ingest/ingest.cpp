@@ -300,6 +300,13 @@ void ingest_perftest_bw(IngestedFile& f, const Origin& o, std::string_view text)
   const char* key = verb == "write"  ? "nic.rdma_bandwidth"
                     : verb == "send" ? "nic.rdma_send_bandwidth"
                                      : nullptr;
+  // `-b` runs both directions at once and prints their sum; a direction's share is not in the table.
+  if (key != nullptr && report.info.test.find("Bidirectional") != std::string::npos) {
+    f.warnings.push_back(fmt::format("{} left out: \"{}\" is a bidirectional run (-b), whose bandwidth is "
+                                     "the sum of both directions; run it without -b for one direction's",
+                                     key, report.info.test));
+    return;
+  }
   if (key == nullptr) {
     f.warnings.push_back(fmt::format("{}: no parameter is calibrated from RDMA {} (raw samples only)",
                                      report.info.test, verb));

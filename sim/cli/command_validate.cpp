@@ -3,6 +3,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
 
@@ -91,8 +92,7 @@ int command_validate(const std::vector<std::string>& args) {
     throw po::error(fmt::format("no scenario in {} has a validation: section", dir.string()));
 
   const bool progress = show_progress(vm);
-  const int jobs =
-      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
+  const int jobs = jobs_requested(vm);
   std::size_t finished = 0;
   const auto outcomes = run_in_processes(
       scenarios.size(), jobs,

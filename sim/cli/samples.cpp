@@ -4,6 +4,7 @@
 #include "sim/cli/process_pool.hpp"
 #include "sim/model/registry.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/format.h>
 #include <iostream>
@@ -29,10 +30,11 @@ std::optional<std::size_t> samples_requested(const po::variables_map& vm) {
 }
 
 int jobs_requested(const po::variables_map& vm) {
-  const int jobs =
-      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
-  if (jobs < 1)
-    throw po::error("--jobs must be at least 1");
+  const int jobs = vm.count("jobs") != 0
+                       ? vm["jobs"].as<int>()
+                       : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, kMaxJobs);
+  if (jobs < 1 || jobs > kMaxJobs)
+    throw po::error(fmt::format("--jobs must be between 1 and {}, found {}", kMaxJobs, jobs));
   return jobs;
 }
 

@@ -18,8 +18,11 @@ namespace dpusim::cli {
 void add_sample_options(po::options_description& options, bool with_jobs);
 /// The number of samples asked for (none: a single run); throws po::error outside [1, kMaxSamples].
 std::optional<std::size_t> samples_requested(const po::variables_map& vm);
-/// --jobs, or one per core; throws po::error below 1.
+/// --jobs, or one per core; throws po::error outside [1, kMaxJobs].
 int jobs_requested(const po::variables_map& vm);
+/// Simulations at once: each is a process that may hold gigabytes, and more than this many would be
+/// more processes than a machine's cores and memory serve.
+inline constexpr int kMaxJobs = 1024;
 
 inline constexpr std::size_t kMaxSamples = 100000;
 

@@ -94,8 +94,15 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.bwd_cp_collectives = c.layers * layer_bwd_cp;
   c.cp_bytes = layer_cp > 0 ? workload::cp_kv_bytes(m, lc) : 0.0;
   c.cp_hide_s = layer_cp > 0 ? gpu.time(workload::attention_core_forward(m, lc), w.precision).si() : 0.0;
-  c.model_flops = c.layers * (fwd.flops() + bwd.flops()) + head_flops_fwd + head_flops_bwd;
-  c.hw_flops = c.model_flops + c.layers * layer_recompute_flops;
+  // Flash attention's backward recomputes the scores: executed FLOPs, not model FLOPs (the MFU convention
+  // counts the model's forward and backward once, docs/metrics.md).
+  double attention_recompute_flops = 0;
+  for (const auto& g : bwd.gemms)
+    if (g.name == "flash_attn_bwd_recompute")
+      attention_recompute_flops += g.flops();
+  c.model_flops =
+      c.layers * (fwd.flops() + bwd.flops() - attention_recompute_flops) + head_flops_fwd + head_flops_bwd;
+  c.hw_flops = c.model_flops + c.layers * (layer_recompute_flops + attention_recompute_flops);
   // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
   c.p2p_bytes = last ? 0.0 : workload::tp_activation_bytes(m, lc, 2.0) / p.tp;
 

@@ -445,3 +445,14 @@ TEST(calib_Ingest, ALongLineInAnyFormatIsQuotedShortly) {
     }
   }
 }
+
+TEST(calib_IngestPerftest, ABidirectionalRunGivesNoOneDirectionBandwidth) {
+  // `ib_write_bw -b` titles its table "RDMA_Write Bidirectional BW Test" and prints both directions'
+  // sum: taking it as one direction's would double the NIC's rate.
+  const auto one_way = ingest("perftest/ib_write_bw-cx7-gbits.txt");
+  ASSERT_NE(param(one_way, "nic.rdma_bandwidth"), nullptr);
+  const auto both = ingest_string(replace_once(read_fixture("perftest/ib_write_bw-cx7-gbits.txt"),
+                                               "RDMA_Write BW Test", "RDMA_Write Bidirectional BW Test"));
+  EXPECT_EQ(param(both, "nic.rdma_bandwidth"), nullptr);
+  EXPECT_TRUE(warned(both, "bidirectional run (-b)"));
+}

@@ -74,3 +74,23 @@ TEST(Samples, ImpossibleCountsAreBadInputAndWriteNothing) {
     EXPECT_FALSE(fs::exists(tmp.path() + "/o")) << n;
   }
 }
+
+TEST(Samples, ImpossibleJobCountsAreBadInputAndWriteNothing) {
+  TempDir tmp;
+  const std::string file = tmp.path() + "/s.yaml";
+  std::ofstream(file) << kScenario;
+  for (const char* command : {"run", "compare"})
+    for (const char* n : {"0", "-1", "1025", "many"}) {
+      const auto r = run_command(
+          {DPUSIM_BINARY, command, file, "--samples", "2", "--jobs", n, "--out", tmp.path() + "/o"});
+      EXPECT_EQ(r.exit_code, 2) << command << " " << n;
+      EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+      EXPECT_FALSE(fs::exists(tmp.path() + "/o")) << n;
+    }
+  const auto v =
+      run_command({DPUSIM_BINARY, "validate", std::string(DPUSIM_SOURCE_DIR) + "/scenarios/validation",
+                   "--jobs", "5000", "--out", tmp.path() + "/v"});
+  EXPECT_EQ(v.exit_code, 2);
+  EXPECT_NE(v.err.find("--jobs must be between 1 and 1024, found 5000"), std::string::npos) << v.err;
+  EXPECT_FALSE(fs::exists(tmp.path() + "/v"));
+}

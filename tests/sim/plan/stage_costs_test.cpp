@@ -71,6 +71,20 @@ TEST(StageCosts, RecomputationAddsForwardWorkToTheBackwardPass) {
   EXPECT_EQ(full.bwd_tp_collectives, 2 * none.bwd_tp_collectives);
 }
 
+TEST(StageCosts, ModelFlopsFollowThePublishedConventionAndFlashRecomputationIsHardwareWork) {
+  // A dense layer's forward is 24 b s h^2 + 4 b s^2 h FLOPs (the Megatron-LM paper's count: QKV,
+  // projection and a 4h FFN, scores and values over the whole sequence); the model counts forward and
+  // backward once: 3x that. Flash attention's backward recomputes the scores (2 b s^2 h more), which is
+  // executed work but not model FLOPs.
+  const auto gpu = h100();
+  const auto w = gpt(1, 2, 1); // the first of two stages: 20 layers, no output head
+  const auto c = plan::stage_costs(w, gpu, 0);
+  const double b = w.micro_batch, s = w.seq_len, h = w.model.hidden;
+  const double layers = 20;
+  EXPECT_NEAR(c.model_flops / (layers * 3 * (24 * b * s * h * h + 4 * b * s * s * h)), 1.0, 1e-12);
+  EXPECT_NEAR((c.hw_flops - c.model_flops) / (layers * 2 * b * s * s * h), 1.0, 1e-12);
+}
+
 TEST(StageCosts, ComputeTimeFollowsFlopsOverAchievedThroughput) {
   // The forward pass of a stage: its FLOPs over an effective rate between the table's worst and best.
   const auto gpu = h100();
