@@ -79,19 +79,25 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
   std::set<std::pair<int, int>> tracks;
   std::string flows;
   int flow_id = 0;
-  // A flow arrow from each member of a communication to the next, in the order the plan lists them
-  // (a pipeline send: sender to receiver; a ring: around the ring), at the start of their slices.
+  // Flow arrows between the members of a communication: a pipeline send lists its senders then their
+  // receivers, rank by rank (each sender to its receiver); a reduction lists its ring (each member to
+  // the next). They start and end at the start of the members' slices, which they bind to.
   auto link_members = [&](const plan::TaskInfo& ti, double start) {
-    for (std::size_t k = 0; k + 1 < ti.gpus.size(); ++k) {
-      const int from = ti.gpus[k];
-      const int to = ti.gpus[k + 1];
+    auto arrow = [&](int from, int to) {
       ++flow_id;
       flows += fmt::format(
           R"({{"name":"{}","cat":"flow","ph":"s","id":{},"ts":{:.3f},"pid":{},"tid":{}}},)"
           R"({{"name":"{}","cat":"flow","ph":"f","bp":"e","id":{},"ts":{:.3f},"pid":{},"tid":{}}},)",
           escape(ti.label), flow_id, start * 1e6, from / per_node, 2 * (from % per_node) + kCommTrackOffset,
           escape(ti.label), flow_id, start * 1e6, to / per_node, 2 * (to % per_node) + kCommTrackOffset);
-    }
+    };
+    const std::size_t n = ti.gpus.size();
+    if (ti.category == plan::TaskCategory::pp_transfer && n % 2 == 0)
+      for (std::size_t k = 0; k < n / 2; ++k)
+        arrow(ti.gpus[k], ti.gpus[k + n / 2]);
+    else
+      for (std::size_t k = 0; k + 1 < n; ++k)
+        arrow(ti.gpus[k], ti.gpus[k + 1]);
   };
   const int nodes = std::max(1, topo.layout().nodes);
   Counter host_cores;              // busy host cores per node, averaged over the nodes

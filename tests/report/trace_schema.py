@@ -4,7 +4,7 @@
 Runs `dpusim run SCENARIO --trace` for each variant given and checks the file: the top level; every
 event's phase, name, pid, tid, ts and dur; metadata naming every process and track; counters
 (non-negative, finite); flow arrows (each id one start and one end, the end not before the start,
-each bound to a slice on its track); no slice past the step's end; and that the busy-host-cores
+each bound to a slice on its track, joining two tracks); no slice past the step's end; and that the busy-host-cores
 counter integrates to run.csv's host_cpu_busy_cores over the step (within 1%). Then it breaks copies
 of the events and fails unless the check finds each break, so that it can fail.
 """
@@ -111,6 +111,8 @@ def check(trace, step_s=None, busy_cores=None):
             continue
         if finishes[0]["ts"] < starts[0]["ts"]:
             problems.append(f"flow {fid} ends before it starts")
+        if (finishes[0]["pid"], finishes[0]["tid"]) == (starts[0]["pid"], starts[0]["tid"]):
+            problems.append(f"flow {fid} joins a track to itself (it must join two members)")
         for e in ends:
             if not bound(e):
                 problems.append(f"flow {fid}: its {e['ph']} at {e['ts']} us is on no slice of track "
@@ -154,6 +156,8 @@ def breaks(trace):
         lambda ev: ev.pop(next(i for i, e in enumerate(ev) if e.get("name") == "thread_name")))
     yield "a counter made negative", "counter values", broken(
         lambda ev: ev[first("C")]["args"].update({k: -1 for k in ev[first("C")]["args"]}))
+    yield "a flow's end moved to its start's track", "joins a track to itself", broken(
+        lambda ev: ev[first("f")].update({"pid": ev[first("s")]["pid"], "tid": ev[first("s")]["tid"]}))
     yield "a flow moved off its slices", "is on no slice", broken(
         lambda ev: ev[first("s")].__setitem__("ts", ev[first("s")]["ts"] + 1e12))
 
