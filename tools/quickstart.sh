@@ -10,14 +10,17 @@ scenario=scenarios/examples/quickstart.yaml
 out="out/$(sed -n 's/^name: //p' "$scenario" | head -n 1)"
 args=("$@")
 given=""
+report=no
 for ((i = 0; i < ${#args[@]}; i++)); do
   case "${args[i]}" in
     --out | -o) given="${args[i + 1]:-}" ;;
     --out=*) given="${args[i]#--out=}" ;;
+    --report) report=yes ;;
   esac
 done
 if [ -n "$given" ]; then out=$given; else args+=(--out "$out"); fi
-build/sim/dpusim compare "$scenario" "${args[@]}" --report
+if [ "$report" = no ]; then args+=(--report); fi
+build/sim/dpusim compare "$scenario" "${args[@]}"
 if [ -f "$out/comparison.csv" ]; then echo "quickstart: wrote $out/comparison.csv"; fi
 if [ -f "$out/report.html" ]; then
   echo "quickstart: wrote the report $out/report.html (open it in a browser; figures as SVG and PNG in $out/report-figures/)"
