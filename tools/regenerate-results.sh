@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv)
-# and plan (results/plans/<plan name>/points.csv), which the golden tests compare against. Run after a deliberate change to a model or the catalog, and
+# Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv,
+# the run-info.json beside it, and report-data.json: what its HTML report plots) and plan
+# (results/plans/<plan name>/points.csv and report-data.json), which the golden tests compare against. Run after a deliberate
+# change to a model or the catalog, and
 # review the diff before committing it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,10 +10,19 @@ tools/setup.sh default >/dev/null
 for scenario in scenarios/examples/*.yaml; do
   name=$(sed -n 's/^name: //p' "$scenario" | head -n 1)
   build/sim/dpusim compare "$scenario" --out "results/$name" --quiet
-  echo "regenerated results/$name/comparison.csv"
+  # The report's data, not its page or pixels (those depend on the matplotlib version).
+  report=$(mktemp -d)
+  build/sim/dpusim report "results/$name" --out "$report/report.html" --quiet
+  cp "$report/report-figures/data.json" "results/$name/report-data.json"
+  rm -rf "$report"
+  echo "regenerated results/$name/comparison.csv, run-info.json and report-data.json"
 done
 for plan in plans/*.yaml; do
   name=$(sed -n 's/^name: //p' "$plan" | head -n 1)
   build/sim/dpusim plan "$plan" --out "results/plans/$name" --quiet
-  echo "regenerated results/plans/$name/points.csv and pareto.csv"
+  report=$(mktemp -d)
+  build/sim/dpusim report "results/plans/$name" --out "$report/report.html" --quiet
+  cp "$report/report-figures/data.json" "results/plans/$name/report-data.json"
+  rm -rf "$report"
+  echo "regenerated results/plans/$name/points.csv, pareto.csv and report-data.json"
 done

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs dpusim's build dependencies from Debian packages (only those missing), then configures and
-# builds with the CMake preset given as $1 (default: "default"). Safe to re-run: it does only what is
-# left to do.
+# builds with the CMake preset given as $1 (default: "default"). With --browser (tools/test.sh), also
+# Chromium, which the report's browser test opens pages in. Safe to re-run: it does only what is left
+# to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-default}"
+browser=no
+if [ "${2:-}" = --browser ]; then browser=yes; fi
 
 packages=(
   g++ cmake ninja-build pkg-config git
@@ -12,7 +15,13 @@ packages=(
   libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev
   libssl-dev time
   fio ethtool
+  python3-matplotlib
 )
+# dpusim report draws its figures with matplotlib (docs/reports.md); its browser test needs Chromium,
+# a large download that only the tests need.
+if [ "$browser" = yes ]; then
+  packages+=(chromium)
+fi
 # The fuzz preset builds with clang and links libFuzzer (compiler-rt); llvm-symbolizer names the frames of
 # a finding's stack.
 if [ "$preset" = fuzz ]; then

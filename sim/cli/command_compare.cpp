@@ -3,6 +3,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/model/core/offload_model.hpp"
@@ -11,6 +12,7 @@
 #include "sim/offload/variant.hpp"
 #include "sim/report/attribution.hpp"
 #include "sim/report/comparison.hpp"
+#include "sim/report/run_info.hpp"
 #include "sim/run/variant_run.hpp"
 
 #include <algorithm>
@@ -49,6 +51,7 @@ int command_compare(const std::vector<std::string>& args) {
       "variant with each moved back, and report each function's share of the difference "
       "(<out>/attribution.csv)");
   add_sample_options(options, true);
+  add_report_option(options);
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
@@ -202,6 +205,13 @@ int command_compare(const std::vector<std::string>& args) {
   if (vm.count("attribute") != 0)
     outputs.add("attribution.csv", report::render_attribution_csv(attributions));
   const auto sample_files = samples ? add_samples(outputs, sampled) : std::vector<std::filesystem::path>{};
+  const auto explanations = report::explain(c, model::registry().explainers());
+  report::RunContext run{"compare", samples.value_or(0), explanations, {"comparison.csv"}};
+  if (vm.count("attribute") != 0)
+    run.files.emplace_back("attribution.csv");
+  for (const auto& f : sample_files)
+    run.files.push_back(f.filename().string());
+  const auto info_out = outputs.add("run-info.json", report::render_run_info(s, c, run));
   outputs.publish();
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();
@@ -213,7 +223,7 @@ int command_compare(const std::vector<std::string>& args) {
                 << report::render_distribution_table(sampled) << "\n";
     if (const auto cores = report::render_cores_table(c); !cores.empty())
       std::cout << cores << "\n";
-    for (const auto& line : report::explain(c, model::registry().explainers()))
+    for (const auto& line : explanations)
       std::cout << "- " << line << "\n";
     for (const auto& r : c.results)
       for (const auto& n : r.notes)
@@ -229,7 +239,10 @@ int command_compare(const std::vector<std::string>& args) {
       std::cout << fmt::format("wrote {}\n", attribution_out.string());
     for (const auto& f : sample_files)
       std::cout << fmt::format("wrote {}\n", f.string());
+    std::cout << fmt::format("wrote {}\n", info_out.string());
   }
+  if (vm.count("report") != 0)
+    return render_report(out.parent_path(), out.parent_path() / "report.html", vm.count("quiet") != 0);
   return kOk;
 }
 

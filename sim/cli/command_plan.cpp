@@ -6,6 +6,7 @@
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
+#include "sim/cli/report.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
@@ -195,6 +196,7 @@ int command_plan(const std::vector<std::string>& args) {
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");
+  add_report_option(options);
   po::variables_map vm;
   try {
     if (!parse_command(
@@ -326,6 +328,8 @@ int command_plan(const std::vector<std::string>& args) {
               << (sharded ? fmt::format("wrote {}\n", csv.string())
                           : fmt::format("wrote {} and {}\n", csv.string(), pareto.string()));
   }
+  if (vm.count("report") != 0)
+    return render_report(out, out / "report.html", quiet);
   return kOk;
 }
 

@@ -1,10 +1,12 @@
 #include "models/core/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/comparison.hpp"
+#include "sim/report/run_info.hpp"
 #include "sim/run/variant_run.hpp"
 
 #include <algorithm>
@@ -20,6 +22,7 @@ int command_run(const std::vector<std::string>& args) {
                         "rdma-nic+storage=dpu_arm (default: the scenario's baseline)")(
       "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)");
   add_sample_options(options, true);
+  add_report_option(options);
   add_common_options(options);
   po::variables_map vm;
   if (!parse_command(
@@ -60,6 +63,10 @@ int command_run(const std::vector<std::string>& args) {
     OutputSet outputs(dir); // run.csv and the sample files, renamed into place together
     outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
     const auto written = add_samples(outputs, all);
+    report::RunContext run{"run", *samples, {}, {"run.csv"}};
+    for (const auto& w : written)
+      run.files.push_back(w.filename().string());
+    outputs.add("run-info.json", report::render_run_info(s, c, run));
     outputs.publish();
     if (vm.count("quiet") == 0) {
       std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n\n", s.name,
@@ -69,7 +76,10 @@ int command_run(const std::vector<std::string>& args) {
       std::cout << fmt::format("\nwrote {}\n", (dir / "run.csv").string());
       for (const auto& w : written)
         std::cout << fmt::format("wrote {}\n", w.string());
+      std::cout << fmt::format("wrote {}\n", (dir / "run-info.json").string());
     }
+    if (vm.count("report") != 0)
+      return render_report(dir, dir / "report.html", vm.count("quiet") != 0);
     return kOk;
   }
   if (progress)
@@ -79,8 +89,10 @@ int command_run(const std::vector<std::string>& args) {
     };
   const auto result = run::run_variant(s, cat, variant, ro);
   report::Comparison c{variant.name, {result}};
-  const auto out = output_directory(vm, s.name) / "run.csv";
-  write_file_atomically(out, report::render_csv(c, model::registry().columns()));
+  OutputSet outputs(output_directory(vm, s.name)); // run.csv and run-info.json, renamed into place together
+  const auto out = outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
+  outputs.add("run-info.json", report::render_run_info(s, c, {"run", 0, {}, {"run.csv"}}));
+  outputs.publish();
   if (vm.count("quiet") == 0) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
                              result.gpus);
@@ -94,7 +106,10 @@ int command_run(const std::vector<std::string>& args) {
     if (const auto cal = report::render_calibration(result); !cal.empty())
       std::cout << cal;
     std::cout << fmt::format("\nwrote {}\n", out.string());
+    std::cout << fmt::format("wrote {}\n", (out.parent_path() / "run-info.json").string());
   }
+  if (vm.count("report") != 0)
+    return render_report(out.parent_path(), out.parent_path() / "report.html", vm.count("quiet") != 0);
   return kOk;
 }
 

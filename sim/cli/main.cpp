@@ -25,6 +25,7 @@ Commands:
   validate [DIR]     simulate the validation scenarios (default scenarios/validation); print the error table
   plan PLAN          simulate every point of a plan (axes over a scenario); writes points.csv; prints the best
   merge DIR...       join the points.csv of a plan's shards (plan --shard i/n)
+  report DIR         render the outputs of run, compare or plan in DIR as one self-contained HTML page of figures
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
       {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants},
-      {"models", command_models},   {"plan", command_plan},         {"merge", command_merge}};
+      {"models", command_models},   {"plan", command_plan},         {"merge", command_merge},
+      {"report", command_report}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

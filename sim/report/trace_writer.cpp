@@ -2,7 +2,9 @@
 
 #include "models/core/atomic_file.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 namespace dpusim::report {
@@ -20,6 +22,43 @@ std::string escape(const std::string& s) {
 
 constexpr int kCommTrackOffset = 1;
 constexpr int kNicTrackBase = 100;
+// Values below this are the rounding of a counter's running sum, not load.
+constexpr double kCounterEpsilon = 1e-9;
+
+/// A piecewise-constant series built from intervals that each add a rate while they run.
+class Counter {
+public:
+  void add(double start, double end, double rate) {
+    if (!(end > start) || !(rate > 0))
+      return;
+    steps_.emplace_back(start, rate);
+    steps_.emplace_back(end, -rate);
+  }
+  /// Chrome "C" events, one per change, starting and ending at 0.
+  [[nodiscard]] std::string render(const std::string& name, int pid, std::string_view unit) const {
+    auto steps = steps_;
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string out;
+    if (!steps.empty() && steps.front().first > 0) // from the start of the iteration
+      out += fmt::format(R"({{"name":"{}","ph":"C","ts":0.000,"pid":{},"args":{{"{}":0}}}},)", escape(name),
+                         pid, unit);
+    double value = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      value += steps[i].second;
+      if (i + 1 < steps.size() && steps[i + 1].first == steps[i].first)
+        continue; // one event per instant
+      const double shown = value < kCounterEpsilon ? 0.0 : value;
+      out += fmt::format(R"({{"name":"{}","ph":"C","ts":{:.3f},"pid":{},"args":{{"{}":{:.6g}}}}},)",
+                         escape(name), steps[i].first * 1e6, pid, unit, shown);
+    }
+    return out;
+  }
+  [[nodiscard]] bool empty() const { return steps_.empty(); }
+
+private:
+  std::vector<std::pair<double, double>> steps_; // (time, change of the rate)
+};
 
 } // namespace
 
@@ -38,10 +77,45 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
         escape(name), cat, start * 1e6, (end - start) * 1e6, pid, tid, args);
   };
   std::set<std::pair<int, int>> tracks;
+  std::string flows;
+  int flow_id = 0;
+  // Flow arrows between the members of a communication: a pipeline send lists its senders then their
+  // receivers, rank by rank (each sender to its receiver); a reduction lists its ring (each member to
+  // the next). They start and end at the start of the members' slices, which they bind to.
+  auto link_members = [&](const plan::TaskInfo& ti, double start) {
+    auto arrow = [&](int from, int to) {
+      ++flow_id;
+      flows += fmt::format(
+          R"({{"name":"{}","cat":"flow","ph":"s","id":{},"ts":{:.3f},"pid":{},"tid":{}}},)"
+          R"({{"name":"{}","cat":"flow","ph":"f","bp":"e","id":{},"ts":{:.3f},"pid":{},"tid":{}}},)",
+          escape(ti.label), flow_id, start * 1e6, from / per_node, 2 * (from % per_node) + kCommTrackOffset,
+          escape(ti.label), flow_id, start * 1e6, to / per_node, 2 * (to % per_node) + kCommTrackOffset);
+    };
+    const std::size_t n = ti.gpus.size();
+    if (ti.category == plan::TaskCategory::pp_transfer && n % 2 == 0)
+      for (std::size_t k = 0; k < n / 2; ++k)
+        arrow(ti.gpus[k], ti.gpus[k + n / 2]);
+    else
+      for (std::size_t k = 0; k + 1 < n; ++k)
+        arrow(ti.gpus[k], ti.gpus[k + 1]);
+  };
+  const int nodes = std::max(1, topo.layout().nodes);
+  Counter host_cores;              // busy host cores per node, averaged over the nodes
+  std::map<int, Counter> nic_load; // payload Gb/s through each NIC
   for (std::size_t i = 0; i < plan.info.size(); ++i) {
     const auto& ti = plan.info[i];
     const auto& t = timings[i];
     const auto cat = plan::category_name(ti.category);
+    // As metrics::compute_metrics books it: replicas the task stands for, the done part of background work.
+    const double scale =
+        ti.weight *
+        (plan.graph.task(static_cast<engine::TaskId>(i)).kind == engine::TaskKind::background ? t.done : 1.0);
+    // A communication's last task may carry the host work of its whole span (from its latency on).
+    const double from = !(t.end > t.start) && ti.span_from >= 0
+                            ? timings[static_cast<std::size_t>(ti.span_from)].start
+                            : t.start;
+    if (const double core_s = ti.host_cpu_core_s() * scale; core_s > 0 && t.end > from)
+      host_cores.add(from, t.end, core_s / (t.end - from) / nodes);
     switch (ti.category) {
     case TaskCategory::forward:
     case TaskCategory::backward:
@@ -66,6 +140,7 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
               fmt::format(R"("bytes_per_rank":{:.9g},"host_cpu_core_s":{:.9g})", ti.bytes,
                           ti.host_cpu_core_s()));
       }
+      link_members(ti, start);
       if (ti.span_from >= 0 &&
           plan.graph.task(static_cast<engine::TaskId>(i)).kind != engine::TaskKind::transfer)
         break;
@@ -81,6 +156,8 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
         tracks.insert({n / nics, tid});
         event(ti.label, cat, t.start, t.end, n / nics, tid,
               fmt::format(R"("bytes_per_rank":{:.9g})", ti.bytes));
+        if (t.end > t.start)
+          nic_load[n].add(t.start, t.end, ti.bytes * 8 / (t.end - t.start) / 1e9);
       }
       break;
     }
@@ -89,9 +166,9 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
     }
   }
   std::string meta;
-  std::set<int> nodes;
+  std::set<int> pids;
   for (const auto& [pid, tid] : tracks) {
-    nodes.insert(pid);
+    pids.insert(pid);
     std::string name = tid >= kNicTrackBase
                            ? fmt::format("nic{}", tid - kNicTrackBase)
                            : fmt::format("gpu{} {}", tid / 2, tid % 2 == 0 ? "compute" : "comm");
@@ -101,10 +178,27 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
         R"({{"name":"thread_sort_index","ph":"M","pid":{},"tid":{},"args":{{"sort_index":{}}}}},)", pid, tid,
         tid);
   }
-  for (int pid : nodes)
-    meta +=
-        fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"node {}"}}}},)", pid, pid);
-  return fmt::format("{{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n{}{}]}}\n", meta, events);
+  // Counters: each NIC's load in its node's process, the busy host cores in a process of the cluster's.
+  std::string counters;
+  for (const auto& [n, c] : nic_load) {
+    pids.insert(n / nics);
+    counters += c.render(fmt::format("nic{} payload", n % nics), n / nics, "Gb/s");
+  }
+  const int cluster_pid = nodes;
+  if (!host_cores.empty()) {
+    counters += host_cores.render("busy host cores per node", cluster_pid, "cores");
+    meta += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"cluster"}}}},)"
+                        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}},)",
+                        cluster_pid, cluster_pid, cluster_pid);
+  }
+  for (int pid : pids)
+    meta += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"node {}"}}}},)"
+                        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}},)",
+                        pid, pid, pid, pid);
+  std::string head = meta + counters + flows; // each event followed by a comma
+  if (events.empty() && !head.empty())
+    head.pop_back();
+  return fmt::format("{{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n{}{}]}}\n", head, events);
 }
 
 void write_trace(const std::string& path, const plan::IterationPlan& plan,

@@ -1,5 +1,7 @@
 // Chrome trace-event JSON of one simulated iteration, for Perfetto or chrome://tracing: a process per
-// node, a track per GPU compute stream, GPU communication stream and NIC.
+// node, a track per GPU compute stream, GPU communication stream and NIC; flow arrows joining the
+// members of each communication (sender to receiver, around a ring); counters of each NIC's payload
+// rate and, in a "cluster" process, the busy host cores per node (docs/reports.md).
 #pragma once
 
 #include "sim/engine/task_graph.hpp"

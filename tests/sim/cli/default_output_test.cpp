@@ -65,7 +65,8 @@ TEST(DefaultOutput, CompareWithoutOutWritesUnderOutOfTheWorkingDirectory) {
   const WorkingDirectory cwd(tmp.path());
   const auto r = run_command({DPUSIM_BINARY, "compare", kQuickstart, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(tmp.path()), std::vector<std::string>{"out/" + name + "/comparison.csv"});
+  EXPECT_EQ(files_under(tmp.path()),
+            (std::vector<std::string>{"out/" + name + "/comparison.csv", "out/" + name + "/run-info.json"}));
   EXPECT_FALSE(fs::exists(fs::path(tmp.path()) / "results")) << "compare wrote under results/";
 }
 
@@ -75,7 +76,8 @@ TEST(DefaultOutput, RunWithoutOutWritesUnderOutOfTheWorkingDirectory) {
   const WorkingDirectory cwd(tmp.path());
   const auto r = run_command({DPUSIM_BINARY, "run", kQuickstart, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(files_under(tmp.path()), std::vector<std::string>{"out/" + name + "/run.csv"});
+  EXPECT_EQ(files_under(tmp.path()),
+            (std::vector<std::string>{"out/" + name + "/run-info.json", "out/" + name + "/run.csv"}));
 }
 
 TEST(DefaultOutput, ValidateWithoutOutWritesOutValidation) {
