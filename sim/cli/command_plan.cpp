@@ -7,6 +7,7 @@
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/report.hpp"
+#include "sim/cli/samples.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
@@ -218,10 +219,7 @@ int command_plan(const std::vector<std::string>& args) {
       throw po::error("missing the plan file (usage: dpusim plan PLAN.yaml [options])");
     throw;
   }
-  const int jobs =
-      vm.count("jobs") != 0 ? vm["jobs"].as<int>() : static_cast<int>(std::thread::hardware_concurrency());
-  if (jobs < 1)
-    throw po::error("--jobs must be at least 1");
+  const int jobs = jobs_requested(vm);
   const bool sharded = vm.count("shard") != 0;
   const Shard shard = sharded ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
   const auto cat = load_catalog(vm);
