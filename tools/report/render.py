@@ -173,6 +173,9 @@ class Outputs:
                 r["within_constraints"] = r.get("within_constraints") == "true"
                 for key in ("nodes", "gpus", "time_to_train_days", "step_time_s", "host_cores_busy"):
                     r[key] = number(r, key, path) if r["feasible"] or key in ("nodes", "gpus") else None
+                # Cost and energy are given only where the plan states prices and power (empty otherwise).
+                for key in ("cost_usd", "energy_mwh", "time_to_train_with_failures_days"):
+                    r[key] = number(r, key, path) if r["feasible"] and r.get(key, "") != "" else None
             self.read.append("points.csv")
         self.attribution = []
         if current("attribution.csv"):
@@ -554,17 +557,19 @@ def figure_plan_scaling(out):
     return f
 
 
-def figure_plan_pareto(out):
-    feasible = [r for r in out.points if r["feasible"]]
+def pareto(out, key, fid, title, what, xlabel, log2, days="time_to_train_days"):
+    """Time to train (`days`, a points.csv column) against `key` for the feasible points that give both;
+    the line joins the points no other beats on both."""
+    feasible = [dict(r, time_to_train_days=r[days]) for r in out.points
+                if r["feasible"] and r.get(key) is not None and r.get(days) is not None]
     if not feasible:
         return None
     f = Figure(
-        "plan-pareto",
-        "Pareto front: time to train against GPUs",
+        fid,
+        title,
         "Every feasible point of the plan, coloured by its variant (where the host functions run: host, NIC "
-        "or DPU); the line joins the Pareto-optimal points, those no other point beats on both GPUs and days "
-        "to train. GPUs stand for cost until the planner reports cost and energy (points.csv has neither "
-        "yet); each variant's fastest point within the constraints is labelled.",
+        f"or DPU); the line joins the Pareto-optimal points, those no other point beats on both {what} and days "
+        "to train; each variant's fastest point within the constraints is labelled.",
         height=4.4,
     )
     for i, v in enumerate(out.variants()):
@@ -572,39 +577,59 @@ def figure_plan_pareto(out):
         if not pts:
             continue
         colour = VARIANT_COLOURS[i % len(VARIANT_COLOURS)]
-        sc = f.ax.scatter([r["gpus"] for r in pts], [r["time_to_train_days"] for r in pts], color=colour, s=22,
+        sc = f.ax.scatter([r[key] for r in pts], [r["time_to_train_days"] for r in pts], color=colour, s=22,
                           label=v, alpha=0.85)
         f.mark(sc, f"v{i}")
     front = []
-    for r in sorted(feasible, key=lambda r: (r["gpus"], r["time_to_train_days"])):
+    for r in sorted(feasible, key=lambda r: (r[key], r["time_to_train_days"])):
         if not front or r["time_to_train_days"] < front[-1]["time_to_train_days"]:
             front.append(r)
-    (line,) = f.ax.step([r["gpus"] for r in front], [r["time_to_train_days"] for r in front], where="post",
+    (line,) = f.ax.step([r[key] for r in front], [r["time_to_train_days"] for r in front], where="post",
                         color="#333333", linewidth=1.0, linestyle="--", label="Pareto front")
     f.mark(line, "front")
-    for i, (v, _, fastest) in enumerate(out.plan_chosen()):
+    by_point = {r["point"]: r for r in feasible}
+    for i, (v, _, chosen) in enumerate(out.plan_chosen()):
+        fastest = by_point.get(chosen["point"]) if chosen is not None else None
         if fastest is not None:
-            f.ax.annotate(f"{v}: {point_label(fastest)}", (fastest["gpus"], fastest["time_to_train_days"]),
+            f.ax.annotate(f"{v}: {point_label(fastest)}", (fastest[key], fastest["time_to_train_days"]),
                           textcoords="offset points", xytext=(10, 10 + 12 * i), fontsize=8,
                           color=VARIANT_COLOURS[i % len(VARIANT_COLOURS)],
                           arrowprops={"arrowstyle": "-", "linewidth": 0.6})
-    f.data["front"] = [{"point": int(r["point"]), "gpus": int(r["gpus"]), "variant": r["variant"],
+    f.data["front"] = [{"point": int(r["point"]), key: rounded(r[key]), "variant": r["variant"],
                         "days": rounded(r["time_to_train_days"])} for r in front]
     f.data["points"] = len(feasible)
-    f.ax.set_xscale("log", base=2)
-    gpus = sorted({r["gpus"] for r in feasible})
-    f.ax.set_xticks(gpus, [str(int(g)) for g in gpus])
+    if log2:
+        f.ax.set_xscale("log", base=2)
+        ticks = sorted({r[key] for r in feasible})
+        f.ax.set_xticks(ticks, [str(int(t)) for t in ticks])
     days_axis(f.ax, [r["time_to_train_days"] for r in feasible])
-    f.ax.set_xlabel("GPUs")
+    f.ax.set_xlabel(xlabel)
     f.ax.legend(fontsize=8, frameon=False)
     f.ax.grid(linewidth=0.3, which="both")
     f.ax.spines[["top", "right"]].set_visible(False)
     return f
 
 
+def figure_plan_pareto(out):
+    return pareto(out, "gpus", "plan-pareto", "Pareto front: time to train against GPUs", "GPUs", "GPUs", True)
+
+
+def figure_plan_pareto_cost(out):
+    # Only where the plan states prices (costs:) does points.csv give a cost.
+    return pareto(out, "cost_usd", "plan-pareto-cost", "Pareto front: time to train (with interruptions) against "
+                  "cost per run", "cost", "cost per run (USD, at the plan's stated prices)", False,
+                  "time_to_train_with_failures_days")
+
+
+def figure_plan_pareto_energy(out):
+    return pareto(out, "energy_mwh", "plan-pareto-energy", "Pareto front: time to train (with interruptions) "
+                  "against energy", "energy", "energy per run (MWh, facility)", False,
+                  "time_to_train_with_failures_days")
+
+
 # In page order. Each draws nothing without its files: a plan's directory has points.csv alone.
 FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_attribution, figure_distribution,
-           figure_plan_scaling, figure_plan_pareto]
+           figure_plan_scaling, figure_plan_pareto, figure_plan_pareto_cost, figure_plan_pareto_energy]
 
 
 def svg_of(f):
