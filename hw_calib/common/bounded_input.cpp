@@ -1,6 +1,7 @@
 #include "hw_calib/common/bounded_input.hpp"
 
 #include "hw_calib/common/deadline.hpp"
+#include "hw_calib/common/unique_fd.hpp"
 
 #include <array>
 #include <cerrno>
@@ -40,21 +41,6 @@ std::string excerpt(std::string_view text, std::size_t max_chars) {
 
 namespace {
 
-class Fd {
-public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
-private:
-  int fd_;
-};
-
 std::string size_text(std::size_t bytes) {
   return bytes >= (1u << 20) ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} KiB", bytes >> 10);
 }
@@ -64,7 +50,7 @@ std::string size_text(std::size_t bytes) {
 std::string read_bounded_text(const std::filesystem::path& path, const InputLimits& limits) {
   const std::string name = path.string();
   // O_NONBLOCK: opening a FIFO that no process writes to must not block; reads then wait in poll().
-  const Fd fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  const UniqueFd fd(::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0)
     throw InputFileError(name, 0, fmt::format("cannot open it: {}", std::strerror(errno)));
   struct stat st {};

@@ -5,6 +5,7 @@
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/temp_file.hpp"
 #include "hw_calib/common/text.hpp"
+#include "hw_calib/common/unique_fd.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/parsers/fio_parser.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
@@ -42,21 +43,6 @@ AlignedBuffer aligned(std::size_t bytes) {
   std::memset(p, 0x3c, bytes);
   return AlignedBuffer(static_cast<unsigned char*>(p));
 }
-
-class Fd {
-public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0)
-      ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
-private:
-  int fd_;
-};
 
 struct ReadTarget {
   fs::path path;
@@ -115,7 +101,7 @@ ReadTarget create_target(const ProbeContext& ctx, ProbeResult& result) {
 ReadTarget existing_target(const fs::path& path) {
   ReadTarget t;
   t.path = path;
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0)
     throw std::runtime_error(
         fmt::format("storage: cannot open {} for reading: {}", path.string(), std::strerror(errno)));
@@ -194,7 +180,7 @@ struct StorageFigures {
 
 StorageFigures builtin_reads(const ProbeContext& ctx, const ReadTarget& target, ProbeResult& result) {
   bool direct = false;
-  const Fd fd(open_for_reads(target.path, direct));
+  const UniqueFd fd(open_for_reads(target.path, direct));
   if (!direct)
     result.notes.push_back(
         fmt::format("the file system of {} does not support O_DIRECT: buffered reads after "
