@@ -33,9 +33,11 @@ std::string LscpuReport::field(const std::string& name) const {
 }
 
 std::optional<int> LscpuReport::physical_cores() const {
+  // A count no machine exceeds (so that products cannot overflow); above it the field is no count.
   auto integer = [&](const char* name) -> std::optional<long long> {
     const auto v = field(name);
-    return v.empty() ? std::nullopt : parse_integer(v);
+    const auto n = v.empty() ? std::nullopt : parse_integer(v);
+    return n && *n <= (1LL << 20) ? n : std::nullopt;
   };
   const auto per_socket = integer("Core(s) per socket");
   const auto sockets = integer("Socket(s)");

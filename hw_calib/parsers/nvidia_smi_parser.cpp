@@ -4,6 +4,7 @@
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 
@@ -54,9 +55,16 @@ std::vector<NvidiaGpu> parse_nvidia_smi_query(std::string_view text) {
                          fmt::format("{} \"{}\" is not a number (use nounits)", key, excerpt(v)));
       return n;
     };
+    // A whole number a GPU's field can hold (an index, a PCIe generation or width): anything else is not
+    // nvidia-smi's output.
     auto integer = [&](const char* key) -> std::optional<int> {
       const auto n = num(key);
-      return n ? std::optional<int>(static_cast<int>(*n)) : std::nullopt;
+      if (!n)
+        return std::nullopt;
+      if (!(*n >= 0 && *n <= 1e6 && *n == std::floor(*n)))
+        throw ParseError("nvidia-smi", line_no,
+                         fmt::format("{} {} is not a whole number from 0 to 1000000", key, *n));
+      return static_cast<int>(*n);
     };
     NvidiaGpu g;
     g.index = integer("index").value_or(static_cast<int>(gpus.size()));

@@ -251,6 +251,16 @@ TEST(calib_Lscpu, TextJsonAndABlueFieldArmSide) {
   EXPECT_EQ(a.physical_cores(), 16); // 16 cores per cluster, "Socket(s): -"
 }
 
+TEST(calib_Lscpu, CountsNoMachineHasGiveNoCoreCount) {
+  // Their product would overflow: "Core(s) per socket" and "Socket(s)" of 2^62 are no counts.
+  const auto r =
+      parse_lscpu("Architecture: x86_64\nCPU(s): 8\nCore(s) per socket: 4611686018427387904\nSocket(s): 4\n");
+  EXPECT_FALSE(r.physical_cores().has_value());
+  EXPECT_EQ(parse_lscpu("Architecture: x86_64\nCPU(s): 224\nCore(s) per socket: 56\nSocket(s): 2\n")
+                .physical_cores(),
+            112);
+}
+
 TEST(calib_EthtoolDriver, RecordedVirtio) {
   const auto d = parse_ethtool_driver_info(read_fixture("ethtool/virtio-eth0-i.txt"));
   EXPECT_EQ(d.driver, "virtio_net");

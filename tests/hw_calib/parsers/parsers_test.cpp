@@ -187,6 +187,15 @@ TEST(calib_NvidiaSmiParser, NotAvailableFieldsAreAbsent) {
                ParseError);
 }
 
+TEST(calib_NvidiaSmiParser, AnIndexOrPcieFieldOutOfRangeIsNotNvidiaSmisOutput) {
+  // Found by fuzzing (UBSan: 1e18 does not fit an int): such a field is an error, not a conversion.
+  const std::string header = "index, name, pcie.link.gen.max\n";
+  for (const char* bad : {"1e18", "-1", "2.5", "nan"})
+    EXPECT_THROW((void)parse_nvidia_smi_query(header + "0, NVIDIA H100 80GB HBM3, " + bad + "\n"), ParseError)
+        << bad;
+  EXPECT_EQ(*parse_nvidia_smi_query(header + "0, NVIDIA H100 80GB HBM3, 5\n").front().pcie_gen_max, 5);
+}
+
 TEST(calib_GpuProbeParser, DocumentedCsv) {
   const auto r = parse_gpu_probe_csv(read_fixture("gpu-probe/h100-sxm.csv"));
   EXPECT_EQ(r.format_version, 1);
