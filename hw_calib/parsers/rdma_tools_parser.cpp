@@ -16,6 +16,16 @@ void require_ports(const std::vector<RdmaToolDevice>& devices, const char* tool)
                        fmt::format("device {} has no port block: the output is incomplete", excerpt(d.name)));
 }
 
+/// A port block's number (ibv_devinfo's "port: 1", ibstat's "Port 1:"): HCAs number their ports from 1,
+/// and none has more than 255.
+RdmaToolPort port_block(const char* tool, std::string_view number, std::size_t line, std::string_view text) {
+  const auto n = parse_integer(number);
+  if (!n || *n < 0 || *n > 255)
+    throw ParseError(tool, static_cast<int>(line + 1),
+                     fmt::format("\"{}\" gives no port number from 0 to 255", excerpt(text)));
+  return RdmaToolPort{static_cast<int>(*n), {}};
+}
+
 } // namespace
 
 std::vector<RdmaToolDevice> parse_ibv_devinfo(std::string_view text) {
@@ -44,11 +54,7 @@ std::vector<RdmaToolDevice> parse_ibv_devinfo(std::string_view text) {
                        fmt::format("expected \"hca_id: <device>\" first, found \"{}\"", excerpt(line)));
     auto& d = devices.back();
     if (key == "port") {
-      const auto n = parse_integer(value);
-      if (!n)
-        throw ParseError(kTool, static_cast<int>(i + 1),
-                         fmt::format("port \"{}\" is not a number", excerpt(value)));
-      d.ports.push_back(RdmaToolPort{static_cast<int>(*n), {}});
+      d.ports.push_back(port_block(kTool, value, i, line));
     } else if (!d.ports.empty()) {
       d.ports.back().fields.emplace(key, value);
     } else {
@@ -78,10 +84,7 @@ std::vector<RdmaToolDevice> parse_ibstat(std::string_view text) {
                        fmt::format("expected \"CA '<device>'\" first, found \"{}\"", excerpt(line)));
     auto& d = devices.back();
     if (starts_with(line, "Port ") && line.ends_with(":")) {
-      const auto n = parse_integer(line.substr(5, line.size() - 6));
-      if (!n)
-        throw ParseError(kTool, static_cast<int>(i + 1), fmt::format("\"{}\" is not a port", excerpt(line)));
-      d.ports.push_back(RdmaToolPort{static_cast<int>(*n), {}});
+      d.ports.push_back(port_block(kTool, line.substr(5, line.size() - 6), i, line));
       continue;
     }
     const auto colon = line.find(':');

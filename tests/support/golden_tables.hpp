@@ -1,5 +1,6 @@
-// What the golden tests share: the bundled inputs of a folder, an input's `name:`, and a CSV compared
-// with its reference cell by cell (numbers within a relative tolerance, every other cell exactly).
+// What the golden and bad-input tests share: the inputs of a folder, an input's `name:` and its
+// `# expect:` lines, and a CSV compared with its reference cell by cell (numbers within a relative
+// tolerance, every other cell exactly).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +24,18 @@ inline std::vector<std::string> bundled_inputs(const std::string& folder) {
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+/// The messages a bad-input file expects: its `# expect: <message>` lines.
+inline std::vector<std::string> expectations(const std::string& file) {
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  std::string line;
+  const std::string tag = "# expect: ";
+  while (std::getline(in, line))
+    if (line.rfind(tag, 0) == 0)
+      out.push_back(line.substr(tag.size()));
+  return out;
 }
 
 /// The value of an input's top-level `name:` line.

@@ -288,6 +288,15 @@ TEST(calib_RdmaTools, IbvDevinfoAndIbstat) {
   const auto cut =
       cut_before(read_fixture("rdma-tools/ibstat-cx7-ndr-spaces-no-final-newline.txt"), "Port 1:");
   EXPECT_NE(error_of([&] { (void)parse_ibstat(cut); }).find("no port"), std::string::npos);
+  // A port number no HCA has (it would not fit the port's int): an error in both tools.
+  EXPECT_NE(error_of([&] {
+              (void)parse_ibstat("CA 'mlx5_0'\nPort 99999999999:\nState: Active\n");
+            }).find("no port number from 0 to 255"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              (void)parse_ibv_devinfo("hca_id: mlx5_0\nport: 4294967297\n");
+            }).find("no port number from 0 to 255"),
+            std::string::npos);
 }
 
 TEST(calib_DeviceTools, TopologyMatrix) {

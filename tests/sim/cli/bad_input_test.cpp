@@ -1,5 +1,6 @@
 // Every malformed scenario under tests/bad_input/ must be rejected by the command line with the
 // messages its "# expect:" lines give, exit status 2, and no output written.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/sanitized.hpp"
 #include "tests/support/subprocess.hpp"
 
@@ -10,29 +11,14 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using dpusim::testing::expectations;
 using dpusim::testing::run_command;
 using dpusim::testing::TempDir;
 
 namespace {
 
 std::vector<std::string> bad_inputs() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(fs::path(DPUSIM_SOURCE_DIR) / "tests/bad_input"))
-    if (e.path().extension() == ".yaml")
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::vector<std::string> expectations(const std::string& file) {
-  std::vector<std::string> out;
-  std::ifstream in(file);
-  std::string line;
-  const std::string tag = "# expect: ";
-  while (std::getline(in, line))
-    if (line.rfind(tag, 0) == 0)
-      out.push_back(line.substr(tag.size()));
-  return out;
+  return dpusim::testing::bundled_inputs("tests/bad_input");
 }
 
 class BadInput : public ::testing::TestWithParam<std::string> {};

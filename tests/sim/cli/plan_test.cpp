@@ -1,6 +1,7 @@
 // `dpusim plan` and `dpusim merge`, driven as a user does: malformed plans are rejected with their
 // message and nothing written; points.csv is byte-identical whatever --jobs, and when joined from
 // shards; a plan killed with SIGKILL and resumed loses and duplicates no row.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 #include "tests/support/subprocess.hpp"
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using dpusim::testing::expectations;
 using dpusim::testing::run_command;
 using dpusim::testing::spawn_quietly;
 using dpusim::testing::TempDir;
@@ -52,23 +54,7 @@ const std::string kSmallAxes =
     "  nodes: [2, 4]\n  parallelism: [{tp: 8}, {tp: 3}]\n  variants: [host-tcp, rdma-nic]\n";
 
 std::vector<std::string> bad_plans() {
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(kSource / "tests/bad_input/plans"))
-    if (e.path().extension() == ".yaml")
-      files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::vector<std::string> expectations(const std::string& file) {
-  std::vector<std::string> out;
-  std::ifstream in(file);
-  std::string line;
-  const std::string tag = "# expect: ";
-  while (std::getline(in, line))
-    if (line.rfind(tag, 0) == 0)
-      out.push_back(line.substr(tag.size()));
-  return out;
+  return dpusim::testing::bundled_inputs("tests/bad_input/plans");
 }
 
 /// The point indices of a journal's whole entries (a line cut short by a kill is not one).
