@@ -14,6 +14,11 @@ bool OffloadSupport::on_arm(std::string_view function) const {
   return std::find(dpu_arm.begin(), dpu_arm.end(), function) != dpu_arm.end();
 }
 
+bool NicSpec::places_out_of_order(LinkLayer layer) const {
+  const auto& flag = layer == LinkLayer::infiniband ? out_of_order_infiniband : out_of_order_ethernet;
+  return flag && flag->value;
+}
+
 NicSpec read_nic(EntryReader& r, const Sources& sources) {
   using namespace units;
   NicSpec n;
@@ -28,6 +33,17 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
   n.collective_efficiency = r.number("collective_efficiency", 0.05, 1.0);
   n.power = r.quantity<Power>("power");
   n.interruptions = read_interruptions(r, "interruptions");
+  if (auto o = r.map().optional("out_of_order_placement")) {
+    auto m = o->as_map();
+    for (const char* key : {"ethernet", "infiniband"}) {
+      if (auto v = m.optional(key)) {
+        auto [node, cite] = r.value_and_citation(*v);
+        (std::string_view(key) == "ethernet" ? n.out_of_order_ethernet : n.out_of_order_infiniband) =
+            Cited<bool>{node.as_bool(), cite};
+      }
+    }
+    m.finish();
+  }
   {
     auto o = r.map().required("offloads", "the functions the device can take over").as_map();
     const std::vector<std::string> nic_functions{"transport", "storage", "encryption", "vswitch"};

@@ -2,6 +2,7 @@
 
 #include "models/catalog/cited.hpp"
 #include "models/catalog/cpu_spec.hpp"
+#include "models/catalog/node_spec.hpp"
 #include "models/catalog/reliability.hpp"
 #include "models/core/units.hpp"
 
@@ -45,6 +46,12 @@ struct NicSpec {
   std::optional<CpuSpec> arm; // DPU Arm complex
   Cited<units::Power> power;
   std::optional<InterruptionRate> interruptions; // per device, from a failure study
+  /// Whether its RDMA receive path places packets that arrive out of order (as per-packet adaptive
+  /// routing delivers them), on each link layer. Absent: not known to, and taken as unable.
+  std::optional<Cited<bool>> out_of_order_ethernet;
+  std::optional<Cited<bool>> out_of_order_infiniband;
+  /// Whether it takes adaptive routing on a fabric of that link layer.
+  [[nodiscard]] bool places_out_of_order(LinkLayer layer) const;
 };
 
 NicSpec read_nic(EntryReader& r, const class Sources& sources);

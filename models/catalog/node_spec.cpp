@@ -39,6 +39,10 @@ int SwitchSpec::ports_at(units::DataRate link) const {
   return static_cast<int>(std::min(count, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
+std::string_view link_layer_name(LinkLayer l) {
+  return l == LinkLayer::infiniband ? "InfiniBand" : "Ethernet";
+}
+
 SwitchSpec read_switch(EntryReader& r) {
   SwitchSpec s;
   s.name = r.name();
@@ -46,6 +50,10 @@ SwitchSpec read_switch(EntryReader& r) {
   s.ports = r.count("ports", 2, 4096);
   s.port_speed = r.quantity<units::DataRate>("port_speed");
   s.hashes_each_connection = r.flag("hashes_each_connection");
+  s.link_layer = r.map().required("link_layer").as_choice({"ethernet", "infiniband"}) == "infiniband"
+                     ? LinkLayer::infiniband
+                     : LinkLayer::ethernet;
+  s.adaptive_routing = r.flag("adaptive_routing");
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include "models/core/units.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace dpusim::catalog {
 
@@ -36,6 +37,9 @@ struct NodeSpec {
 
 NodeSpec read_node(EntryReader& r);
 
+enum class LinkLayer { ethernet, infiniband };
+std::string_view link_layer_name(LinkLayer l);
+
 /// A leaf/spine switch model.
 struct SwitchSpec {
   std::string name;
@@ -46,6 +50,11 @@ struct SwitchSpec {
   /// per-queue-pair UDP source port), or every connection between two ports takes one path (InfiniBand
   /// forwards by destination LID from the subnet manager's tables).
   Cited<bool> hashes_each_connection;
+  /// The link layer its ports speak: a NIC's out-of-order placement is stated per link layer.
+  LinkLayer link_layer = LinkLayer::ethernet;
+  /// Whether it can route each packet over the least loaded of its equal-cost ports (adaptive routing),
+  /// for receivers that place packets arriving out of order.
+  Cited<bool> adaptive_routing;
   /// Ports usable at `link` speed, splitting faster ports (breakout).
   [[nodiscard]] int ports_at(units::DataRate link) const;
 };

@@ -287,6 +287,8 @@ void CollectiveLowering::drop_idle_nvlink_flows(Lowered& out) {
     return;
   double nvlink_s = 0;
   for (const auto& [e, bytes] : bytes_on) {
+    if (e >= topo.num_edges())
+      continue; // a NIC's encryption engine (RouteRegistry's links beyond the topology's edges)
     const auto& edge = topo.edge(e);
     auto& worst = edge.kind == topology::LinkKind::nvlink ? nvlink_s : network_s;
     worst = std::max(worst, bytes / edge.bandwidth.si());

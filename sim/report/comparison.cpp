@@ -309,9 +309,9 @@ std::string render_simulation_summary(const VariantResult& r) {
         "times (less the attention compute it overlaps); ",
         r.cp_collective_s * 1e6, r.cp_collectives_reused);
   if (r.ep_collectives_reused > 0)
-    s +=
-        fmt::format("one expert-parallel all-to-all flow by flow ({:.1f} us), its duration reused {} times; ",
-                    r.ep_collective_s * 1e6, r.ep_collectives_reused);
+    s += fmt::format(
+        "the expert-parallel all-to-alls of a stage flow by flow ({:.1f} us), the duration reused {} times; ",
+        r.ep_collective_s * 1e6, r.ep_collectives_reused);
   s += fmt::format(
       "data- and pipeline-parallel traffic flow by flow; {} SimGrid activities, {} routes, {:.2f} s",
       r.activities, r.routes, r.simulation_wall_s);

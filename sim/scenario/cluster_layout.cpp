@@ -2,6 +2,12 @@
 
 namespace dpusim::scenario {
 
+bool adaptive_routing(const ClusterConfig& cluster, const catalog::NicSpec& nic,
+                      const catalog::SwitchSpec& fabric_switch) {
+  return cluster.fabric.routing == topology::Routing::adaptive && fabric_switch.adaptive_routing.value &&
+         nic.places_out_of_order(fabric_switch.link_layer);
+}
+
 topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catalog::NodeSpec& node,
                                        const catalog::GpuSpec& gpu, const catalog::NicSpec& nic,
                                        const catalog::SwitchSpec& fabric_switch) {
@@ -34,6 +40,7 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   f.oversubscription = cluster.fabric.oversubscription;
   f.core_oversubscription = cluster.fabric.core_oversubscription;
   f.switch_radix = fabric_switch.ports_at(cluster.fabric.link);
+  f.pooled = adaptive_routing(cluster, nic, fabric_switch);
   return l;
 }
 

@@ -7,6 +7,11 @@
 
 namespace dpusim::scenario {
 
+/// Whether the fabric routes this device's traffic adaptively: the scenario asks for it, the switch can,
+/// and the device places out-of-order packets on the switch's link layer (else its traffic is hashed).
+bool adaptive_routing(const ClusterConfig& cluster, const catalog::NicSpec& nic,
+                      const catalog::SwitchSpec& fabric_switch);
+
 topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catalog::NodeSpec& node,
                                        const catalog::GpuSpec& gpu, const catalog::NicSpec& nic,
                                        const catalog::SwitchSpec& fabric_switch);

@@ -28,6 +28,7 @@ struct FabricConfig {
   double oversubscription = 1.0;
   double core_oversubscription = 1.0; // three tiers: pod spines' down-links to their core up-links
   std::string switch_model;           // catalog switch
+  topology::Routing routing = topology::Routing::ecmp;
 };
 
 /// Services every node runs besides training, whatever runs them (host, NIC or DPU).

@@ -1,5 +1,5 @@
-// The two fabric layouts a scenario chooses between; apart from topology.hpp so that the scenario's
-// types need no graph library.
+// The two fabric layouts a scenario chooses between, and how its switches route; apart from topology.hpp so
+// that the scenario's types need no graph library.
 #pragma once
 
 #include <string_view>
@@ -8,5 +8,9 @@ namespace dpusim::topology {
 
 enum class FabricKind { fat_tree, rail_optimized };
 std::string_view fabric_kind_name(FabricKind k);
+
+/// ecmp: a switch hashes each connection onto one of its equal-cost ports; adaptive: it sends each packet
+/// over the least loaded of them (the receiving NIC places packets arriving out of order).
+enum class Routing { ecmp, adaptive };
 
 } // namespace dpusim::topology

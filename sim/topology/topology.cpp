@@ -231,24 +231,32 @@ Topology Topology::build(const ClusterLayout& layout) {
     t.tiers_ = shape.tiers;
     t.pods_ = shape.pods;
     // Spines: one set per pod (a two-tier fabric is one pod), every leaf of the pod linked to each.
+    // Pooled (adaptive routing): the pod's spines as one, linked to each leaf at all its up-links' rate.
+    const int spines = f.pooled ? 1 : shape.spines;
+    const double spine_links = shape.links_per_spine * (f.pooled ? shape.spines : 1);
     for (int p = 0; p < shape.pods; ++p)
-      for (int s = 0; s < shape.spines; ++s) {
-        t.spines_.push_back(
-            t.add_vertex(VertexKind::spine,
-                         shape.tiers == 3 ? fmt::format("pod{}.spine{}", p, s) : fmt::format("spine{}", s),
-                         -1, p * shape.spines + s));
+      for (int s = 0; s < spines; ++s) {
+        const std::string name = f.pooled ? (shape.tiers == 3 ? fmt::format("pod{}.spines", p) : "spines")
+                                 : shape.tiers == 3 ? fmt::format("pod{}.spine{}", p, s)
+                                                    : fmt::format("spine{}", s);
+        t.spines_.push_back(t.add_vertex(VertexKind::spine, name, -1, p * spines + s));
         for (int l = p * shape.leaves_per_pod; l < std::min(leaves, (p + 1) * shape.leaves_per_pod); ++l)
           t.add_link(t.leaves_[static_cast<std::size_t>(l)], t.spines_.back(), LinkKind::fabric,
-                     f.link * shape.links_per_spine, f.latency);
+                     f.link * spine_links, f.latency);
       }
-    // Cores (three tiers): plane s joins spine s of every pod.
-    for (int s = 0; s < shape.spines && shape.tiers == 3; ++s)
-      for (int c = 0; c < shape.cores_per_plane; ++c) {
-        t.cores_.push_back(t.add_vertex(VertexKind::core, fmt::format("core{}.{}", s, c), -1,
-                                        s * shape.cores_per_plane + c));
+    // Cores (three tiers): plane s joins spine s of every pod. Pooled: one core joins the pods, each
+    // link at the rate of all its pod's core links.
+    const int planes = f.pooled ? 1 : shape.spines;
+    const int cores = f.pooled ? 1 : shape.cores_per_plane;
+    const double core_links = shape.links_per_core * (f.pooled ? shape.spines * shape.cores_per_plane : 1);
+    for (int s = 0; s < planes && shape.tiers == 3; ++s)
+      for (int c = 0; c < cores; ++c) {
+        t.cores_.push_back(t.add_vertex(VertexKind::core,
+                                        f.pooled ? std::string("cores") : fmt::format("core{}.{}", s, c), -1,
+                                        s * cores + c));
         for (int p = 0; p < shape.pods; ++p)
-          t.add_link(t.spines_[static_cast<std::size_t>(p * shape.spines + s)], t.cores_.back(),
-                     LinkKind::fabric, f.link * shape.links_per_core, f.latency);
+          t.add_link(t.spines_[static_cast<std::size_t>(p * spines + s)], t.cores_.back(), LinkKind::fabric,
+                     f.link * core_links, f.latency);
       }
     // Other tenants: their endpoints together may send up to `uplink_share` of a leaf's up-links.
     const auto& tn = layout.tenants;

@@ -96,6 +96,10 @@ struct FabricLayout {
   double oversubscription = 1.0; // leaf down-link to up-link bandwidth ratio
   double core_oversubscription = 1.0; // three tiers: a pod spine's down-link to up-link bandwidth ratio
   int switch_radix = 64;              // ports per switch
+  /// Adaptive routing, as an ideal fluid: each pod's spines stand as one switch whose link to a leaf has
+  /// the rate of all that leaf's up-links, and the cores as one whose link to a pod has the rate of all
+  /// that pod's core links (docs/models/routing.md).
+  bool pooled = false;
 };
 
 struct ClusterLayout {

@@ -24,6 +24,8 @@ struct Setup {
   std::uint64_t seed = 1;
   bool pxn = false;    // NCCL's PXN (off: each GPU sends through its own NIC)
   int connections = 1; // connections each GPU-to-GPU route is hashed as
+  double oversubscription = 1.0;
+  topology::Routing routing = topology::Routing::ecmp; // adaptive: pooled where the NIC places out of order
 };
 
 struct Rig {
@@ -57,6 +59,8 @@ struct Rig {
     cc.fabric.link = units::gbit_per_s(400);
     cc.fabric.latency = units::microseconds(1);
     cc.fabric.kind = s.fabric;
+    cc.fabric.oversubscription = s.oversubscription;
+    cc.fabric.routing = s.routing;
     layout = scenario::cluster_layout(cc, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
     router = std::make_unique<topology::Router>(*topo, s.seed);

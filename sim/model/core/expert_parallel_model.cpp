@@ -14,7 +14,8 @@ class ExpertParallelModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "expert-parallel"; }
   [[nodiscard]] std::string_view summary() const override {
-    return "mixture-of-experts expert parallelism; dispatch/combine all-to-alls simulated once (probe)";
+    return "mixture-of-experts expert parallelism; dispatch/combine all-to-alls of a stage's groups "
+           "simulated together once (probe)";
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {{"workload.parallelism.ep", "count", "1",
@@ -42,14 +43,18 @@ public:
                      fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});
   }
   void add_probes(plan::ProbeContext& ctx) const override {
-    // One all-to-all of the first expert group (dispatch, and likewise combine).
+    // The all-to-all of every expert group of the first stage at once (dispatch, and likewise combine):
+    // they run together, one per tensor-parallel rank and group of data-parallel ranks, and share the
+    // fabric's links (hash collisions and oversubscribed up-links show only with all of them).
     const auto& p = ctx.parallelism;
     if (p.ep > 1 && ctx.first_stage.ep_bytes > 0)
-      (void)plan::append_to_graph(ctx.plan.ep_probe,
-                                  ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
-                                                          workload::ep_group(p, 0, 0, 0),
-                                                          ctx.first_stage.ep_bytes),
-                                  {});
+      for (int t = 0; t < p.tp; ++t)
+        for (int d = 0; d < p.dp; d += p.ep)
+          (void)plan::append_to_graph(ctx.plan.ep_probe,
+                                      ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
+                                                              workload::ep_group(p, t, d, 0),
+                                                              ctx.first_stage.ep_bytes),
+                                      {});
   }
 };
 

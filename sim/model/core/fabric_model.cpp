@@ -7,12 +7,58 @@
 #include "sim/scenario/cluster_layout.hpp"
 #include "sim/topology/topology.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <stdexcept>
 
 namespace dpusim::model {
 namespace {
+
+/// A value of the result (not a CSV column), set only where the scenario asks for adaptive routing: 1
+/// where the fabric routed the variant's traffic adaptively, 0 where it hashed it.
+constexpr const char* kAdaptiveColumn = "adaptive_routing";
+
+/// The source keys a device's out-of-order placement rests on (its note is in the catalog entry).
+std::string ooo_citation(const catalog::NicSpec& nic, const catalog::SwitchSpec& sw) {
+  const auto& flag = sw.link_layer == catalog::LinkLayer::infiniband ? nic.out_of_order_infiniband
+                                                                     : nic.out_of_order_ethernet;
+  if (!flag)
+    return "its catalog entry does not say it does";
+  const auto& text = flag->cite.text;
+  return flag->cite.kind == catalog::Citation::Kind::source ? text.substr(0, text.find(" ("))
+                                                            : flag->cite.describe();
+}
+
+/// Adaptive routing needs a switch that can, and some device the scenario's variants run on that places
+/// out-of-order packets on the switch's link layer (a variant whose device cannot is hashed, and its result
+/// says so).
+void check_adaptive(const catalog::SwitchSpec& sw, const catalog::NicSpec* nic, const catalog::NicSpec* dpu,
+                    Problems& out) {
+  if (!sw.adaptive_routing.value) {
+    out.push_back(
+        {"cluster.fabric.routing",
+         fmt::format("the {} switch does not route adaptively ({}); use routing: ecmp or another switch",
+                     sw.name, sw.adaptive_routing.cite.describe())});
+    return;
+  }
+  const auto layer = sw.link_layer;
+  if ((nic != nullptr && nic->places_out_of_order(layer)) ||
+      (dpu != nullptr && dpu->places_out_of_order(layer)))
+    return;
+  std::vector<std::string> devices;
+  for (const auto* d : {nic, dpu})
+    if (d != nullptr)
+      devices.push_back(fmt::format("the {} ({})", d->name, ooo_citation(*d, sw)));
+  out.push_back(
+      {"cluster.fabric.routing",
+       fmt::format("adaptive routing delivers a connection's packets out of order, and {} {} not place "
+                   "out-of-order {} packets; use routing: ecmp, or a NIC or DPU that does (cluster.nic, "
+                   "cluster.dpu)",
+                   fmt::join(devices, " nor "), devices.size() > 1 ? "do" : "does",
+                   catalog::link_layer_name(layer))});
+}
 
 class FabricModel final : public Model {
 public:
@@ -33,6 +79,9 @@ public:
         {"cluster.fabric.core_oversubscription", "ratio", "1:1",
          "three tiers: a pod spine's down-links to its core up-links"},
         {"cluster.fabric.switch", "catalog switch", "sn5600", "gives the radix at the link speed"},
+        {"cluster.fabric.routing", "choice", "ecmp",
+         "ecmp (each connection hashed onto one equal-cost port) | adaptive (each packet over the least "
+         "loaded one; needs a switch that can and a NIC or DPU that places out-of-order packets)"},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -58,6 +107,16 @@ public:
     const auto* nic = cat.nic(c.nic);
     if (node == nullptr || nic == nullptr)
       return; // the cluster model says so
+    if (f.routing == topology::Routing::adaptive) {
+      // The devices the scenario's variants run on.
+      const bool on_dpu =
+          std::any_of(s.variants.begin(), s.variants.end(), [](const auto& v) { return v.on_dpu; });
+      const bool on_nic =
+          std::any_of(s.variants.begin(), s.variants.end(), [](const auto& v) { return !v.on_dpu; });
+      const auto* dpu = on_dpu && !c.dpu.empty() ? cat.nic(c.dpu) : nullptr;
+      if (on_nic || dpu != nullptr)
+        check_adaptive(*sw, on_nic ? nic : nullptr, dpu, out);
+    }
     // The fabric must be able to hold the cluster (radix, oversubscription, NIC speed).
     if (sw->ports_at(f.link) < 2) {
       out.push_back(
@@ -84,8 +143,46 @@ public:
       out.push_back({"cluster.fabric", e.what()});
     }
   }
+  [[nodiscard]] report::Explainer explainer() const override {
+    report::Explainer e;
+    e.cause = [](const report::VariantResult& slow, const report::VariantResult& fast, double comm_share) {
+      if (slow.value(kAdaptiveColumn) != 0 || fast.value(kAdaptiveColumn) != 1)
+        return std::string();
+      std::string s = fmt::format(
+          " {:.0f}% of the difference is exposed communication: the fabric routes {}'s packets adaptively "
+          "(its {} places them out of order), each over the least loaded equal-cost link, while it hashes "
+          "each connection of {} ({}) onto one link, where connections collide",
+          100 * comm_share, fast.variant, fast.device, slow.variant, slow.device);
+      const auto& a = slow.metrics;
+      const auto& b = fast.metrics;
+      if (a.ep_comm_s > b.ep_comm_s * 1.01)
+        s += fmt::format("; the experts' all-to-alls take {:.4f} s vs {:.4f} s per step", a.ep_comm_s,
+                         b.ep_comm_s);
+      if (a.dp_comm_s > b.dp_comm_s * 1.01)
+        s += fmt::format("; the data-parallel reduction {:.1f}x as long",
+                         a.dp_comm_s / std::max(1e-12, b.dp_comm_s));
+      return s + ".";
+    };
+    return e;
+  }
   void report(const RunView& run, report::VariantResult& r) const override {
     const auto& topo = run.topology;
+    if (run.scenario.cluster.fabric.routing == topology::Routing::adaptive) {
+      const auto& sw = run.hardware.fabric_switch;
+      r.set_value(kAdaptiveColumn, topo.layout().fabric.pooled ? 1.0 : 0.0);
+      if (topo.layout().fabric.pooled)
+        r.notes.push_back(fmt::format(
+            "routing: adaptive; the {} places out-of-order {} packets, so each packet takes the least loaded "
+            "equal-cost port: modelled as ideal, each tier's equal-cost links acting as one of their summed "
+            "rate (no hash collisions; docs/models/routing.md)",
+            run.hardware.nic.name, catalog::link_layer_name(sw.link_layer)));
+      else
+        r.notes.push_back(fmt::format(
+            "routing: adaptive asked for, but the {} does not place out-of-order {} packets ({}): the "
+            "switches hash its connections (ECMP) in this variant",
+            run.hardware.nic.name, catalog::link_layer_name(sw.link_layer),
+            ooo_citation(run.hardware.nic, sw)));
+    }
     if (topo.tiers() == 3)
       r.notes.push_back(
           fmt::format("the fabric has three tiers: {} leaves in {} pods, {} spines, {} core switches",

@@ -44,6 +44,12 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
                  Problems& out) {
   if (f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
     return;
+  if (s.cluster.fabric.routing == topology::Routing::adaptive) {
+    out.emplace_back("faults",
+                     "degraded or failed links and spines are not modelled with routing: adaptive yet "
+                     "(its pooled equal-cost links have no single link to degrade); use routing: ecmp");
+    return;
+  }
   const auto* node = cat.node(s.cluster.node);
   const auto* nic = cat.nic(s.cluster.nic);
   const auto* sw = cat.network_switch(s.cluster.fabric.switch_model);

@@ -104,3 +104,22 @@ TEST(Catalog, PortsOfAFarTooSlowLinkStayAnInt) {
   EXPECT_EQ(sw->ports_at(sw->port_speed.value), sw->ports.value);
   EXPECT_EQ(sw->ports_at(sw->port_speed.value * 2), 0);
 }
+
+TEST(Catalog, AdaptiveRoutingNeedsASwitchThatCanAndANicThatPlacesOutOfOrderPacketsOnItsLinkLayer) {
+  const auto& c = the_catalog();
+  const auto* spectrum = c.network_switch("sn5600");
+  const auto* quantum = c.network_switch("qm9700");
+  ASSERT_NE(spectrum, nullptr);
+  ASSERT_NE(quantum, nullptr);
+  EXPECT_EQ(spectrum->link_layer, catalog::LinkLayer::ethernet);
+  EXPECT_EQ(quantum->link_layer, catalog::LinkLayer::infiniband);
+  EXPECT_TRUE(spectrum->adaptive_routing.value);
+  EXPECT_TRUE(quantum->adaptive_routing.value);
+  // Spectrum-X's RoCE adaptive routing: BlueField-3, not ConnectX-7; on InfiniBand, ConnectX-5 and later.
+  EXPECT_TRUE(c.nic("bluefield-3")->places_out_of_order(catalog::LinkLayer::ethernet));
+  EXPECT_FALSE(c.nic("connectx-7")->places_out_of_order(catalog::LinkLayer::ethernet));
+  EXPECT_FALSE(c.nic("bluefield-2")->places_out_of_order(catalog::LinkLayer::ethernet));
+  for (const char* nic : {"connectx-6", "connectx-7", "bluefield-2", "bluefield-3"})
+    EXPECT_TRUE(c.nic(nic)->places_out_of_order(catalog::LinkLayer::infiniband)) << nic;
+  EXPECT_FALSE(c.nic("connectx-7")->out_of_order_ethernet->cite.text.empty());
+}

@@ -1,10 +1,13 @@
 // Properties of whole iterations across fabrics and ECMP seeds: a rail-optimized fabric is never slower
 // than a fat-tree for the same job (with PXN a ring's network hops stay on one rail), and a data-parallel
 // ring hashed over several queue pairs per connection does not depend on ECMP luck.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
 
 using dpusim::testing::simulate;
@@ -19,17 +22,30 @@ struct Job {
 };
 
 std::string scenario(const Job& j, const std::string& topology, int seed,
-                     const std::string& communication = "") {
+                     const std::string& communication = "", const std::string& fabric_extra = "") {
   return "name: fabric\ncluster:\n  nodes: " + std::to_string(j.nodes) +
          "\n  node: dgx-h100\n  nic: connectx-7\n"
          "  fabric: {topology: " +
-         topology +
-         ", tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"}\n"
+         topology + ", tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"" + fabric_extra +
+         "}\n"
          "workload:\n  model: {layers: 8, hidden: 4096, heads: 32, vocab: 32000}\n  seq_len: 2048\n"
          "  global_batch: " +
          std::to_string(j.dp * 2) + "\n  micro_batch: 1\n  parallelism: {tp: " + std::to_string(j.tp) +
          ", dp: " + std::to_string(j.dp) + "}\n" + communication +
          "offload: {baseline: rdma-nic}\nseed: " + std::to_string(seed) + "\n";
+}
+
+/// The rows of a CSV file, each by column name.
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& file) {
+  const auto table = dpusim::testing::parse_csv(dpusim::testing::read_text(file));
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t r = 1; r < table.size(); ++r) {
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < table[0].size() && c < table[r].size(); ++c)
+      row[table[0][c]] = table[r][c];
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 } // namespace
@@ -95,4 +111,70 @@ TEST(FabricProperties, TheRunSaysWhenEcmpCollisionsSetTheRingsPace) {
     EXPECT_EQ(spread.find("note: ECMP:"), std::string::npos) << "seed " << seed << ":\n" << spread;
   }
   EXPECT_GE(noted, 1);
+}
+
+TEST(FabricProperties, AdaptiveRoutingIsNeverSlowerThanEcmpOnASymmetricFabric) {
+  // InfiniBand (Quantum-2, whose adaptive routing the ConnectX-7 takes): the same data-parallel rings
+  // hashed by destination, or sprayed.
+  TempDir tmp;
+  for (const Job j : {Job{64, 8, 64}, Job{16, 2, 64}}) {
+    for (int seed : {1, 2, 3}) {
+      const std::string id = std::to_string(j.nodes) + "-" + std::to_string(seed);
+      const double hashed =
+          simulate(tmp, "e" + id, scenario(j, "fat-tree", seed, "", ", switch: qm9700"), "dp_comm_s");
+      const double sprayed =
+          simulate(tmp, "a" + id, scenario(j, "fat-tree", seed, "", ", switch: qm9700, routing: adaptive"),
+                   "dp_comm_s");
+      EXPECT_LE(sprayed, hashed * 1.001) << j.nodes << " nodes, seed " << seed;
+    }
+  }
+}
+
+TEST(FabricProperties, TheBundledAdaptiveRoutingScenarioMakesItsClaim) {
+  // scenarios/examples/moe-adaptive-routing.yaml: the ConnectX-7's connections are hashed, the
+  // BlueField-3's sprayed; with routing: ecmp the two are the same, and without oversubscription the gain
+  // shrinks.
+  TempDir tmp;
+  const std::string file = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-adaptive-routing.yaml";
+  const std::string text = dpusim::testing::read_text(file);
+  auto compare = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = tmp.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    const auto r =
+        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::make_pair(csv_rows(tmp.path() + "/" + name + "/comparison.csv"), r.out);
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? t : t.replace(at, from.size(), to);
+  };
+  const auto [adaptive, out] = compare("adaptive", text);
+  ASSERT_EQ(adaptive.size(), 2u);
+  const auto& nic = adaptive[0];
+  const auto& dpu = adaptive[1];
+  EXPECT_EQ(dpu.at("variant"), "dpu");
+  EXPECT_NE(out.find("note (dpu): routing: adaptive; the bluefield-3 places out-of-order Ethernet packets"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("note (rdma-nic): routing: adaptive asked for, but the connectx-7 does not"),
+            std::string::npos)
+      << out;
+  const double ep_ratio = std::stod(nic.at("ep_comm_s")) / std::stod(dpu.at("ep_comm_s"));
+  const double step_ratio = std::stod(nic.at("step_time_s")) / std::stod(dpu.at("step_time_s"));
+  EXPECT_GT(ep_ratio, 1.3);
+  EXPECT_LT(ep_ratio, 1.7);
+  EXPECT_NEAR(step_ratio, 1.10, 0.03);
+  EXPECT_NE(out.find("the fabric routes dpu's packets adaptively"), std::string::npos) << out;
+  const auto [ecmp, ecmp_out] = compare("ecmp", replaced(", routing: adaptive", ""));
+  ASSERT_EQ(ecmp.size(), 2u);
+  EXPECT_NEAR(std::stod(ecmp[0].at("step_time_s")) / std::stod(ecmp[1].at("step_time_s")), 1.0, 1e-3);
+  const auto [flat, flat_out] =
+      compare("flat", replaced("oversubscription: \"2:1\"", "oversubscription: \"1:1\""));
+  ASSERT_EQ(flat.size(), 2u);
+  const double flat_ratio = std::stod(flat[0].at("step_time_s")) / std::stod(flat[1].at("step_time_s"));
+  EXPECT_GT(flat_ratio, 1.0);
+  EXPECT_LT(flat_ratio, step_ratio);
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -140,6 +141,50 @@ TEST(Topology, CoreOversubscriptionNarrowsTheLinksBetweenPods) {
       spine_up += t.edge(e).bandwidth.si();
   }
   EXPECT_NEAR(spine_down / spine_up, 3.0, 1e-9);
+}
+
+TEST(Topology, APooledFabricJoinsEachTiersEqualCostLinksIntoOneOfTheirSummedRate) {
+  // Adaptive routing as an ideal fluid: the same bandwidth between the same switches, one link per
+  // leaf and per pod, so that no route has a choice to make. Both directions, every tier.
+  for (const int nodes : {8, 257}) {
+    auto l = dgx_like(nodes);
+    auto pooled_layout = l;
+    pooled_layout.fabric.pooled = true;
+    const auto hashed = Topology::build(l);
+    const auto pooled = Topology::build(pooled_layout);
+    EXPECT_EQ(pooled.num_leaves(), hashed.num_leaves());
+    EXPECT_EQ(pooled.num_spines(), hashed.num_pods()) << "one spine per pod";
+    EXPECT_EQ(pooled.num_cores(), hashed.tiers() == 3 ? 1 : 0);
+    // Per (tier pair, direction): the sum of the rates, and on the pooled side one link per leaf (or pod).
+    auto totals = [](const Topology& t) {
+      std::map<std::pair<VertexKind, VertexKind>, std::pair<double, int>> sum;
+      for (int e = 0; e < t.num_edges(); ++e) {
+        const auto from = t.vertex(t.edge_source(e)).kind;
+        const auto to = t.vertex(t.edge_target(e)).kind;
+        if (t.edge(e).kind != LinkKind::fabric)
+          continue;
+        auto& [bw, count] = sum[{from, to}];
+        bw += t.edge(e).bandwidth.si();
+        ++count;
+      }
+      return sum;
+    };
+    const auto a = totals(hashed);
+    const auto b = totals(pooled);
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [key, value] : a) {
+      ASSERT_TRUE(b.contains(key));
+      EXPECT_NEAR(b.at(key).first, value.first, 1e-9 * value.first) << nodes << " nodes";
+      const bool leaf_side = key.first == VertexKind::leaf || key.second == VertexKind::leaf;
+      EXPECT_EQ(b.at(key).second, leaf_side ? hashed.num_leaves() : hashed.num_pods()) << nodes << " nodes";
+    }
+    // A route between leaves (and pods) has nothing left to hash: every seed takes the same path.
+    const Router one(pooled, 1);
+    const Router two(pooled, 2);
+    const int last = nodes - 1;
+    EXPECT_EQ(one.route(pooled.nic(0, 0), pooled.nic(last, 3)),
+              two.route(pooled.nic(0, 0), pooled.nic(last, 3)));
+  }
 }
 
 TEST(Topology, CopiesKeepTheirEdges) {
