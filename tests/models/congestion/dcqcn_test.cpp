@@ -19,7 +19,7 @@ DcqcnParams paper() {
   p.k_max = bytes(200e3);
   p.p_max = 0.01;
   p.g = 1.0 / 256;
-  p.alpha_interval = microseconds(55);
+  p.alpha_interval = microseconds(50);
   p.decrease_interval = microseconds(50);
   p.increase_timer = microseconds(55);
   p.byte_counter = megabytes(10);
