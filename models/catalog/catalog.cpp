@@ -84,6 +84,8 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
   load_kind(dir / "switch", c.sources_, c.switches_, [](EntryReader& r) { return read_switch(r); });
   load_kind(dir / "collective", c.sources_, c.collectives_,
             [](EntryReader& r) { return read_collective(r); });
+  load_kind(dir / "congestion", c.sources_, c.congestions_,
+            [](EntryReader& r) { return read_congestion(r); });
   load_kind(dir / "llm", c.sources_, c.models_, [](EntryReader& r) { return read_model_entry(r); });
   // Cross-references between entries.
   for (const auto& [name, node] : c.nodes_) {
@@ -105,7 +107,8 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
 namespace dpusim::catalog {
 
 const std::vector<std::string>& Catalog::kinds() {
-  static const std::vector<std::string> k{"gpu", "cpu", "nic", "node", "switch", "collective", "llm"};
+  static const std::vector<std::string> k{"gpu",    "cpu",        "nic",        "node",
+                                          "switch", "collective", "congestion", "llm"};
   return k;
 }
 
@@ -123,6 +126,8 @@ void Catalog::read_entry(std::string_view kind, const yaml::Node& root) const {
     (void)read_one(root, sources, "", [](EntryReader& r) { return read_switch(r); });
   else if (kind == "collective")
     (void)read_one(root, sources, "", [](EntryReader& r) { return read_collective(r); });
+  else if (kind == "congestion")
+    (void)read_one(root, sources, "", [](EntryReader& r) { return read_congestion(r); });
   else if (kind == "llm")
     (void)read_one(root, sources, "", [](EntryReader& r) { return read_model_entry(r); });
   else

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/catalog/collective_spec.hpp"
+#include "models/catalog/congestion_spec.hpp"
 #include "models/catalog/cpu_spec.hpp"
 #include "models/catalog/gpu_spec.hpp"
 #include "models/catalog/nic_spec.hpp"
@@ -50,6 +51,10 @@ public:
     return find(collectives_, name);
   }
 
+  [[nodiscard]] const CongestionSpec* congestion(const std::string& name) const {
+    return find(congestions_, name);
+  }
+
   [[nodiscard]] std::vector<std::string> gpu_names() const { return names(gpus_); }
   [[nodiscard]] std::vector<std::string> cpu_names() const { return names(cpus_); }
   [[nodiscard]] std::vector<std::string> nic_names() const { return names(nics_); }
@@ -57,6 +62,7 @@ public:
   [[nodiscard]] std::vector<std::string> switch_names() const { return names(switches_); }
   [[nodiscard]] std::vector<std::string> model_names() const { return names(models_); }
   [[nodiscard]] std::vector<std::string> collective_names() const { return names(collectives_); }
+  [[nodiscard]] std::vector<std::string> congestion_names() const { return names(congestions_); }
   [[nodiscard]] const Sources& sources() const { return sources_; }
   [[nodiscard]] const std::filesystem::path& directory() const { return dir_; }
 
@@ -83,6 +89,7 @@ private:
   std::map<std::string, SwitchSpec> switches_;
   std::map<std::string, ModelEntry> models_;
   std::map<std::string, CollectiveSpec> collectives_;
+  std::map<std::string, CongestionSpec> congestions_;
 };
 
 } // namespace dpusim::catalog

@@ -122,4 +122,71 @@ TEST(Catalog, AdaptiveRoutingNeedsASwitchThatCanAndANicThatPlacesOutOfOrderPacke
   for (const char* nic : {"connectx-6", "connectx-7", "bluefield-2", "bluefield-3"})
     EXPECT_TRUE(c.nic(nic)->places_out_of_order(catalog::LinkLayer::infiniband)) << nic;
   EXPECT_FALSE(c.nic("connectx-7")->out_of_order_ethernet->cite.text.empty());
+
+TEST(Catalog, CongestionSettingsCarryTheirSourcesAndScaleWithTheLineRate) {
+  const auto& c = the_catalog();
+  const auto* paper = c.congestion("dcqcn-paper");
+  ASSERT_NE(paper, nullptr);
+  ASSERT_TRUE(paper->dcqcn.has_value());
+  EXPECT_DOUBLE_EQ(paper->dcqcn->k_max.value.si(), 200e3);
+  EXPECT_NE(paper->dcqcn->p_max.cite.text.find("SWCC-CITES-DCQCN"), std::string::npos);
+  EXPECT_EQ(paper->dcqcn->byte_counter->cite.kind, catalog::Citation::Kind::assumption);
+  // No reference rate: the same thresholds at any line rate.
+  EXPECT_DOUBLE_EQ(catalog::dcqcn_params(*paper, units::gbit_per_s(400)).k_min.si(), 5e3);
+
+  const auto* mlx = c.congestion("dcqcn-mlx");
+  ASSERT_NE(mlx, nullptr);
+  const auto at400 = catalog::dcqcn_params(*mlx, units::gbit_per_s(400)); // 16 x the 25 Gb/s values
+  EXPECT_DOUBLE_EQ(at400.k_min.si(), 1.6e6);
+  EXPECT_DOUBLE_EQ(at400.k_max.si(), 6.4e6);
+  EXPECT_DOUBLE_EQ(at400.rate_ai.si(), units::gbit_per_s(0.08).si());
+  EXPECT_EQ(at400.byte_counter.si(), 0.0); // timer only
+  EXPECT_TRUE(congestion::validate(at400).empty());
+
+  const auto* pfc = c.congestion("pfc-only");
+  ASSERT_NE(pfc, nullptr);
+  EXPECT_FALSE(pfc->dcqcn.has_value());
+  EXPECT_FALSE(catalog::dcqcn_params(*pfc, units::gbit_per_s(400)).enabled);
+  // mlx5 headroom at 400 Gb/s, 10 m, 4096 B: (301 + 21.6) x 400 + 2.72 x 4096 = 140,181 B.
+  const auto port = catalog::pfc_ingress_port(*pfc, units::gbit_per_s(400));
+  EXPECT_NEAR(port.headroom.si(), 140181.12, 1e-3);
+  EXPECT_NEAR(port.pause.xoff.si(), 4e6 - 140181.12, 1e-3);
+  EXPECT_NEAR((port.pause.xoff - port.pause.xon).si(), 4096, 1e-9);
+}
+
+TEST(Catalog, ABadCongestionSettingIsRefusedAtItsLine) {
+  const auto& c = the_catalog();
+  const std::string good = "name: bad\n"
+                           "description: test\n"
+                           "rate_control: {value: true, source: HPCC-RUN}\n"
+                           "k_min: {value: 300KB, source: HPCC-RUN}\n" // line 4: above k_max
+                           "k_max: {value: 200KB, source: HPCC-RUN}\n"
+                           "p_max: {value: 0.01, source: HPCC-RUN}\n"
+                           "g: {value: 0.004, source: HPCC-RUN}\n"
+                           "alpha_interval: {value: 50us, source: HPCC-RUN}\n"
+                           "decrease_interval: {value: 50us, source: HPCC-RUN}\n"
+                           "increase_timer: {value: 55us, source: HPCC-RUN}\n"
+                           "rate_ai: {value: 40Mbps, source: HPCC-RUN}\n"
+                           "rate_hai: {value: 200Mbps, source: HPCC-RUN}\n"
+                           "fast_recovery_steps: {value: 5, source: HPCC-RUN}\n"
+                           "min_rate: {value: 100Mbps, source: HPCC-RUN}\n"
+                           "mtu: {value: 1000B, source: HPCC-RUN}\n"
+                           "cable_length_m: {value: 10, source: HPCC-RUN}\n"
+                           "port_buffer: {value: 1MB, source: HPCC-RUN}\n";
+  auto line_of_error = [&](const std::string& text) {
+    try {
+      c.read_entry("congestion", yaml::parse_text(text, "bad.yaml"));
+    } catch (const InputError& e) {
+      return e.where().line;
+    }
+    return -1;
+  };
+  EXPECT_EQ(line_of_error(good), 4);
+  std::string fixed = good;
+  fixed.replace(fixed.find("300KB"), 5, "100KB");
+  EXPECT_EQ(line_of_error(fixed), -1);
+  EXPECT_EQ(line_of_error(fixed + "pmax: 0.2\n"), 18); // unknown key
+  std::string off = fixed;
+  off.replace(off.find("value: true"), 11, "value: false");
+  EXPECT_EQ(line_of_error(off), 4); // DCQCN parameters without rate control
 }
