@@ -122,6 +122,7 @@ TEST(Catalog, AdaptiveRoutingNeedsASwitchThatCanAndANicThatPlacesOutOfOrderPacke
   for (const char* nic : {"connectx-6", "connectx-7", "bluefield-2", "bluefield-3"})
     EXPECT_TRUE(c.nic(nic)->places_out_of_order(catalog::LinkLayer::infiniband)) << nic;
   EXPECT_FALSE(c.nic("connectx-7")->out_of_order_ethernet->cite.text.empty());
+}
 
 TEST(Catalog, CongestionSettingsCarryTheirSourcesAndScaleWithTheLineRate) {
   const auto& c = the_catalog();
