@@ -34,6 +34,7 @@ std::unique_ptr<Model> make_offload_model();
 std::unique_ptr<Model> make_validation_model();
 std::unique_ptr<Model> make_faults_model();
 std::unique_ptr<Model> make_noise_model();
+std::unique_ptr<Model> make_congestion_model();
 
 const Registry& registry() {
   static const Registry r = [] {
@@ -59,6 +60,7 @@ const Registry& registry() {
     m.push_back(make_validation_model());
     m.push_back(make_faults_model());
     m.push_back(make_noise_model());
+    m.push_back(make_congestion_model());
     return Registry(std::move(m));
   }();
   return r;

@@ -2,6 +2,7 @@
 
 #include "models/calibration/profile.hpp"
 #include "sim/model/checkpoint/checkpoint.hpp"
+#include "sim/model/congestion/congestion.hpp"
 #include "sim/model/faults/faults.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/plan_size.hpp"
@@ -17,6 +18,8 @@
 #include "sim/topology/router.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -67,16 +70,62 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   auto platform = routes.build();
   for (const auto& m : model::registry().models())
     m->shape_platform(s, topo, platform);
+  // RoCE congestion stretches each RDMA transfer by what DCQCN and PFC leave of its links, among the
+  // transfers the uncongested run had running with it (docs/models/congestion.md).
+  const auto* congestion = model::congestion_of(s);
+  std::map<std::string, double> rate_by_name; // the links as simulated (a degraded link below its rate)
+  for (const auto& l : platform.links)
+    rate_by_name.emplace(l.name, l.bandwidth);
+  std::optional<plan::CongestionAnalysis> congestion_analysis;
+  if (congestion != nullptr && path.transport() == offload::Transport::rdma)
+    congestion_analysis.emplace(
+        *cat.congestion(congestion->control), routes, [&topo, &rate_by_name](std::int32_t e) {
+          const auto& g = topo.graph();
+          const auto it = rate_by_name.find(
+              fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name));
+          return it != rate_by_name.end() ? it->second : topo.edge(e).bandwidth.si();
+        });
   simgrid::Simulator simulator(platform);
   auto in = metrics_inputs(s, hw, hosts);
   in.tp_collective_s = run_probe(simulator, iteration.probe);
   in.ep_collective_s = run_probe(simulator, iteration.ep_probe);
   in.cp_collective_s = run_probe(simulator, iteration.cp_probe);
   iteration.apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
-  const auto timings = simulator.execute(iteration.graph, options.progress);
+  auto timings = simulator.execute(iteration.graph, options.progress);
+  // The plan again with its transfers stretched by congestion (probes first: they are reused in it).
+  bool probes_stretched = false;
+  const auto congest = [&](plan::IterationPlan& p, const std::vector<engine::TaskTiming>& clean) {
+    const auto label = [&p](engine::TaskId id) {
+      return static_cast<std::size_t>(id) < p.info.size() ? p.info[static_cast<std::size_t>(id)].label
+                                                          : std::string();
+    };
+    const bool stretched = congestion_analysis->apply(p.graph, clean, label);
+    p.apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+    return stretched || probes_stretched ? simulator.execute(p.graph, options.progress) : clean;
+  };
+  double uncongested_step = 0;
+  if (congestion_analysis) {
+    uncongested_step = metrics::compute_metrics(iteration, timings, in).step_time_s;
+    for (auto* probe : {&iteration.probe, &iteration.ep_probe, &iteration.cp_probe})
+      if (probe->size() > 0)
+        probes_stretched |= congestion_analysis->apply(
+            *probe, simulator.execute(*probe), [probe, &iteration](engine::TaskId) {
+              return std::string(probe == &iteration.ep_probe   ? "an expert-parallel all-to-all"
+                                 : probe == &iteration.cp_probe ? "a context-parallel all-gather"
+                                                                : "a tensor-parallel all-reduce");
+            });
+    in.tp_collective_s = run_probe(simulator, iteration.probe);
+    in.ep_collective_s = run_probe(simulator, iteration.ep_probe);
+    in.cp_collective_s = run_probe(simulator, iteration.cp_probe);
+    timings = congest(iteration, timings);
+  }
 
   auto r = result_of(s, variant, hw, in, iteration);
   r.metrics = metrics::compute_metrics(iteration, timings, in);
+  if (congestion != nullptr)
+    model::add_congestion_report(
+        *congestion, congestion_analysis ? congestion_analysis->summary() : plan::CongestionSummary{}, topo,
+        r.metrics.step_time_s, congestion_analysis ? uncongested_step : r.metrics.step_time_s, r);
   // Slow nodes change the tasks, not the platform: the same iteration without them, simulated on the
   // same platform (with the same noise draws where there is noise), tells what they cost per step.
   std::optional<plan::IterationPlan> fault_free;
@@ -87,8 +136,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         healthy.push_back(m.get());
     fault_free = plan::build_iteration(s.workload, costs, routes, lowering, representative, host, healthy);
     fault_free->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
-    const double healthy_step =
-        metrics::compute_metrics(*fault_free, simulator.execute(fault_free->graph), in).step_time_s;
+    auto healthy_timings = simulator.execute(fault_free->graph);
+    if (congestion_analysis)
+      healthy_timings = congest(*fault_free, healthy_timings);
+    const double healthy_step = metrics::compute_metrics(*fault_free, healthy_timings, in).step_time_s;
     model::add_fault_cost(r.metrics.step_time_s, healthy_step, false, r);
   }
   // With noise: the same iteration with its draws, on the same platform; it is the prediction, and the
@@ -139,7 +190,9 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
       if (auto noisy_checkpoint = noisy_of(*noise, *with_checkpoint))
         with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
-    const auto ck = simulator.execute(with_checkpoint->graph, options.progress);
+    auto ck = simulator.execute(with_checkpoint->graph, options.progress);
+    if (congestion_analysis)
+      ck = congest(*with_checkpoint, ck);
     model::add_checkpoint_step(s, metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s, r.metrics);
   }
   r.activities = simulator.stats().activities;

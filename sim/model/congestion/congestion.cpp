@@ -1,0 +1,144 @@
+// The congestion: section. With it, every RDMA transfer over the fabric is analysed by the fluid models
+// of DCQCN and PFC (models/congestion/) on its routes and stretched by what they leave of its links
+// (sim/plan/congestion_analysis); without it links are shared max-min, as before.
+#include "sim/model/congestion/congestion.hpp"
+
+#include "sim/model/catalog_names.hpp"
+#include "sim/model/model.hpp"
+#include "sim/model/registry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <memory>
+#include <stdexcept>
+
+namespace dpusim::model {
+namespace {
+
+constexpr std::string_view kSection = "congestion";
+
+class CongestionModel final : public Model {
+public:
+  [[nodiscard]] std::string_view name() const override { return "congestion"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "RoCE congestion: DCQCN and PFC fluid models on each RDMA transfer's switch ports (pauses, "
+           "congestion spreading, rate control)";
+  }
+  [[nodiscard]] std::vector<Key> keys() const override {
+    return {
+        {"congestion", "section", "none (links shared max-min: ideal congestion control)",
+         "RoCE congestion on the fabric's switch ports"},
+        {"congestion.control", "catalog congestion", "required",
+         "the rate control and PFC buffers: dcqcn-paper | dcqcn-mlx | pfc-only "
+         "(models/catalog/data/congestion/)"},
+    };
+  }
+  [[nodiscard]] report::Explainer explainer() const override {
+    report::Explainer e;
+    e.also = [](const report::VariantResult& base, const report::VariantResult& r) {
+      const double a = r.value("congestion_cost_s");
+      const double b = base.value("congestion_cost_s");
+      if (a == 0 && b == 0)
+        return std::string();
+      return fmt::format(" Congestion (PFC pauses, rate control) costs {} {:.4f} s per step and {} {:.4f} s.",
+                         r.variant, a, base.variant, b);
+    };
+    return e;
+  }
+  [[nodiscard]] std::string_view section() const override { return kSection; }
+  void read(yaml::Map m, scenario::Scenario& s) const override {
+    m.declare(registry().keys_under(kSection));
+    CongestionConfig c;
+    c.control = m.required("control", "a catalog congestion setting, e.g. dcqcn-paper").as_string();
+    m.finish();
+    s.extensions[std::string(kSection)] = c;
+  }
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
+    const auto* c = congestion_of(s);
+    if (c == nullptr)
+      return;
+    const auto* spec = cat.congestion(c->control);
+    if (spec == nullptr) {
+      out.push_back(
+          {"congestion.control", unknown_name(c->control, cat.congestion_names(), "congestion setting")});
+      return;
+    }
+    const auto* sw = cat.network_switch(s.cluster.fabric.switch_model);
+    if (sw != nullptr && sw->link_layer != catalog::LinkLayer::ethernet)
+      out.push_back({"congestion.control",
+                     fmt::format("DCQCN and PFC are RoCE's, and the {} is an {} switch (credit-based flow "
+                                 "control, not modelled); leave congestion out or use an Ethernet switch",
+                                 sw->name, catalog::link_layer_name(sw->link_layer))});
+    // The switch ports' PFC buffers must hold their headroom at the fabric's and the NICs' rates.
+    for (const auto* name : {&s.cluster.nic, &s.cluster.dpu}) {
+      const auto* nic = name->empty() ? nullptr : cat.nic(*name);
+      for (const auto rate : {s.cluster.fabric.link, nic ? nic->line_rate.value : s.cluster.fabric.link}) {
+        try {
+          (void)catalog::pfc_ingress_port(*spec, rate);
+        } catch (const std::invalid_argument& e) {
+          out.push_back({"congestion.control", fmt::format("{}: {}", spec->name, e.what())});
+          return;
+        }
+      }
+    }
+  }
+};
+
+std::string port_name(const topology::Topology& topo, std::int32_t e) {
+  const auto& g = topo.graph();
+  return fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name);
+}
+
+} // namespace
+
+const CongestionConfig* congestion_of(const scenario::Scenario& s) {
+  return s.extension<CongestionConfig>(kSection);
+}
+
+void add_congestion_report(const CongestionConfig& c, const plan::CongestionSummary& summary,
+                           const topology::Topology& topo, double step_s, double uncongested_step_s,
+                           report::VariantResult& r) {
+  const double raw = step_s - uncongested_step_s;
+  const double cost = std::abs(raw) < 1e-12 ? 0.0 : raw; // no "-0.0000"
+  r.set_value("congestion_cost_s", cost);
+  if (summary.transfers == 0) {
+    r.notes.push_back(fmt::format("congestion ({}): no RDMA transfer crosses the fabric in this variant "
+                                  "(kernel TCP is lossy: its congestion control is not modelled)",
+                                  c.control));
+    return;
+  }
+  std::string s = fmt::format(
+      "congestion ({}): {} of {} RDMA transfers over the fabric slow down by more than 0.1% at switch ports "
+      "they overload or that pause; they cost {:.4f} s per step ({:+.1f}%) against the same iteration with "
+      "links shared "
+      "max-min on the same platform",
+      c.control, summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s));
+  if (summary.slowed > 0)
+    s += fmt::format("; the worst, {}, takes {:.2f}x as long",
+                     summary.worst_label.empty() ? "a transfer" : summary.worst_label, summary.worst_factor);
+  // The ports that paused and marked most.
+  const plan::PortCongestion* pause = nullptr;
+  const plan::PortCongestion* mark = nullptr;
+  for (const auto& [e, p] : summary.ports) {
+    if (p.pause_fraction > 0 && (pause == nullptr || p.pause_fraction > pause->pause_fraction))
+      pause = &p;
+    if (p.marking > 0 && (mark == nullptr || p.marking > mark->marking))
+      mark = &p;
+  }
+  if (pause != nullptr)
+    s += fmt::format("; the most paused port, {}, had its sender paused {:.0f}% of the time (PFC)",
+                     port_name(topo, pause->link), 100 * pause->pause_fraction);
+  if (mark != nullptr)
+    s += fmt::format("; the most marked, {}, ECN-marked {:.2f}% of its packets at a mean queue of {:.1f} KB, "
+                     "DCQCN leaving {:.1f}% of its rate",
+                     port_name(topo, mark->link), 100 * mark->marking, mark->queue_bytes / 1e3,
+                     100 * mark->utilisation);
+  r.notes.push_back(s);
+}
+
+std::unique_ptr<Model> make_congestion_model() {
+  return std::make_unique<CongestionModel>();
+}
+
+} // namespace dpusim::model

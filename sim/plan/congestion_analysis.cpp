@@ -1,0 +1,307 @@
+#include "sim/plan/congestion_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+namespace dpusim::plan {
+
+namespace {
+
+/// Stretches up to this are left out (a numerical tolerance: they change the step by less than it, and
+/// simulating them would cost a second run of the iteration).
+constexpr double kSlowed = 1e-3;
+
+/// One connection's share of a flow: the topology edges it crosses, its bytes, its one-way latency.
+struct Path {
+  std::vector<std::int32_t> links;
+  double bytes = 0;
+  double latency = 0;
+  double offered = 0; // what its sender pushes: its share of the links before any switch queue
+};
+
+struct LinkUse {
+  double load = 0;        // bytes
+  std::vector<int> paths; // indexes into the paths, one entry per crossing
+};
+
+} // namespace
+
+CongestionAnalysis::CongestionAnalysis(const catalog::CongestionSpec& spec, platform::RouteRegistry& routes,
+                                       std::function<double(std::int32_t)> capacity)
+    : spec_(spec), routes_(routes), capacity_(std::move(capacity)) {}
+
+bool CongestionAnalysis::is_switch(topology::VertexId v) const {
+  const auto k = routes_.hosts().topology().vertex(v).kind;
+  return k == topology::VertexKind::leaf || k == topology::VertexKind::spine ||
+         k == topology::VertexKind::core;
+}
+
+/// A rate to two significant digits: steady states that differ below that are taken as one.
+double two_digits(double x) {
+  if (!(x > 0))
+    return 0;
+  const double scale = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return std::round(x / scale) * scale;
+}
+
+const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, int flows, double offered,
+                                                              double feedback_delay) {
+  offered = two_digits(offered);
+  feedback_delay = std::max(0.5e-6, std::round(feedback_delay / 0.5e-6) * 0.5e-6);
+  const auto key = std::make_tuple(std::llround(capacity), flows, std::llround(offered),
+                                   std::llround(feedback_delay * 1e8));
+  if (auto it = dcqcn_cache_.find(key); it != dcqcn_cache_.end())
+    return it->second;
+  const auto rate = units::DataRate::from_si(capacity);
+  const auto params = catalog::dcqcn_params(spec_, rate);
+  const auto port = catalog::pfc_ingress_port(spec_, rate);
+  congestion::Bottleneck b{rate, units::Seconds::from_si(feedback_delay), port.pause};
+  const congestion::FlowGroup group{flows, units::DataRate::from_si(offered),
+                                    units::DataRate::from_si(offered)};
+  // Long enough for alpha's average (gain g per alpha interval) to settle eight times over, the second
+  // half averaged.
+  const double settle = std::clamp(8 * params.alpha_interval.si() / params.g, 5e-3, 0.2);
+  congestion::IntegrationOptions o;
+  o.duration = units::Seconds::from_si(settle);
+  o.average_from = units::Seconds::from_si(settle / 2);
+  const auto st = congestion::integrate(params, b, {group}, o);
+  Dcqcn d{std::min(1.0, st.utilisation), st.pause_fraction, st.marking, st.queue.si()};
+  return dcqcn_cache_.emplace(key, d).first->second;
+}
+
+std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer>& together) {
+  std::vector<double> out(together.size(), 1.0);
+  const auto& topo = routes_.hosts().topology();
+  std::vector<Path> paths;
+  std::vector<int> owner; // the transfer of each path
+  for (std::size_t k = 0; k < together.size(); ++k) {
+    const auto& t = *together[k].task;
+    // A transfer coupled with CPU work runs over kernel TCP, which is lossy: not RoCE.
+    if (t.kind != engine::TaskKind::transfer || t.flows.empty() || !t.loads.empty() ||
+        !(together[k].duration > 0))
+      continue;
+    for (const auto& f : t.flows) {
+      if (f.bytes <= 0)
+        continue;
+      const auto& r = routes_.route_hosts(f.src, f.dst);
+      if (r.kind != platform::HopKind::network)
+        continue;
+      const int spread = std::max(1, r.spread);
+      const std::size_t per_path = r.links.size() / static_cast<std::size_t>(spread);
+      for (int c = 0; c < spread; ++c) {
+        Path p;
+        p.bytes = f.bytes / spread / together[k].duration; // its rate in the uncongested run
+        p.latency = r.latency_s;
+        for (std::size_t i = 0; i < per_path; ++i) {
+          const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
+          if (e < topo.num_edges())
+            p.links.push_back(e);
+        }
+        paths.push_back(std::move(p));
+        owner.push_back(static_cast<int>(k));
+      }
+    }
+  }
+  if (paths.empty())
+    return out;
+  std::unordered_map<std::int32_t, LinkUse> use; // load: bytes per second
+  for (std::size_t j = 0; j < paths.size(); ++j)
+    for (const auto e : paths[j].links) {
+      auto& u = use[e];
+      u.load += paths[j].bytes;
+      u.paths.push_back(static_cast<int>(j));
+    }
+  std::unordered_map<std::int32_t, double> cap;
+  for (const auto& [e, u] : use)
+    cap[e] = capacity_(e);
+  // What each sender pushes before any switch queue holds it back (no end-to-end control: PFC alone),
+  // and DCQCN's flows' line rate: its rate scaled up to fill the links it crosses before the first switch.
+  auto egress = [&](std::int32_t e) { return is_switch(topo.edge_source(e)); };
+  for (auto& p : paths) {
+    p.offered = std::numeric_limits<double>::infinity();
+    for (const auto e : p.links) {
+      if (egress(e))
+        break; // the first switch queue: from here on PFC holds the sender back
+      p.offered = std::min(p.offered, p.bytes * cap[e] / use[e].load);
+    }
+    if (!std::isfinite(p.offered))
+      p.offered = p.bytes;
+  }
+  // The mean time the transfers on a port last: how long a burst its buffer must absorb.
+  auto burst = [&](const LinkUse& u) {
+    double weighted = 0;
+    double total = 0;
+    for (const int j : u.paths) {
+      weighted += paths[static_cast<std::size_t>(j)].bytes *
+                  together[static_cast<std::size_t>(owner[static_cast<std::size_t>(j)])].duration;
+      total += paths[static_cast<std::size_t>(j)].bytes;
+    }
+    return total > 0 ? weighted / total : 0.0;
+  };
+  // Switch egress ports the senders overload, from the senders' side up (congestion spreads upstream:
+  // a paused port is an egress of the switch before it, at the capacity the pauses leave it).
+  std::unordered_map<std::int32_t, double> left = cap; // capacity left after rate control and pauses
+  std::unordered_map<std::int32_t, double> paused;     // pause fraction of an ingress port's sender
+  std::vector<std::int32_t> work;
+  for (const auto& [e, u] : use)
+    if (egress(e))
+      work.push_back(e);
+  std::sort(work.begin(), work.end());
+  const bool rate_control = spec_.rate_control.value;
+  // A fabric link may stand for several ports (parallel links, or a pooled tier under adaptive routing):
+  // PFC's thresholds and DCQCN's queue are per port of the fabric's link speed.
+  const auto ports_of = [&](std::int32_t e) {
+    const auto& edge = topo.edge(e);
+    const double port_rate =
+        edge.kind == topology::LinkKind::fabric ? topo.layout().fabric.link.si() : cap[e];
+    return std::max(1.0, std::round(cap[e] / std::max(port_rate, 1.0)));
+  };
+  const auto xoff = [&](std::int32_t e) {
+    const double ports = ports_of(e);
+    return ports * catalog::pfc_ingress_port(spec_, units::DataRate::from_si(cap[e] / ports)).pause.xoff.si();
+  };
+  for (int round = 0; round < 8 && !work.empty(); ++round) {
+    std::vector<std::int32_t> next;
+    for (const auto e : work) {
+      const auto& u = use[e];
+      double offered = 0;
+      double rtt = 0;
+      for (const int j : u.paths) {
+        offered += paths[static_cast<std::size_t>(j)].offered;
+        rtt = std::max(rtt, 2 * paths[static_cast<std::size_t>(j)].latency);
+      }
+      if (!(offered > left[e] * (1 + 1e-9)))
+        continue;
+      auto& rec = summary_.ports[e];
+      rec.link = e;
+      double pause = 0;
+      if (rate_control && round == 0) {
+        // DCQCN holds the senders near the port's rate; what it leaves, and whether its queue still
+        // reaches XOFF, come from its fluid model at this port.
+        const double ports = ports_of(e);
+        const int n = static_cast<int>(u.paths.size());
+        const int per_port = std::max(1, static_cast<int>(std::lround(n / ports)));
+        const auto& d = dcqcn_at(cap[e] / ports, per_port, offered / n, rtt);
+        left[e] = std::min(left[e], d.utilisation * cap[e]);
+        rec.marking = std::max(rec.marking, d.marking);
+        rec.utilisation = std::min(rec.utilisation, d.utilisation);
+        rec.queue_bytes = std::max(rec.queue_bytes, d.queue);
+        pause = d.pause_fraction;
+      } else {
+        // Senders push `offered` into `left`: each ingress port's queue for this egress grows until XOFF,
+        // then pauses its sender for 1 - left/offered of the time (docs/models/congestion.md).
+        pause = 1.0 - left[e] / offered;
+      }
+      if (pause <= 0)
+        continue;
+      // The ingress ports feeding this egress: the link before it on each path.
+      std::unordered_map<std::int32_t, double> into; // ingress link -> offered rate towards e
+      for (const int j : u.paths) {
+        const auto& p = paths[static_cast<std::size_t>(j)];
+        const auto at = std::find(p.links.begin(), p.links.end(), e);
+        if (at != p.links.begin() && at != p.links.end())
+          into[*(at - 1)] += p.offered;
+      }
+      const double lasts = burst(u);
+      for (const auto& [in, rate] : into) {
+        // Without rate control the buffer absorbs the start: the pauses begin once the port's queue for
+        // this egress has filled to XOFF.
+        double f = pause;
+        if (!rate_control || round > 0) {
+          const double fill = rate * pause; // bytes per second the port's queue grows by
+          const double until = xoff(in) / fill;
+          f = pause * std::max(0.0, 1.0 - until / std::max(lasts, 1e-12));
+        }
+        if (f <= paused[in])
+          continue;
+        paused[in] = f;
+        left[in] = std::min(left[in], (1.0 - f) * cap[in]);
+        auto& r = summary_.ports[in];
+        r.link = in;
+        r.pause_fraction = std::max(r.pause_fraction, f);
+        if (egress(in))
+          next.push_back(in);
+      }
+    }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    work = std::move(next);
+  }
+  // Each transfer slows by its most overcommitted link: the rate it had there over the rate left, against
+  // what the uncongested run already overcommitted it (transfers that overlap only in part each had the
+  // whole link for a while, so their average rates may add up to more than it carries).
+  for (std::size_t j = 0; j < paths.size(); ++j) {
+    auto& k = out[static_cast<std::size_t>(owner[j])];
+    for (const auto e : paths[j].links) {
+      const double load = use[e].load;
+      k = std::max(k, std::max(1.0, load / left[e]) / std::max(1.0, load / cap[e]));
+    }
+  }
+  return out;
+}
+
+bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engine::TaskTiming>& timings,
+                               const std::function<std::string(engine::TaskId)>& labels) {
+  bool changed = false;
+  // RDMA transfers over the fabric, by start time; each is analysed with those running at its midpoint.
+  std::vector<engine::TaskId> transfers;
+  for (std::size_t id = 0; id < graph.size() && id < timings.size(); ++id) {
+    const auto& t = graph.task(static_cast<engine::TaskId>(id));
+    if (t.kind != engine::TaskKind::transfer || t.flows.empty() || !t.loads.empty() ||
+        !(timings[id].end > timings[id].start))
+      continue;
+    const bool network = std::any_of(t.flows.begin(), t.flows.end(), [&](const engine::Flow& f) {
+      return routes_.route_hosts(f.src, f.dst).kind == platform::HopKind::network;
+    });
+    if (network)
+      transfers.push_back(static_cast<engine::TaskId>(id));
+  }
+  summary_.transfers += static_cast<int>(transfers.size());
+  std::sort(transfers.begin(), transfers.end(), [&](engine::TaskId a, engine::TaskId b) {
+    return timings[static_cast<std::size_t>(a)].start < timings[static_cast<std::size_t>(b)].start;
+  });
+  std::vector<double> factor(graph.size(), 1.0);
+  std::map<std::vector<engine::TaskId>, bool> seen; // each distinct set of concurrent transfers once
+  for (const auto id : transfers) {
+    const auto& ti = timings[static_cast<std::size_t>(id)];
+    const double mid = 0.5 * (ti.start + ti.end);
+    std::vector<engine::TaskId> set;
+    for (const auto other : transfers) {
+      const auto& to = timings[static_cast<std::size_t>(other)];
+      if (to.start > mid)
+        break;
+      if (to.end > mid)
+        set.push_back(other);
+    }
+    if (!seen.emplace(set, true).second)
+      continue;
+    std::vector<ActiveTransfer> together;
+    for (const auto other : set) {
+      const auto& to = timings[static_cast<std::size_t>(other)];
+      together.push_back({&graph.task(other), to.end - to.start, labels ? labels(other) : std::string()});
+    }
+    const auto k = factors(together);
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      auto& f = factor[static_cast<std::size_t>(set[i])];
+      f = std::max(f, k[i]);
+    }
+  }
+  for (const auto id : transfers) {
+    const double k = factor[static_cast<std::size_t>(id)];
+    if (!(k > 1 + kSlowed))
+      continue;
+    ++summary_.slowed;
+    changed = true;
+    if (k > summary_.worst_factor) {
+      summary_.worst_factor = k;
+      summary_.worst_label = labels ? labels(id) : std::string();
+    }
+    for (auto& f : graph.mutable_task(id).flows)
+      f.bytes *= k;
+  }
+  return changed;
+}
+
+} // namespace dpusim::plan

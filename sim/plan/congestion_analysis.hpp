@@ -1,0 +1,79 @@
+// RoCE congestion on the flow level (docs/models/congestion.md, "How the simulator drives them"): each
+// RDMA transfer's flows on their routes, the switch egress ports they overload, what DCQCN's fluid model
+// makes of each (utilisation, queue, ECN marking) and what PFC pauses upstream (the ingress ports feeding
+// an overloaded egress, and every flow crossing them: congestion spreading). The transfer then takes as
+// long as its busiest link at the capacity left to it; the run stretches it by that factor.
+#pragma once
+
+#include "models/catalog/congestion_spec.hpp"
+#include "sim/engine/task_graph.hpp"
+#include "sim/platform/route_registry.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace dpusim::plan {
+
+/// What one switch port met over the transfers that crossed it (the worst transfer's values).
+struct PortCongestion {
+  std::int32_t link = 0;     // topology edge id
+  double pause_fraction = 0; // of the transfer's time its upstream sender was paused (ingress side)
+  double marking = 0;        // ECN-marked share of its packets (egress side, DCQCN)
+  double utilisation = 1;    // what DCQCN's rate control leaves of its capacity (egress side)
+  double queue_bytes = 0;    // DCQCN's mean queue (egress side)
+};
+
+struct CongestionSummary {
+  int transfers = 0;                            // RDMA transfers over the fabric analysed
+  int slowed = 0;                               // of which congestion stretched
+  double worst_factor = 1;                      // the largest stretch
+  std::string worst_label;                      // its task's label, where known
+  std::map<std::int32_t, PortCongestion> ports; // ports that paused, marked or lost capacity
+};
+
+/// A transfer as the uncongested run timed it.
+struct ActiveTransfer {
+  const engine::Task* task = nullptr;
+  double duration = 0; // seconds it took with links shared max-min
+  std::string label;
+};
+
+class CongestionAnalysis {
+public:
+  /// `capacity` gives a topology edge's rate in bytes/s as the platform simulates it (after faults).
+  CongestionAnalysis(const catalog::CongestionSpec& spec, platform::RouteRegistry& routes,
+                     std::function<double(std::int32_t)> capacity);
+
+  /// For transfers that run together, how much longer each takes with congestion (1: no longer): their
+  /// flows at the rates the uncongested run gave them, the switch egress ports their senders overload,
+  /// DCQCN's and PFC's answer there and upstream; a transfer slows by its most overcommitted link.
+  std::vector<double> factors(const std::vector<ActiveTransfer>& together);
+  /// Stretches every RDMA transfer of `graph` by its factor among the transfers running at its midpoint
+  /// in `timings` (the uncongested run of the same graph), where it exceeds 0.1%; `labels` names tasks.
+  /// True when it stretched any.
+  bool apply(engine::TaskGraph& graph, const std::vector<engine::TaskTiming>& timings,
+             const std::function<std::string(engine::TaskId)>& labels = {});
+
+  [[nodiscard]] const CongestionSummary& summary() const { return summary_; }
+
+private:
+  struct Dcqcn {
+    double utilisation = 1;
+    double pause_fraction = 0;
+    double marking = 0;
+    double queue = 0;
+  };
+  const Dcqcn& dcqcn_at(double capacity, int flows, double offered, double feedback_delay);
+  [[nodiscard]] bool is_switch(topology::VertexId v) const;
+
+  const catalog::CongestionSpec& spec_;
+  platform::RouteRegistry& routes_;
+  std::function<double(std::int32_t)> capacity_;
+  CongestionSummary summary_;
+  std::map<std::tuple<long long, int, long long, long long>, Dcqcn> dcqcn_cache_;
+};
+
+} // namespace dpusim::plan

@@ -1,0 +1,99 @@
+// The congestion: section on whole runs: off, links are shared max-min as before; on, RoCE transfers are
+// stretched by pauses and rate control and the run says what that cost, and the bundled PFC-only
+// scenario makes its claim.
+#include "tests/support/golden_tables.hpp"
+#include "tests/support/run_csv.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <regex>
+#include <string>
+
+using dpusim::testing::simulate;
+using dpusim::testing::TempDir;
+
+namespace {
+
+const std::string kJob = R"(name: congestion
+cluster:
+  nodes: 40
+  node: dgx-h100
+  nic: connectx-7
+  fabric: {topology: fat-tree, tiers: 2, link: 800Gbps, latency: 1us, oversubscription: "2:1"}
+workload:
+  model: mixtral-8x7b
+  seq_len: 4096
+  global_batch: 160
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 40, ep: 8}
+offload: {baseline: rdma-nic}
+seed: 1
+)";
+
+/// What the run's congestion note says it cost per step, and the step.
+std::pair<double, double> cost_and_step(const TempDir& tmp, const std::string& name,
+                                        const std::string& text) {
+  std::string out;
+  const double step = simulate(tmp, name, text, "step_time_s", &out);
+  const std::regex cost(R"(they cost ([0-9.]+) s per step)");
+  std::smatch m;
+  if (!std::regex_search(out, m, cost))
+    return {-1, step};
+  return {std::stod(m[1]), step};
+}
+
+} // namespace
+
+TEST(Congestion, PfcAloneCostsTheHashedFabricWhatTheRunSaysAndRateControlWinsItBack) {
+  TempDir tmp;
+  const double maxmin = simulate(tmp, "off", kJob, "step_time_s");
+  const auto [pfc_cost, pfc_step] = cost_and_step(tmp, "pfc", kJob + "congestion: {control: pfc-only}\n");
+  const auto [dcqcn_cost, dcqcn_step] =
+      cost_and_step(tmp, "dcqcn", kJob + "congestion: {control: dcqcn-paper}\n");
+  ASSERT_GE(pfc_cost, 0);
+  ASSERT_GE(dcqcn_cost, 0);
+  EXPECT_GT(pfc_step, maxmin * 1.01) << "ECMP collisions on 2:1 up-links pause the senders";
+  EXPECT_NEAR(pfc_cost, pfc_step - maxmin, 1e-4) << "the cost is against the same iteration shared max-min";
+  EXPECT_LE(dcqcn_step, pfc_step);
+  EXPECT_NEAR(dcqcn_cost, dcqcn_step - maxmin, 1e-4);
+}
+
+TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
+  // scenarios/examples/moe-pfc-pauses.yaml: pauses cost the hashed ConnectX-7 variant, not the adaptively
+  // routed BlueField-3 one; with DCQCN neither.
+  TempDir tmp;
+  const std::string file = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-pfc-pauses.yaml";
+  auto costs = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = tmp.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    const auto r =
+        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::pair<double, double>> by_variant; // cost, worst stretch
+    const std::regex note(
+        R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%\)[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)");
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
+      by_variant[(*it)[1]] = {std::stod((*it)[3]), (*it)[5].matched ? std::stod((*it)[5]) : 1.0};
+    return std::make_pair(by_variant, r.out);
+  };
+  const std::string text = dpusim::testing::read_text(file);
+  const auto [pfc, out] = costs("pfc", text);
+  ASSERT_EQ(pfc.size(), 2u) << out;
+  EXPECT_NEAR(pfc.at("rdma-nic").first, 4.0, 1.5) << "per cent of the step";
+  EXPECT_NEAR(pfc.at("rdma-nic").second, 1.4, 0.15);
+  EXPECT_LT(pfc.at("dpu").first, 0.1);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      out, m,
+      std::regex(
+          R"(note \(rdma-nic\): congestion[^\n]*the most paused port, [^,]+, had its sender paused ([0-9]+)% of the time)")))
+      << out;
+  EXPECT_NEAR(std::stod(m[1]), 40, 10);
+  std::string dcqcn = text;
+  dcqcn.replace(dcqcn.find("control: pfc-only"), 17, "control: dcqcn-paper");
+  const auto [rate_control, out2] = costs("dcqcn", dcqcn);
+  ASSERT_EQ(rate_control.size(), 2u) << out2;
+  EXPECT_LT(rate_control.at("rdma-nic").first, 0.1);
+  EXPECT_LT(rate_control.at("dpu").first, 0.1);
+}
