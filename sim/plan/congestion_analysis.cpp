@@ -78,9 +78,11 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   std::vector<int> owner; // the transfer of each path
   for (std::size_t k = 0; k < together.size(); ++k) {
     const auto& t = *together[k].task;
-    // A transfer coupled with CPU work runs over kernel TCP, which is lossy: not RoCE.
-    if (t.kind != engine::TaskKind::transfer || t.flows.empty() || !t.loads.empty() ||
-        !(together[k].duration > 0))
+    // A transfer coupled with CPU work runs over kernel TCP, which is lossy: not RoCE. Background flows
+    // (other tenants' traffic) load the ports all along.
+    const bool background = t.kind == engine::TaskKind::background;
+    if ((t.kind != engine::TaskKind::transfer && !background) || t.flows.empty() ||
+        (!t.loads.empty() && !background) || !(together[k].duration > 0))
       continue;
     for (const auto& f : t.flows) {
       if (f.bytes <= 0)
@@ -92,7 +94,8 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
       const std::size_t per_path = r.links.size() / static_cast<std::size_t>(spread);
       for (int c = 0; c < spread; ++c) {
         Path p;
-        p.bytes = f.bytes / spread / together[k].duration; // its rate in the uncongested run
+        // Its rate in the uncongested run (a background flow's: what it moved while the graph ran).
+        p.bytes = f.bytes * together[k].done / spread / together[k].duration;
         p.latency = r.latency_s;
         for (std::size_t i = 0; i < per_path; ++i) {
           const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
@@ -262,6 +265,13 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
   std::sort(transfers.begin(), transfers.end(), [&](engine::TaskId a, engine::TaskId b) {
     return timings[static_cast<std::size_t>(a)].start < timings[static_cast<std::size_t>(b)].start;
   });
+  // Other tenants' background flows run alongside every transfer.
+  std::vector<ActiveTransfer> background;
+  for (std::size_t id = 0; id < graph.size() && id < timings.size(); ++id) {
+    const auto& t = graph.task(static_cast<engine::TaskId>(id));
+    if (t.kind == engine::TaskKind::background && !t.flows.empty() && timings[id].end > timings[id].start)
+      background.push_back({&t, timings[id].end - timings[id].start, {}, timings[id].done});
+  }
   std::vector<double> factor(graph.size(), 1.0);
   std::map<std::vector<engine::TaskId>, bool> seen; // each distinct set of concurrent transfers once
   for (const auto id : transfers) {
@@ -282,6 +292,7 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
       const auto& to = timings[static_cast<std::size_t>(other)];
       together.push_back({&graph.task(other), to.end - to.start, labels ? labels(other) : std::string()});
     }
+    together.insert(together.end(), background.begin(), background.end());
     const auto k = factors(together);
     for (std::size_t i = 0; i < set.size(); ++i) {
       auto& f = factor[static_cast<std::size_t>(set[i])];

@@ -34,11 +34,12 @@ struct CongestionSummary {
   std::map<std::int32_t, PortCongestion> ports; // ports that paused, marked or lost capacity
 };
 
-/// A transfer as the uncongested run timed it.
+/// A transfer (or other tenants' background flows) as the uncongested run timed it.
 struct ActiveTransfer {
   const engine::Task* task = nullptr;
   double duration = 0; // seconds it took with links shared max-min
   std::string label;
+  double done = 1; // the share of its bytes moved (below 1 for background flows stopped with the graph)
 };
 
 class CongestionAnalysis {

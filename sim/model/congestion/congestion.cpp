@@ -103,9 +103,11 @@ void add_congestion_report(const CongestionConfig& c, const plan::CongestionSumm
   const double cost = std::abs(raw) < 1e-12 ? 0.0 : raw; // no "-0.0000"
   r.set_value("congestion_cost_s", cost);
   if (summary.transfers == 0) {
-    r.notes.push_back(fmt::format("congestion ({}): no RDMA transfer crosses the fabric in this variant "
-                                  "(kernel TCP is lossy: its congestion control is not modelled)",
-                                  c.control));
+    r.notes.push_back(fmt::format(
+        "congestion ({}): no RDMA transfer crosses the fabric in this variant; kernel TCP runs in a lossy "
+        "class that PFC does not pause, and its drops and retransmissions are not modelled, so its result is "
+        "an upper bound on its speed under congestion",
+        c.control));
     return;
   }
   std::string s = fmt::format(

@@ -4,6 +4,7 @@
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
@@ -96,4 +97,29 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
   ASSERT_EQ(rate_control.size(), 2u) << out2;
   EXPECT_LT(rate_control.at("rdma-nic").first, 0.1);
   EXPECT_LT(rate_control.at("dpu").first, 0.1);
+}
+
+TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
+  // scenarios/examples/tenants-pfc-qos.yaml: other tenants' flows and the job's own overload the 8:1
+  // up-links; PFC alone more than doubles the ConnectX-7 step, the BlueField's QoS keeps it to a quarter.
+  TempDir tmp;
+  const auto r = dpusim::testing::run_command(
+      {DPUSIM_BINARY, "compare", std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/tenants-pfc-qos.yaml",
+       "--out", tmp.path() + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex note(
+      R"(note \(([a-z-]+)\): congestion \(pfc-only\): [^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%\))");
+  std::map<std::string, double> percent;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
+    percent[(*it)[1]] = std::stod((*it)[3]);
+  ASSERT_EQ(percent.size(), 2u) << r.out;
+  EXPECT_GT(percent.at("rdma-nic"), 100.0);
+  EXPECT_NEAR(percent.at("dpu"), 27, 8);
+  const auto rows =
+      dpusim::testing::parse_csv(dpusim::testing::read_text(tmp.path() + "/out/comparison.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  const auto col = std::find(rows[0].begin(), rows[0].end(), "step_time_s") - rows[0].begin();
+  EXPECT_NEAR(std::stod(rows[1][static_cast<std::size_t>(col)]) /
+                  std::stod(rows[2][static_cast<std::size_t>(col)]),
+              3.6, 0.3);
 }
