@@ -15,11 +15,19 @@ constexpr double kSlowed = 1e-3;
 
 /// One connection's share of a flow: the topology edges it crosses, its bytes, its one-way latency.
 struct Path {
-  std::vector<std::int32_t> links;
+  std::vector<std::int32_t> links; // queues: topology edge x 2 + traffic class (see queue_of)
   double bytes = 0;
   double latency = 0;
   double offered = 0; // what its sender pushes: its share of the links before any switch queue
 };
+
+/// A port's queue of one traffic class (PFC pauses a priority, not the port): edge x 2 + class.
+std::int32_t queue_of(std::int32_t edge, int traffic_class) {
+  return edge * 2 + traffic_class;
+}
+std::int32_t edge_of(std::int32_t queue) {
+  return queue / 2;
+}
 
 struct LinkUse {
   double load = 0;        // bytes
@@ -82,7 +90,7 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
     // (other tenants' traffic) load the ports all along.
     const bool background = t.kind == engine::TaskKind::background;
     if ((t.kind != engine::TaskKind::transfer && !background) || t.flows.empty() ||
-        (!t.loads.empty() && !background) || !(together[k].duration > 0))
+        together[k].traffic_class < 0 || !(together[k].duration > 0))
       continue;
     for (const auto& f : t.flows) {
       if (f.bytes <= 0)
@@ -100,7 +108,7 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
         for (std::size_t i = 0; i < per_path; ++i) {
           const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
           if (e < topo.num_edges())
-            p.links.push_back(e);
+            p.links.push_back(queue_of(e, together[k].traffic_class));
         }
         paths.push_back(std::move(p));
         owner.push_back(static_cast<int>(k));
@@ -109,25 +117,42 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   }
   if (paths.empty())
     return out;
-  std::unordered_map<std::int32_t, LinkUse> use; // load: bytes per second
+  std::unordered_map<std::int32_t, LinkUse> use;      // by queue; load: bytes per second
+  std::unordered_map<std::int32_t, double> link_load; // by edge, every class
   for (std::size_t j = 0; j < paths.size(); ++j)
-    for (const auto e : paths[j].links) {
-      auto& u = use[e];
+    for (const auto q : paths[j].links) {
+      auto& u = use[q];
       u.load += paths[j].bytes;
       u.paths.push_back(static_cast<int>(j));
+      link_load[edge_of(q)] += paths[j].bytes;
     }
+  std::unordered_map<std::int32_t, double> link_cap; // by edge
+  for (const auto& [e, load] : link_load)
+    link_cap[e] = capacity_(e);
+  // A class's queue has what the other class left of the port in the uncongested run, and at least an
+  // equal share of it (the port's scheduler serves backlogged classes with equal weights).
+  std::unordered_map<std::int32_t, int> classes; // by edge
+  for (const auto& [q, u] : use)
+    ++classes[edge_of(q)];
   std::unordered_map<std::int32_t, double> cap;
-  for (const auto& [e, u] : use)
-    cap[e] = capacity_(e);
+  for (const auto& [q, u] : use) {
+    const auto e = edge_of(q);
+    cap[q] = std::max(link_cap[e] / classes[e], link_cap[e] - (link_load[e] - u.load));
+  }
   // What each sender pushes before any switch queue holds it back (no end-to-end control: PFC alone),
-  // and DCQCN's flows' line rate: its rate scaled up to fill the links it crosses before the first switch.
-  auto egress = [&](std::int32_t e) { return is_switch(topo.edge_source(e)); };
+  // and DCQCN's flows' line rate: without feedback from beyond its first switch a sender shares the links
+  // up to it equally among its connections, whatever holds them back further on.
+  std::unordered_map<std::int32_t, int> link_paths; // by edge, every class
+  for (const auto& [q, u] : use)
+    link_paths[edge_of(q)] += static_cast<int>(u.paths.size());
+  auto egress = [&](std::int32_t q) { return is_switch(topo.edge_source(edge_of(q))); };
   for (auto& p : paths) {
     p.offered = std::numeric_limits<double>::infinity();
-    for (const auto e : p.links) {
-      if (egress(e))
+    for (const auto q : p.links) {
+      if (egress(q))
         break; // the first switch queue: from here on PFC holds the sender back
-      p.offered = std::min(p.offered, p.bytes * cap[e] / use[e].load);
+      const auto e = edge_of(q);
+      p.offered = std::min(p.offered, link_cap[e] / link_paths[e]);
     }
     if (!std::isfinite(p.offered))
       p.offered = p.bytes;
@@ -155,15 +180,17 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   const bool rate_control = spec_.rate_control.value;
   // A fabric link may stand for several ports (parallel links, or a pooled tier under adaptive routing):
   // PFC's thresholds and DCQCN's queue are per port of the fabric's link speed.
-  const auto ports_of = [&](std::int32_t e) {
+  const auto ports_of = [&](std::int32_t q) {
+    const auto e = edge_of(q);
     const auto& edge = topo.edge(e);
     const double port_rate =
-        edge.kind == topology::LinkKind::fabric ? topo.layout().fabric.link.si() : cap[e];
-    return std::max(1.0, std::round(cap[e] / std::max(port_rate, 1.0)));
+        edge.kind == topology::LinkKind::fabric ? topo.layout().fabric.link.si() : link_cap[e];
+    return std::max(1.0, std::round(link_cap[e] / std::max(port_rate, 1.0)));
   };
-  const auto xoff = [&](std::int32_t e) {
-    const double ports = ports_of(e);
-    return ports * catalog::pfc_ingress_port(spec_, units::DataRate::from_si(cap[e] / ports)).pause.xoff.si();
+  const auto xoff = [&](std::int32_t q) {
+    const double ports = ports_of(q);
+    return ports * catalog::pfc_ingress_port(spec_, units::DataRate::from_si(link_cap[edge_of(q)] / ports))
+                       .pause.xoff.si();
   };
   for (int round = 0; round < 8 && !work.empty(); ++round) {
     std::vector<std::int32_t> next;
@@ -177,8 +204,8 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
       }
       if (!(offered > left[e] * (1 + 1e-9)))
         continue;
-      auto& rec = summary_.ports[e];
-      rec.link = e;
+      auto& rec = summary_.ports[edge_of(e)];
+      rec.link = edge_of(e);
       double pause = 0;
       if (rate_control && round == 0) {
         // DCQCN holds the senders near the port's rate; what it leaves, and whether its queue still
@@ -186,7 +213,7 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
         const double ports = ports_of(e);
         const int n = static_cast<int>(u.paths.size());
         const int per_port = std::max(1, static_cast<int>(std::lround(n / ports)));
-        const auto& d = dcqcn_at(cap[e] / ports, per_port, offered / n, rtt);
+        const auto& d = dcqcn_at(link_cap[edge_of(e)] / ports, per_port, offered / n, rtt);
         left[e] = std::min(left[e], d.utilisation * cap[e]);
         rec.marking = std::max(rec.marking, d.marking);
         rec.utilisation = std::min(rec.utilisation, d.utilisation);
@@ -220,9 +247,13 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
         if (f <= paused[in])
           continue;
         paused[in] = f;
-        left[in] = std::min(left[in], (1.0 - f) * cap[in]);
-        auto& r = summary_.ports[in];
-        r.link = in;
+        // While not paused its sender pushes what it offers; paused, nothing of that class passes.
+        double sending = 0;
+        for (const int j : use[in].paths)
+          sending += paths[static_cast<std::size_t>(j)].offered;
+        left[in] = std::min(left[in], (1.0 - f) * std::min(sending, cap[in]));
+        auto& r = summary_.ports[edge_of(in)];
+        r.link = edge_of(in);
         r.pause_fraction = std::max(r.pause_fraction, f);
         if (egress(in))
           next.push_back(in);
@@ -245,15 +276,23 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   return out;
 }
 
+int CongestionAnalysis::default_class(const engine::Task& t) {
+  return t.loads.empty() || t.kind == engine::TaskKind::background ? 0 : -1;
+}
+
 bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engine::TaskTiming>& timings,
-                               const std::function<std::string(engine::TaskId)>& labels) {
+                               const std::function<std::string(engine::TaskId)>& labels,
+                               const std::function<int(engine::TaskId)>& traffic_class) {
   bool changed = false;
-  // RDMA transfers over the fabric, by start time; each is analysed with those running at its midpoint.
+  const auto class_of = [&](engine::TaskId id) {
+    return traffic_class ? traffic_class(id) : default_class(graph.task(id));
+  };
+  // RoCE transfers over the fabric, by start time; each is analysed with those running at its midpoint.
   std::vector<engine::TaskId> transfers;
   for (std::size_t id = 0; id < graph.size() && id < timings.size(); ++id) {
     const auto& t = graph.task(static_cast<engine::TaskId>(id));
-    if (t.kind != engine::TaskKind::transfer || t.flows.empty() || !t.loads.empty() ||
-        !(timings[id].end > timings[id].start))
+    if (t.kind != engine::TaskKind::transfer || t.flows.empty() ||
+        class_of(static_cast<engine::TaskId>(id)) < 0 || !(timings[id].end > timings[id].start))
       continue;
     const bool network = std::any_of(t.flows.begin(), t.flows.end(), [&](const engine::Flow& f) {
       return routes_.route_hosts(f.src, f.dst).kind == platform::HopKind::network;
@@ -269,8 +308,13 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
   std::vector<ActiveTransfer> background;
   for (std::size_t id = 0; id < graph.size() && id < timings.size(); ++id) {
     const auto& t = graph.task(static_cast<engine::TaskId>(id));
-    if (t.kind == engine::TaskKind::background && !t.flows.empty() && timings[id].end > timings[id].start)
-      background.push_back({&t, timings[id].end - timings[id].start, {}, timings[id].done});
+    if (t.kind == engine::TaskKind::background && !t.flows.empty() && timings[id].end > timings[id].start &&
+        class_of(static_cast<engine::TaskId>(id)) >= 0)
+      background.push_back({&t,
+                            timings[id].end - timings[id].start,
+                            {},
+                            timings[id].done,
+                            class_of(static_cast<engine::TaskId>(id))});
   }
   std::vector<double> factor(graph.size(), 1.0);
   std::map<std::vector<engine::TaskId>, bool> seen; // each distinct set of concurrent transfers once
@@ -290,7 +334,8 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
     std::vector<ActiveTransfer> together;
     for (const auto other : set) {
       const auto& to = timings[static_cast<std::size_t>(other)];
-      together.push_back({&graph.task(other), to.end - to.start, labels ? labels(other) : std::string()});
+      together.push_back({&graph.task(other), to.end - to.start, labels ? labels(other) : std::string(), 1.0,
+                          class_of(other)});
     }
     together.insert(together.end(), background.begin(), background.end());
     const auto k = factors(together);

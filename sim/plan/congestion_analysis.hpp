@@ -40,6 +40,9 @@ struct ActiveTransfer {
   double duration = 0; // seconds it took with links shared max-min
   std::string label;
   double done = 1; // the share of its bytes moved (below 1 for background flows stopped with the graph)
+  /// Its PFC priority: 0 the job's, 1 storage's own where storage runs in a class of its own; -1 not
+  /// RoCE (kernel TCP, lossy): left out.
+  int traffic_class = 0;
 };
 
 class CongestionAnalysis {
@@ -55,10 +58,18 @@ public:
   /// Stretches every RDMA transfer of `graph` by its factor among the transfers running at its midpoint
   /// in `timings` (the uncongested run of the same graph), where it exceeds 0.1%; `labels` names tasks.
   /// True when it stretched any.
+  /// `traffic_class` gives each task's class (ActiveTransfer::traffic_class); by default
+  /// default_class.
   bool apply(engine::TaskGraph& graph, const std::vector<engine::TaskTiming>& timings,
-             const std::function<std::string(engine::TaskId)>& labels = {});
+             const std::function<std::string(engine::TaskId)>& labels = {},
+             const std::function<int(engine::TaskId)>& traffic_class = {});
+  /// A transfer with CPU work coupled to it runs over kernel TCP (-1); others, and other tenants'
+  /// background flows, are RoCE in the job's class (0).
+  static int default_class(const engine::Task& t);
 
   [[nodiscard]] const CongestionSummary& summary() const { return summary_; }
+  /// Forgets what it recorded (its DCQCN steady states are kept).
+  void reset() { summary_ = {}; }
 
 private:
   struct Dcqcn {

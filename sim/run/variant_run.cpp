@@ -94,12 +94,18 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   auto timings = simulator.execute(iteration.graph, options.progress);
   // The plan again with its transfers stretched by congestion (probes first: they are reused in it).
   bool probes_stretched = false;
-  const auto congest = [&](plan::IterationPlan& p, const std::vector<engine::TaskTiming>& clean) {
+  const auto congest = [&](plan::IterationPlan& p, const std::vector<engine::TaskTiming>& clean,
+                           plan::CongestionAnalysis& analysis) {
     const auto label = [&p](engine::TaskId id) {
       return static_cast<std::size_t>(id) < p.info.size() ? p.info[static_cast<std::size_t>(id)].label
                                                           : std::string();
     };
-    const bool stretched = congestion_analysis->apply(p.graph, clean, label);
+    const bool stretched =
+        analysis.apply(p.graph, clean, label, [&p, &variant, congestion](engine::TaskId id) {
+          const auto i = static_cast<std::size_t>(id);
+          return model::traffic_class(*congestion, variant, p.graph.task(id),
+                                      i < p.info.size() ? p.info[i].category : plan::TaskCategory::join);
+        });
     p.apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     return stretched || probes_stretched ? simulator.execute(p.graph, options.progress) : clean;
   };
@@ -117,7 +123,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     in.tp_collective_s = run_probe(simulator, iteration.probe);
     in.ep_collective_s = run_probe(simulator, iteration.ep_probe);
     in.cp_collective_s = run_probe(simulator, iteration.cp_probe);
-    timings = congest(iteration, timings);
+    timings = congest(iteration, timings, *congestion_analysis);
   }
 
   auto r = result_of(s, variant, hw, in, iteration);
@@ -137,8 +143,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     fault_free = plan::build_iteration(s.workload, costs, routes, lowering, representative, host, healthy);
     fault_free->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     auto healthy_timings = simulator.execute(fault_free->graph);
-    if (congestion_analysis)
-      healthy_timings = congest(*fault_free, healthy_timings);
+    if (congestion_analysis) {
+      auto again = *congestion_analysis;
+      healthy_timings = congest(*fault_free, healthy_timings, again);
+    }
     const double healthy_step = metrics::compute_metrics(*fault_free, healthy_timings, in).step_time_s;
     model::add_fault_cost(r.metrics.step_time_s, healthy_step, false, r);
   }
@@ -191,8 +199,17 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     auto ck = simulator.execute(with_checkpoint->graph, options.progress);
-    if (congestion_analysis)
-      ck = congest(*with_checkpoint, ck);
+    if (congestion_analysis) {
+      // The checkpoint's writes meet the iteration's traffic (and each other) at the storage servers'
+      // ports: analysed on their own, and said apart.
+      const double clean_ck = metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s;
+      auto writes = *congestion_analysis;
+      writes.reset();
+      ck = congest(*with_checkpoint, ck, writes);
+      model::add_checkpoint_congestion(*congestion, writes.summary(), topo,
+                                       metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s,
+                                       clean_ck, r);
+    }
     model::add_checkpoint_step(s, metrics::compute_metrics(*with_checkpoint, ck, in).step_time_s, r.metrics);
   }
   r.activities = simulator.stats().activities;

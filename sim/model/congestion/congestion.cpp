@@ -32,6 +32,10 @@ public:
         {"congestion.control", "catalog congestion", "required",
          "the rate control and PFC buffers: dcqcn-paper | dcqcn-mlx | pfc-only "
          "(models/catalog/data/congestion/)"},
+        {"congestion.storage_class", "choice", "shared",
+         "shared (storage and checkpoint traffic in the job's PFC priority) | separate (a priority of its "
+         "own, "
+         "which any RoCE NIC or DPU can tag: its pauses stop only storage traffic)"},
     };
   }
   [[nodiscard]] report::Explainer explainer() const override {
@@ -51,6 +55,8 @@ public:
     m.declare(registry().keys_under(kSection));
     CongestionConfig c;
     c.control = m.required("control", "a catalog congestion setting, e.g. dcqcn-paper").as_string();
+    if (auto sc = m.optional("storage_class"))
+      c.storage_separate = sc->as_choice({"shared", "separate"}) == "separate";
     m.finish();
     s.extensions[std::string(kSection)] = c;
   }
@@ -92,34 +98,25 @@ std::string port_name(const topology::Topology& topo, std::int32_t e) {
 
 } // namespace
 
+int traffic_class(const CongestionConfig& c, const offload::Variant& v, const engine::Task& t,
+                  plan::TaskCategory category) {
+  if (category == plan::TaskCategory::checkpoint || category == plan::TaskCategory::data_load)
+    return v.placement[offload::Function::storage] == offload::Site::host ? -1 : (c.storage_separate ? 1 : 0);
+  return plan::CongestionAnalysis::default_class(t);
+}
+
 const CongestionConfig* congestion_of(const scenario::Scenario& s) {
   return s.extension<CongestionConfig>(kSection);
 }
 
-void add_congestion_report(const CongestionConfig& c, const plan::CongestionSummary& summary,
-                           const topology::Topology& topo, double step_s, double uncongested_step_s,
-                           report::VariantResult& r) {
-  const double raw = step_s - uncongested_step_s;
-  const double cost = std::abs(raw) < 1e-12 ? 0.0 : raw; // no "-0.0000"
-  r.set_value("congestion_cost_s", cost);
-  if (summary.transfers == 0) {
-    r.notes.push_back(fmt::format(
-        "congestion ({}): no RDMA transfer crosses the fabric in this variant; kernel TCP runs in a lossy "
-        "class that PFC does not pause, and its drops and retransmissions are not modelled, so its result is "
-        "an upper bound on its speed under congestion",
-        c.control));
-    return;
-  }
-  std::string s = fmt::format(
-      "congestion ({}): {} of {} RDMA transfers over the fabric slow down by more than 0.1% at switch ports "
-      "they overload or that pause; they cost {:.4f} s per step ({:+.1f}%) against the same iteration with "
-      "links shared "
-      "max-min on the same platform",
-      c.control, summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s));
+namespace {
+
+/// What the ports met: the worst stretch, the most paused port, the most marked one.
+std::string ports_clause(const plan::CongestionSummary& summary, const topology::Topology& topo) {
+  std::string s;
   if (summary.slowed > 0)
     s += fmt::format("; the worst, {}, takes {:.2f}x as long",
                      summary.worst_label.empty() ? "a transfer" : summary.worst_label, summary.worst_factor);
-  // The ports that paused and marked most.
   const plan::PortCongestion* pause = nullptr;
   const plan::PortCongestion* mark = nullptr;
   for (const auto& [e, p] : summary.ports) {
@@ -136,7 +133,51 @@ void add_congestion_report(const CongestionConfig& c, const plan::CongestionSumm
                      "DCQCN leaving {:.1f}% of its rate",
                      port_name(topo, mark->link), 100 * mark->marking, mark->queue_bytes / 1e3,
                      100 * mark->utilisation);
-  r.notes.push_back(s);
+  return s;
+}
+
+double cost_of(double step_s, double uncongested_step_s) {
+  const double raw = step_s - uncongested_step_s;
+  return std::abs(raw) < 1e-12 ? 0.0 : raw; // no "-0.0000"
+}
+
+} // namespace
+
+void add_congestion_report(const CongestionConfig& c, const plan::CongestionSummary& summary,
+                           const topology::Topology& topo, double step_s, double uncongested_step_s,
+                           report::VariantResult& r) {
+  const double cost = cost_of(step_s, uncongested_step_s);
+  r.set_value("congestion_cost_s", cost);
+  if (summary.transfers == 0) {
+    r.notes.push_back(fmt::format(
+        "congestion ({}): no RDMA transfer crosses the fabric in this variant; kernel TCP runs in a lossy "
+        "class that PFC does not pause, and its drops and retransmissions are not modelled, so its result is "
+        "an upper bound on its speed under congestion",
+        c.control));
+    return;
+  }
+  r.notes.push_back(fmt::format(
+      "congestion ({}): {} of {} RDMA transfers over the fabric slow down by more than 0.1% at switch ports "
+      "they overload or that pause; they cost {:.4f} s per step ({:+.1f}%) against the same iteration with "
+      "links shared max-min on the same platform{}",
+      c.control, summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s),
+      ports_clause(summary, topo)));
+}
+
+void add_checkpoint_congestion(const CongestionConfig& c, const plan::CongestionSummary& summary,
+                               const topology::Topology& topo, double step_s, double uncongested_step_s,
+                               report::VariantResult& r) {
+  if (summary.transfers == 0)
+    return;
+  const double cost = cost_of(step_s, uncongested_step_s);
+  r.set_value("checkpoint_congestion_cost_s", cost);
+  r.notes.push_back(fmt::format(
+      "congestion ({}) in the iteration that writes a checkpoint ({}): {} of {} RoCE transfers slow down by "
+      "more than 0.1%; it takes {:.4f} s longer ({:+.1f}%) than with links shared max-min{}",
+      c.control,
+      c.storage_separate ? "storage in a PFC priority of its own" : "storage in the job's PFC priority",
+      summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s),
+      ports_clause(summary, topo)));
 }
 
 std::unique_ptr<Model> make_congestion_model() {

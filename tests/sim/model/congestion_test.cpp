@@ -10,6 +10,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <tuple>
 
 using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
@@ -122,4 +123,46 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   EXPECT_NEAR(std::stod(rows[1][static_cast<std::size_t>(col)]) /
                   std::stod(rows[2][static_cast<std::size_t>(col)]),
               3.6, 0.3);
+}
+
+TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
+  // scenarios/examples/checkpoint-incast-pfc.yaml: in the job's PFC priority the writes' pauses stop the
+  // gradient traffic too; in a priority of their own they slow only the writes; a separate storage fabric
+  // or DCQCN loses nothing.
+  TempDir tmp;
+  const std::string text = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                      "/scenarios/examples/checkpoint-incast-pfc.yaml");
+  auto checkpoint_note = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = tmp.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    const auto r =
+        dpusim::testing::run_command({DPUSIM_BINARY, "run", path, "--out", tmp.path() + "/" + name});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::regex note(
+        R"(in the iteration that writes a checkpoint \([^)]*\): ([0-9]+) of ([0-9]+) RoCE transfers[^;]*; it takes ([0-9.]+) s longer \(\+([0-9.]+)%\))");
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(r.out, m, note)) << r.out;
+    return std::make_tuple(std::stoi(m[1]), std::stoi(m[2]), std::stod(m[4]));
+  };
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  const auto [slowed, all, percent] = checkpoint_note("shared", text);
+  EXPECT_EQ(slowed, all) << "every transfer, the gradients' included";
+  EXPECT_GT(percent, 1500.0);
+  const auto [own_slowed, own_all, own_percent] =
+      checkpoint_note("own", with("control: pfc-only}", "control: pfc-only, storage_class: separate}"));
+  EXPECT_EQ(own_slowed, 32) << "the 32 nodes' writes only, of " << own_all;
+  EXPECT_NEAR(own_percent, 25, 10);
+  const auto [f_slowed, f_all, f_percent] = checkpoint_note(
+      "fabric", with("write_rate: 40GB/s}", "write_rate: 40GB/s, fabric: separate, node_link: 200Gbps}"));
+  EXPECT_EQ(f_slowed, 0);
+  EXPECT_LT(f_percent, 0.1);
+  const auto [d_slowed, d_all, d_percent] =
+      checkpoint_note("dcqcn", with("control: pfc-only", "control: dcqcn-paper"));
+  EXPECT_EQ(d_slowed, 0);
+  EXPECT_LT(d_percent, 0.1);
 }

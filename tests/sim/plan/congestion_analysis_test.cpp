@@ -125,3 +125,24 @@ TEST(CongestionAnalysis, DcqcnHoldsAnIncastBelowXoffAndLeavesItsVictimAlone) {
     marked = marked || p.marking > 0;
   EXPECT_TRUE(marked) << "the receiver's port marks packets";
 }
+
+TEST(CongestionAnalysis, PausesOfOnePriorityLeaveAnotherPriorityOnTheSamePortAlone) {
+  // The incast of the victim test in a PFC priority of its own (storage's), the victim in the job's: the
+  // victim's port is paused for the incast's class only.
+  Rig rig = one_leaf();
+  const auto& pfc = *rig.cat.congestion("pfc-only");
+  const int n = 6;
+  const double bytes = 1e9;
+  const double duration = n * bytes / rig.nic();
+  engine::Task victim;
+  victim.kind = engine::TaskKind::transfer;
+  victim.flows.push_back({1, 8, bytes});
+  const auto shared = [&](int victim_class) {
+    const auto in = incast(n, bytes, false);
+    plan::CongestionAnalysis a(pfc, *rig.platform,
+                               [&rig](std::int32_t e) { return rig.topo->edge(e).bandwidth.si(); });
+    return a.factors({{&in, duration, "incast", 1.0, 1}, {&victim, duration, "victim", 1.0, victim_class}});
+  };
+  EXPECT_GT(shared(1).at(1), 1.5) << "same priority: the victim stops with the incast";
+  EXPECT_NEAR(shared(0).at(1), 1.0, 1e-9) << "its own priority: the victim keeps its rate";
+}
