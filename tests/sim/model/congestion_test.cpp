@@ -166,3 +166,32 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
   EXPECT_EQ(d_slowed, 0);
   EXPECT_LT(d_percent, 0.1);
 }
+
+TEST(Congestion, TheBundledQueuePairScenarioMakesItsClaim) {
+  // scenarios/examples/dp-queue-pairs-pfc.yaml: one queue pair per connection collides and pauses; the
+  // BlueField-3's adaptive routing and four queue pairs on the ConnectX-7 both win it back.
+  TempDir tmp;
+  const std::string text = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                      "/scenarios/examples/dp-queue-pairs-pfc.yaml");
+  auto steps = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = tmp.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    const auto r =
+        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto rows =
+        dpusim::testing::parse_csv(dpusim::testing::read_text(tmp.path() + "/" + name + "/comparison.csv"));
+    const auto col =
+        static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), "step_time_s") - rows[0].begin());
+    return std::make_pair(std::stod(rows.at(1).at(col)), std::stod(rows.at(2).at(col)));
+  };
+  const auto [nic, dpu] = steps("one", text);
+  EXPECT_NEAR(nic / dpu, 1.98, 0.1);
+  std::string four = text;
+  four.replace(four.find("  precision: bf16\n"), 18,
+               "  precision: bf16\n  communication: {qps_per_connection: 4}\n");
+  const auto [nic4, dpu4] = steps("four", four);
+  EXPECT_NEAR(nic4 / dpu, 1.0, 0.01)
+      << "four queue pairs on the ConnectX-7 match the BlueField's adaptive routing";
+  EXPECT_NEAR(dpu4 / dpu, 1.0, 0.01);
+}
