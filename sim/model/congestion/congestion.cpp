@@ -10,8 +10,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace dpusim::model {
 namespace {
@@ -91,6 +94,12 @@ public:
   }
 };
 
+/// The tier a port's link joins, as "nic->leaf", "leaf->spine", "spine->core"...
+std::string tier_name(const topology::Topology& topo, std::int32_t e) {
+  return fmt::format("{}->{}", topology::vertex_kind_name(topo.vertex(topo.edge_source(e)).kind),
+                     topology::vertex_kind_name(topo.vertex(topo.edge_target(e)).kind));
+}
+
 std::string port_name(const topology::Topology& topo, std::int32_t e) {
   const auto& g = topo.graph();
   return fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name);
@@ -125,9 +134,21 @@ std::string ports_clause(const plan::CongestionSummary& summary, const topology:
     if (p.marking > 0 && (mark == nullptr || p.marking > mark->marking))
       mark = &p;
   }
-  if (pause != nullptr)
+  if (pause != nullptr) {
     s += fmt::format("; the most paused port, {}, had its sender paused {:.0f}% of the time (PFC)",
                      port_name(topo, pause->link), 100 * pause->pause_fraction);
+    // The worst pause of each tier, senders' side first.
+    std::map<std::string, double> by_tier;
+    for (const auto& [e, p] : summary.ports)
+      if (p.pause_fraction > 0) {
+        auto& worst = by_tier[tier_name(topo, e)];
+        worst = std::max(worst, p.pause_fraction);
+      }
+    std::vector<std::string> tiers;
+    for (const auto& [tier, worst] : by_tier)
+      tiers.push_back(fmt::format("{} {:.0f}%", tier, 100 * worst));
+    s += fmt::format(" (worst pause by tier: {})", fmt::join(tiers, ", "));
+  }
   if (mark != nullptr)
     s += fmt::format("; the most marked, {}, ECN-marked {:.2f}% of its packets at a mean queue of {:.1f} KB, "
                      "DCQCN leaving {:.1f}% of its rate",
@@ -158,10 +179,11 @@ void add_congestion_report(const CongestionConfig& c, const plan::CongestionSumm
   }
   r.notes.push_back(fmt::format(
       "congestion ({}): {} of {} RDMA transfers over the fabric slow down by more than 0.1% at switch ports "
-      "they overload or that pause; they cost {:.4f} s per step ({:+.1f}%) against the same iteration with "
-      "links shared max-min on the same platform{}",
+      "they overload or that pause; they cost {:.4f} s per step ({:+.1f}%, {:.0f}% of the exposed "
+      "communication) "
+      "against the same iteration with links shared max-min on the same platform{}",
       c.control, summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s),
-      ports_clause(summary, topo)));
+      100 * cost / std::max(1e-12, r.metrics.exposed_comm_s), ports_clause(summary, topo)));
 }
 
 void add_checkpoint_congestion(const CongestionConfig& c, const plan::CongestionSummary& summary,

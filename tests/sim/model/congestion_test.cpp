@@ -74,7 +74,7 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::map<std::string, std::pair<double, double>> by_variant; // cost, worst stretch
     const std::regex note(
-        R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%\)[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)");
+        R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)");
     for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
       by_variant[(*it)[1]] = {std::stod((*it)[3]), (*it)[5].matched ? std::stod((*it)[5]) : 1.0};
     return std::make_pair(by_variant, r.out);
@@ -109,7 +109,7 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
        "--out", tmp.path() + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::regex note(
-      R"(note \(([a-z-]+)\): congestion \(pfc-only\): [^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%\))");
+      R"(note \(([a-z-]+)\): congestion \(pfc-only\): [^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,)");
   std::map<std::string, double> percent;
   for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
     percent[(*it)[1]] = std::stod((*it)[3]);
