@@ -221,6 +221,14 @@ class Outputs:
             chosen.append((v, fewest, fastest))
         return chosen
 
+    def value(self, variant, key):
+        """A model's value of the variant's result (run-info.json), None where it set none."""
+        for v in (self.info or {}).get("variants", []):
+            if v.get("name") == variant:
+                x = (v.get("values") or {}).get(key)
+                return None if x is None else float(x)
+        return None
+
     def straggler_wait(self, variant):
         """The scenario's own seed's wait (sample 0), from samples.csv or the run's result values."""
         for r in self.samples:
@@ -628,7 +636,48 @@ def figure_plan_pareto_energy(out):
 
 
 # In page order. Each draws nothing without its files: a plan's directory has points.csv alone.
-FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_attribution, figure_distribution,
+def figure_congestion(out):
+    """What RoCE congestion (PFC pauses, rate control) costs each variant, when the scenario models it."""
+    names = out.variants()
+    keys = [("congestion_cost_s", "the iteration", "#c44e52"),
+            ("checkpoint_congestion_cost_s", "the iteration that writes a checkpoint", "#8172b2")]
+    shown = [(k, label, colour) for k, label, colour in keys if any(out.value(v, k) is not None for v in names)]
+    if not shown:
+        return None
+    f = Figure(
+        "congestion",
+        "What congestion costs",
+        "Per variant, how much longer the iteration takes with PFC pauses and rate control than with links "
+        "shared max-min on the same platform (congestion_cost_s), and the iteration that writes a checkpoint "
+        "(checkpoint_congestion_cost_s); docs/models/congestion.md. Host-TCP variants have no RoCE traffic: "
+        "their zero is an upper bound on their speed, not a measured one.",
+        height=max(2.4, 0.8 + 0.5 * len(names) * len(shown)),
+    )
+    h = 0.8 / len(shown)
+    top = 0.0
+    for j, (key, label, colour) in enumerate(shown):
+        f.data[key] = {}
+        for i, v in enumerate(names):
+            x = out.value(v, key) or 0.0
+            y = i + (j - (len(shown) - 1) / 2) * h
+            if x > 0:  # a zero draws no bar (an empty mark), only its value
+                (bar,) = f.ax.barh([y], [x], height=h, color=colour)
+                f.mark(bar, f"v{i}-{key}")
+            f.ax.text(x, y, f"  {x:.4f} s", va="center", fontsize=8)
+            f.data[key][v] = rounded(x)
+            top = max(top, x)
+    f.ax.set_yticks(range(len(names)), names)
+    f.ax.invert_yaxis()
+    f.ax.set_xlabel("seconds per iteration")
+    f.ax.set_xlim(0, top * 1.3 if top > 0 else 1.0)
+    handles = [Patch(color=colour, label=label) for _, label, colour in shown]
+    f.ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=len(shown), fontsize=8,
+                frameon=False)
+    f.ax.spines[["top", "right"]].set_visible(False)
+    return f
+
+
+FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_congestion, figure_attribution, figure_distribution,
            figure_plan_scaling, figure_plan_pareto, figure_plan_pareto_cost, figure_plan_pareto_energy]
 
 
