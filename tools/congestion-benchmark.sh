@@ -7,6 +7,8 @@
 # Usage: tools/congestion-benchmark.sh [GPUS] [CONTROL] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/scale-scenario.sh
+. tools/scale-scenario.sh
 gpus=${1:-16384}
 control=${2:-dcqcn-paper}
 runs=${3:-3}
@@ -16,26 +18,8 @@ dp=$((gpus / 112))
 if [ "$dp" -lt 1 ]; then echo "congestion-benchmark: $gpus GPUs is below one TP 8 x PP 14 replica (112)" >&2; exit 2; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/off.yaml" <<YAML
-name: scale
-cluster:
-  nodes: $((dp * 14))
-  node: dgx-h100
-  nic: connectx-7
-  fabric: {topology: rail-optimized, tiers: 3, link: 400Gbps, latency: 1us, oversubscription: "1:1"}
-workload:
-  model: llama3-405b
-  seq_len: 8192
-  global_batch: $((dp * 16))
-  micro_batch: 1
-  parallelism: {tp: 8, pp: 14, dp: $dp}
-  precision: bf16
-  recompute: full
-  zero: 1
-offload: {baseline: rdma-nic}
-seed: 1
-YAML
-{ cat "$work/off.yaml"; echo "congestion: {control: $control}"; } >"$work/on.yaml"
+scale_scenario "$dp" >"$work/off.yaml"
+scale_scenario "$dp" "congestion: {control: $control}" >"$work/on.yaml"
 build/sim/dpusim run "$work/on.yaml" --out "$work/check" | grep 'note: congestion' || true
 farm-bench -n "$runs" --timeout 3600 --vs "build/sim/dpusim run $work/off.yaml --out $work/b --quiet" -- \
   build/sim/dpusim run "$work/on.yaml" --out "$work/a" --quiet

@@ -6,6 +6,8 @@
 # Usage: tools/scale-benchmark.sh [--write] [GPUS ...]   (--write puts the table in docs/scaling.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/scale-scenario.sh
+. tools/scale-scenario.sh
 write=0
 if [ "${1:-}" = "--write" ]; then write=1; shift; fi
 sizes=("$@")
@@ -18,25 +20,7 @@ rows=()
 for g in "${sizes[@]}"; do
   dp=$((g / 112))
   if [ "$dp" -lt 1 ]; then echo "scale-benchmark: $g GPUs is below one TP 8 x PP 14 replica (112)" >&2; exit 2; fi
-  cat >"$work/s.yaml" <<YAML
-name: scale
-cluster:
-  nodes: $((dp * 14))
-  node: dgx-h100
-  nic: connectx-7
-  fabric: {topology: rail-optimized, tiers: 3, link: 400Gbps, latency: 1us, oversubscription: "1:1"}
-workload:
-  model: llama3-405b
-  seq_len: 8192
-  global_batch: $((dp * 16))
-  micro_batch: 1
-  parallelism: {tp: 8, pp: 14, dp: $dp}
-  precision: bf16
-  recompute: full
-  zero: 1
-offload: {baseline: rdma-nic}
-seed: 1
-YAML
+  scale_scenario "$dp" >"$work/s.yaml"
   /usr/bin/time -f "%U %S %M" -o "$work/time" "$dpusim" run "$work/s.yaml" --out "$work/out" >"$work/log" 2>&1
   read -r user sys kib <"$work/time"
   summary=$(grep -o '[0-9]* SimGrid activities, [0-9]* routes' "$work/log" | head -n 1)

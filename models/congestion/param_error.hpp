@@ -14,4 +14,12 @@ struct ParamError {
 
 using ParamErrors = std::vector<ParamError>;
 
+/// Whether `errors` refuse `field`.
+inline bool refuses(const ParamErrors& errors, const std::string& field) {
+  for (const auto& e : errors)
+    if (e.field == field)
+      return true;
+  return false;
+}
+
 } // namespace dpusim::congestion

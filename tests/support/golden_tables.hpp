@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -80,6 +81,19 @@ inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) 
   }
   if (rows.back().empty())
     rows.pop_back();
+  return rows;
+}
+
+/// The rows of a CSV file after its header, each by column name.
+inline std::vector<std::map<std::string, std::string>> csv_rows(const std::filesystem::path& file) {
+  const auto table = parse_csv(read_text(file));
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t r = 1; r < table.size(); ++r) {
+    std::map<std::string, std::string> row;
+    for (std::size_t c = 0; c < table[0].size() && c < table[r].size(); ++c)
+      row[table[0][c]] = table[r][c];
+    rows.push_back(std::move(row));
+  }
   return rows;
 }
 

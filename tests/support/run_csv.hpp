@@ -43,4 +43,21 @@ inline double simulate(const TempDir& tmp, const std::string& name, const std::s
   return 0;
 }
 
+/// Writes `text` as NAME.yaml in `tmp` and runs `dpusim COMMAND` on it into NAME/ (expecting success).
+inline CommandResult run_text(const TempDir& tmp, const std::string& command, const std::string& name,
+                              const std::string& text) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  auto r = run_command({DPUSIM_BINARY, command, file, "--out", tmp.path() + "/" + name});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r;
+}
+
+/// `text` with its first `from` replaced by `to` (a test failure when it has none).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 } // namespace dpusim::testing

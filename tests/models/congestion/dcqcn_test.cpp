@@ -43,13 +43,6 @@ double relative(double measured, double expected) {
   return std::abs(measured - expected) / expected;
 }
 
-bool has_error(const ParamErrors& errors, const std::string& field) {
-  for (const auto& e : errors)
-    if (e.field == field)
-      return true;
-  return false;
-}
-
 } // namespace
 
 TEST(DcqcnParams, ThePaperSetIsValid) {
@@ -59,17 +52,17 @@ TEST(DcqcnParams, ThePaperSetIsValid) {
 TEST(DcqcnParams, RefusesEachBadValueByName) {
   auto p = paper();
   p.k_min = bytes(-1);
-  EXPECT_TRUE(has_error(validate(p), "k_min"));
+  EXPECT_TRUE(refuses(validate(p), "k_min"));
   p = paper();
   p.k_min = bytes(300e3); // above k_max
-  EXPECT_TRUE(has_error(validate(p), "k_min"));
+  EXPECT_TRUE(refuses(validate(p), "k_min"));
   for (double bad : {0.0, -0.1, 1.5, std::nan("")}) {
     p = paper();
     p.p_max = bad;
-    EXPECT_TRUE(has_error(validate(p), "p_max")) << bad;
+    EXPECT_TRUE(refuses(validate(p), "p_max")) << bad;
     p = paper();
     p.g = bad;
-    EXPECT_TRUE(has_error(validate(p), "g")) << bad;
+    EXPECT_TRUE(refuses(validate(p), "g")) << bad;
   }
   p = paper();
   p.increase_timer = seconds(0);
@@ -77,10 +70,10 @@ TEST(DcqcnParams, RefusesEachBadValueByName) {
   p.fast_recovery_steps = -1;
   p.min_rate = gbit_per_s(0);
   const auto errors = validate(p);
-  EXPECT_TRUE(has_error(errors, "increase_timer"));
-  EXPECT_TRUE(has_error(errors, "decrease_interval"));
-  EXPECT_TRUE(has_error(errors, "fast_recovery_steps"));
-  EXPECT_TRUE(has_error(errors, "min_rate"));
+  EXPECT_TRUE(refuses(errors, "increase_timer"));
+  EXPECT_TRUE(refuses(errors, "decrease_interval"));
+  EXPECT_TRUE(refuses(errors, "fast_recovery_steps"));
+  EXPECT_TRUE(refuses(errors, "min_rate"));
   EXPECT_THROW((void)fixed_point(p, gbit_per_s(40), 2), std::invalid_argument);
 }
 

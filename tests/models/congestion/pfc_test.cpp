@@ -34,13 +34,6 @@ std::vector<PfcFlow> incast_flows(int senders) {
   return flows;
 }
 
-bool has_error(const ParamErrors& errors, const std::string& field) {
-  for (const auto& e : errors)
-    if (e.field == field)
-      return true;
-  return false;
-}
-
 } // namespace
 
 TEST(PfcIncast, DeliversThePortRateSharedEquallyAndPausesAsTheClosedForm) {
@@ -149,20 +142,20 @@ TEST(PfcThresholds, AreValidated) {
   sw.ingress[0].pause.xon = bytes(200e3); // above XOFF
   sw.ingress[1].pause.xoff = bytes(-5);
   auto errors = validate(sw, incast_flows(2));
-  EXPECT_TRUE(has_error(errors, "ingress[0].xon"));
-  EXPECT_TRUE(has_error(errors, "ingress[1].xoff"));
+  EXPECT_TRUE(refuses(errors, "ingress[0].xon"));
+  EXPECT_TRUE(refuses(errors, "ingress[1].xoff"));
   EXPECT_THROW((void)simulate(sw, incast_flows(2)), std::invalid_argument);
 
   sw = incast_switch(2);
   sw.ingress[0].headroom = megabytes(65); // larger than the 64 MB buffer
   sw.ingress[1].headroom = bytes(-1);
   errors = validate(sw, incast_flows(2));
-  EXPECT_TRUE(has_error(errors, "ingress[0].headroom"));
-  EXPECT_TRUE(has_error(errors, "ingress[1].headroom"));
+  EXPECT_TRUE(refuses(errors, "ingress[0].headroom"));
+  EXPECT_TRUE(refuses(errors, "ingress[1].headroom"));
 
   sw = incast_switch(2);
   auto flows = incast_flows(2);
   flows[1].egress = 7;
-  EXPECT_TRUE(has_error(validate(sw, flows), "flows[1].egress"));
+  EXPECT_TRUE(refuses(validate(sw, flows), "flows[1].egress"));
   EXPECT_TRUE(validate(incast_switch(2), incast_flows(2)).empty());
 }

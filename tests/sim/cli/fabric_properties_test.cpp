@@ -35,19 +35,6 @@ std::string scenario(const Job& j, const std::string& topology, int seed,
          "offload: {baseline: rdma-nic}\nseed: " + std::to_string(seed) + "\n";
 }
 
-/// The rows of a CSV file, each by column name.
-std::vector<std::map<std::string, std::string>> csv_rows(const std::string& file) {
-  const auto table = dpusim::testing::parse_csv(dpusim::testing::read_text(file));
-  std::vector<std::map<std::string, std::string>> rows;
-  for (std::size_t r = 1; r < table.size(); ++r) {
-    std::map<std::string, std::string> row;
-    for (std::size_t c = 0; c < table[0].size() && c < table[r].size(); ++c)
-      row[table[0][c]] = table[r][c];
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 } // namespace
 
 TEST(FabricProperties, RailOptimizedIsNeverSlowerThanAFatTreeOnANonBlockingFabric) {
@@ -138,18 +125,11 @@ TEST(FabricProperties, TheBundledAdaptiveRoutingScenarioMakesItsClaim) {
   const std::string file = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-adaptive-routing.yaml";
   const std::string text = dpusim::testing::read_text(file);
   auto compare = [&](const std::string& name, const std::string& yaml) {
-    const std::string path = tmp.path() + "/" + name + ".yaml";
-    std::ofstream(path) << yaml;
-    const auto r =
-        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return std::make_pair(csv_rows(tmp.path() + "/" + name + "/comparison.csv"), r.out);
+    const auto r = dpusim::testing::run_text(tmp, "compare", name, yaml);
+    return std::make_pair(dpusim::testing::csv_rows(tmp.path() + "/" + name + "/comparison.csv"), r.out);
   };
   auto replaced = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    const auto at = t.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return at == std::string::npos ? t : t.replace(at, from.size(), to);
+    return dpusim::testing::replaced(text, from, to);
   };
   const auto [adaptive, out] = compare("adaptive", text);
   ASSERT_EQ(adaptive.size(), 2u);

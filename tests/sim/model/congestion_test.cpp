@@ -67,11 +67,7 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
   TempDir tmp;
   const std::string file = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-pfc-pauses.yaml";
   auto costs = [&](const std::string& name, const std::string& yaml) {
-    const std::string path = tmp.path() + "/" + name + ".yaml";
-    std::ofstream(path) << yaml;
-    const auto r =
-        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto r = dpusim::testing::run_text(tmp, "compare", name, yaml);
     std::map<std::string, std::pair<double, double>> by_variant; // cost, worst stretch
     const std::regex note(
         R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)");
@@ -92,9 +88,8 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
           R"(note \(rdma-nic\): congestion[^\n]*the most paused port, [^,]+, had its sender paused ([0-9]+)% of the time)")))
       << out;
   EXPECT_NEAR(std::stod(m[1]), 40, 10);
-  std::string dcqcn = text;
-  dcqcn.replace(dcqcn.find("control: pfc-only"), 17, "control: dcqcn-paper");
-  const auto [rate_control, out2] = costs("dcqcn", dcqcn);
+  const auto [rate_control, out2] =
+      costs("dcqcn", dpusim::testing::replaced(text, "control: pfc-only", "control: dcqcn-paper"));
   ASSERT_EQ(rate_control.size(), 2u) << out2;
   EXPECT_LT(rate_control.at("rdma-nic").first, 0.1);
   EXPECT_LT(rate_control.at("dpu").first, 0.1);
@@ -116,13 +111,9 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   ASSERT_EQ(percent.size(), 2u) << r.out;
   EXPECT_GT(percent.at("rdma-nic"), 100.0);
   EXPECT_NEAR(percent.at("dpu"), 27, 8);
-  const auto rows =
-      dpusim::testing::parse_csv(dpusim::testing::read_text(tmp.path() + "/out/comparison.csv"));
-  ASSERT_EQ(rows.size(), 3u);
-  const auto col = std::find(rows[0].begin(), rows[0].end(), "step_time_s") - rows[0].begin();
-  EXPECT_NEAR(std::stod(rows[1][static_cast<std::size_t>(col)]) /
-                  std::stod(rows[2][static_cast<std::size_t>(col)]),
-              3.6, 0.3);
+  const auto rows = dpusim::testing::csv_rows(tmp.path() + "/out/comparison.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NEAR(std::stod(rows[0].at("step_time_s")) / std::stod(rows[1].at("step_time_s")), 3.6, 0.3);
 }
 
 TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
@@ -133,11 +124,7 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
   const std::string text = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
                                                       "/scenarios/examples/checkpoint-incast-pfc.yaml");
   auto checkpoint_note = [&](const std::string& name, const std::string& yaml) {
-    const std::string path = tmp.path() + "/" + name + ".yaml";
-    std::ofstream(path) << yaml;
-    const auto r =
-        dpusim::testing::run_command({DPUSIM_BINARY, "run", path, "--out", tmp.path() + "/" + name});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto r = dpusim::testing::run_text(tmp, "run", name, yaml);
     const std::regex note(
         R"(in the iteration that writes a checkpoint \([^)]*\): ([0-9]+) of ([0-9]+) RoCE transfers[^;]*; it takes ([0-9.]+) s longer \(\+([0-9.]+)%\))");
     std::smatch m;
@@ -145,10 +132,7 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
     return std::make_tuple(std::stoi(m[1]), std::stoi(m[2]), std::stod(m[4]));
   };
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    const auto at = t.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return t.replace(at, from.size(), to);
+    return dpusim::testing::replaced(text, from, to);
   };
   const auto [slowed, all, percent] = checkpoint_note("shared", text);
   EXPECT_EQ(slowed, all) << "every transfer, the gradients' included";
@@ -174,23 +158,15 @@ TEST(Congestion, TheBundledQueuePairScenarioMakesItsClaim) {
   const std::string text = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
                                                       "/scenarios/examples/dp-queue-pairs-pfc.yaml");
   auto steps = [&](const std::string& name, const std::string& yaml) {
-    const std::string path = tmp.path() + "/" + name + ".yaml";
-    std::ofstream(path) << yaml;
-    const auto r =
-        dpusim::testing::run_command({DPUSIM_BINARY, "compare", path, "--out", tmp.path() + "/" + name});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    const auto rows =
-        dpusim::testing::parse_csv(dpusim::testing::read_text(tmp.path() + "/" + name + "/comparison.csv"));
-    const auto col =
-        static_cast<std::size_t>(std::find(rows[0].begin(), rows[0].end(), "step_time_s") - rows[0].begin());
-    return std::make_pair(std::stod(rows.at(1).at(col)), std::stod(rows.at(2).at(col)));
+    (void)dpusim::testing::run_text(tmp, "compare", name, yaml);
+    const auto rows = dpusim::testing::csv_rows(tmp.path() + "/" + name + "/comparison.csv");
+    return std::make_pair(std::stod(rows.at(0).at("step_time_s")), std::stod(rows.at(1).at("step_time_s")));
   };
   const auto [nic, dpu] = steps("one", text);
   EXPECT_NEAR(nic / dpu, 1.98, 0.1);
-  std::string four = text;
-  four.replace(four.find("  precision: bf16\n"), 18,
-               "  precision: bf16\n  communication: {qps_per_connection: 4}\n");
-  const auto [nic4, dpu4] = steps("four", four);
+  const auto [nic4, dpu4] = steps(
+      "four", dpusim::testing::replaced(text, "  precision: bf16\n",
+                                        "  precision: bf16\n  communication: {qps_per_connection: 4}\n"));
   EXPECT_NEAR(nic4 / dpu, 1.0, 0.01)
       << "four queue pairs on the ConnectX-7 match the BlueField's adaptive routing";
   EXPECT_NEAR(dpu4 / dpu, 1.0, 0.01);

@@ -66,6 +66,20 @@ double expected_max_load(int n) {
   return expectation;
 }
 
+/// Simulates one transfer in which node i sends `bytes` to node i + half, for every i below half; its end.
+double leaf_to_leaf(Rig& rig, int half, double bytes) {
+  engine::TaskGraph g;
+  engine::Task t;
+  t.kind = engine::TaskKind::transfer;
+  for (int i = 0; i < half; ++i) {
+    (void)rig.platform->route(i, i + half);
+    t.flows.push_back({i, i + half, bytes});
+  }
+  const auto id = g.add(t);
+  simgrid::Simulator sim(rig.platform->build());
+  return sim.execute(g)[static_cast<std::size_t>(id)].end;
+}
+
 } // namespace
 
 TEST(FabricRouting, EcmpUsesAboutOneMinusOneOverETheUplinksAndItsHottestLinkFollowsBallsInBins) {
@@ -117,19 +131,10 @@ TEST(FabricRouting, AdaptiveRoutingOnATwoToOneLeafGivesEveryFlowHalfTheLineRate)
   Rig rig(s);
   ASSERT_TRUE(rig.layout.fabric.pooled) << "qm9700 and connectx-7 route InfiniBand adaptively";
   ASSERT_EQ(rig.topo->num_leaves(), 2);
-  engine::TaskGraph g;
-  engine::Task t;
-  t.kind = engine::TaskKind::transfer;
   const double bytes = 1e9;
-  for (int i = 0; i < half; ++i) {
-    (void)rig.platform->route(i, i + half);
-    t.flows.push_back({i, i + half, bytes});
-  }
-  const auto id = g.add(t);
-  simgrid::Simulator sim(rig.platform->build());
-  const auto timings = sim.execute(g);
+  const double end = leaf_to_leaf(rig, half, bytes);
   const double latency = rig.platform->route(0, half).latency_s;
-  const double rate = bytes / (timings[static_cast<std::size_t>(id)].end - latency);
+  const double rate = bytes / (end - latency);
   EXPECT_NEAR(rate, rig.nic() / 2, 0.01 * rig.nic() / 2);
 }
 
@@ -141,18 +146,9 @@ TEST(FabricRouting, EcmpOnTheSameLeafIsNeverFasterThanAdaptiveRouting) {
   s.oversubscription = 2.0;
   Rig rig(s);
   ASSERT_FALSE(rig.layout.fabric.pooled);
-  engine::TaskGraph g;
-  engine::Task t;
-  t.kind = engine::TaskKind::transfer;
   const double bytes = 1e9;
-  for (int i = 0; i < half; ++i) {
-    (void)rig.platform->route(i, i + half);
-    t.flows.push_back({i, i + half, bytes});
-  }
-  const auto id = g.add(t);
-  simgrid::Simulator sim(rig.platform->build());
-  const auto timings = sim.execute(g);
+  const double end = leaf_to_leaf(rig, half, bytes);
   const double fair = bytes / (rig.nic() / 2);
-  EXPECT_GT(timings[static_cast<std::size_t>(id)].end, 1.5 * fair)
+  EXPECT_GT(end, 1.5 * fair)
       << "three or more flows share a hot up-link";
 }
