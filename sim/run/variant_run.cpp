@@ -244,7 +244,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     if (!options.links_path.empty()) // before the trace: a bad path fails before either is written
       write_file_atomically(options.links_path, report::render_links_csv(links, congestion != nullptr));
     if (!options.trace_path.empty())
-      report::write_trace(options.trace_path, traced, traced_timings, topo, in.tp_collective_s);
+      report::write_trace(options.trace_path, traced, traced_timings, topo, in.tp_collective_s,
+                          report::fabric_loads(links, li, routes));
   }
   return r;
 }

@@ -1,9 +1,10 @@
 // Per-link usage of a simulated graph against closed forms: two flows sharing a leaf up-link for the
 // whole run use it fully (mean and peak 1) and each NIC port half; bytes are conserved along routes
 // (their sum over a route's links is the bytes times its hops, over every hashed path); a probe reused
-// by a task lands on the task's own GPUs, as many times as it is reused; the CSV. Each test simulates
-// at most once (SimGrid's engine is a singleton; ctest runs each alone).
+// by a task lands on the task's own GPUs, as many times as it is reused; the CSV and the trace's fabric
+// counters. Each test simulates at most once (SimGrid's engine is a singleton; ctest runs each alone).
 #include "sim/report/link_usage.hpp"
+#include "sim/report/trace_writer.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <fmt/format.h>
@@ -207,4 +208,40 @@ TEST(LinkUsage, CsvHasTheCongestionColumnsOnlyWithCongestionAndLeavesUnrecordedP
             "dcqcn_utilisation,queue_kb\n"
             "leaf0->spine0,fabric,leaf-spine,400,2e+09,0.5,0.75,0.25,0.125,0.8,2.048\n"
             "n0.nic0->leaf0,nic_port,nic-leaf,400,1e+09,0.25,0.5,,,,\n");
+}
+
+TEST(LinkUsage, TheTraceDrawsTheBusiestFabricLinksInAFabricProcess) {
+  // 33 busy fabric links and one NVLink: the trace keeps the 32 busiest fabric ones, in a "fabric"
+  // process; a link's counter is the sum of the transfers running on it.
+  Rig rig(two_leaves());
+  plan::IterationPlan p;
+  std::vector<report::LinkUsage> rows;
+  std::vector<report::LinkLoad> loads;
+  for (int i = 0; i < 34; ++i)
+    rows.push_back({.edge = i,
+                    .link = fmt::format("l{}", i),
+                    .kind = i == 0 ? "nvlink" : "fabric",
+                    .mean_utilisation = 1.0 - i / 100.0});
+  const std::vector<engine::TaskTiming> none;
+  const auto kept = report::fabric_loads(rows, {.plan = &p, .timings = &none}, *rig.platform);
+  ASSERT_EQ(kept.size(), 32U);
+  EXPECT_EQ(kept.front().link, "l1");
+  EXPECT_EQ(kept.back().link, "l32");
+  loads.push_back({"leaf0->spine3", {{{0.0, 2e-3, 0.5}}, {{1e-3, 3e-3, 0.25}}}});
+  const auto trace = report::render_trace(p, {}, *rig.topo, 0, loads);
+  const int fabric_pid = rig.topo->layout().nodes + 1;
+  EXPECT_NE(trace.find(fmt::format(
+                R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"fabric"}}}})", fabric_pid)),
+            std::string::npos)
+      << trace;
+  for (const auto& [ts, value] : std::vector<std::pair<std::string, std::string>>{
+           {"0.000", "0.5"}, {"1000.000", "0.75"}, {"2000.000", "0.25"}, {"3000.000", "0"}})
+    EXPECT_NE(trace.find(fmt::format(
+                  R"({{"name":"leaf0->spine3","ph":"C","ts":{},"pid":{},"args":{{"utilisation":{}}}}})", ts,
+                  fabric_pid, value)),
+              std::string::npos)
+        << ts << " " << value << "\n"
+        << trace;
+  // Without fabric loads, no fabric process.
+  EXPECT_EQ(report::render_trace(p, {}, *rig.topo, 0).find("\"fabric\""), std::string::npos);
 }
