@@ -20,7 +20,10 @@ int command_run(const std::vector<std::string>& args) {
   options.add_options()("variant", po::value<std::string>(),
                         "offload variant to simulate: a name from the scenario or a placement such as "
                         "rdma-nic+storage=dpu_arm (default: the scenario's baseline)")(
-      "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)");
+      "trace", po::value<std::string>(), "write a Chrome trace-event JSON timeline (opens in Perfetto)")(
+      "links", po::value<std::string>(),
+      "write a CSV of every link the iteration's traffic crosses: bytes, mean and peak utilisation (and "
+      "congestion where the scenario models it), hottest first");
   add_sample_options(options, true);
   add_report_option(options);
   add_common_options(options);
@@ -46,10 +49,14 @@ int command_run(const std::vector<std::string>& args) {
   ro.calibration_shape = vm.count("calibration-shape") != 0;
   if (vm.count("trace") != 0)
     ro.trace_path = vm["trace"].as<std::string>();
+  if (vm.count("links") != 0)
+    ro.links_path = vm["links"].as<std::string>();
   const bool progress = show_progress(vm);
   if (const auto samples = samples_requested(vm)) {
     if (vm.count("trace") != 0)
       throw po::error("--trace writes one run's timeline: it cannot be combined with --samples");
+    if (vm.count("links") != 0)
+      throw po::error("--links writes one run's link usage: it cannot be combined with --samples");
     int failed = 0;
     std::vector<report::VariantSamples> all;
     try {

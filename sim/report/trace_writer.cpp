@@ -63,7 +63,8 @@ private:
 } // namespace
 
 std::string render_trace(const plan::IterationPlan& plan, const std::vector<engine::TaskTiming>& timings,
-                         const topology::Topology& topo, double tp_collective_s) {
+                         const topology::Topology& topo, double tp_collective_s,
+                         const std::vector<LinkLoad>& fabric) {
   using plan::TaskCategory;
   const int per_node = topo.layout().node.gpus;
   const int nics = topo.layout().node.nics;
@@ -191,6 +192,22 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
                         R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}},)",
                         cluster_pid, cluster_pid, cluster_pid);
   }
+  // The busiest fabric links' utilisation, in a process after the cluster's, busiest first.
+  const int fabric_pid = nodes + 1;
+  std::string link_counters;
+  for (const auto& l : fabric) {
+    Counter c;
+    for (const auto& [start, end, fraction] : l.intervals)
+      c.add(start, end, fraction);
+    if (!c.empty())
+      link_counters += c.render(l.link, fabric_pid, "utilisation");
+  }
+  if (!link_counters.empty()) {
+    counters += link_counters;
+    meta += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"fabric"}}}},)"
+                        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}},)",
+                        fabric_pid, fabric_pid, fabric_pid);
+  }
   for (int pid : pids)
     meta += fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"node {}"}}}},)"
                         R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}},)",
@@ -203,8 +220,8 @@ std::string render_trace(const plan::IterationPlan& plan, const std::vector<engi
 
 void write_trace(const std::string& path, const plan::IterationPlan& plan,
                  const std::vector<engine::TaskTiming>& timings, const topology::Topology& topo,
-                 double tp_collective_s) {
-  write_file_atomically(path, render_trace(plan, timings, topo, tp_collective_s));
+                 double tp_collective_s, const std::vector<LinkLoad>& fabric) {
+  write_file_atomically(path, render_trace(plan, timings, topo, tp_collective_s, fabric));
 }
 
 } // namespace dpusim::report

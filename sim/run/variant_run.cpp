@@ -1,6 +1,7 @@
 #include "sim/run/variant_run.hpp"
 
 #include "models/calibration/profile.hpp"
+#include "models/core/atomic_file.hpp"
 #include "sim/model/checkpoint/checkpoint.hpp"
 #include "sim/model/congestion/congestion.hpp"
 #include "sim/model/faults/faults.hpp"
@@ -11,6 +12,7 @@
 #include "sim/plan/ecmp_balance.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/platform/route_registry.hpp"
+#include "sim/report/link_usage.hpp"
 #include "sim/report/trace_writer.hpp"
 #include "sim/run/variant_parts.hpp"
 #include "sim/scenario/cluster_layout.hpp"
@@ -18,6 +20,7 @@
 #include "sim/topology/router.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
@@ -76,15 +79,15 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   std::map<std::string, double> rate_by_name; // the links as simulated (a degraded link below its rate)
   for (const auto& l : platform.links)
     rate_by_name.emplace(l.name, l.bandwidth);
+  const auto capacity = [&topo, &rate_by_name](std::int32_t e) {
+    const auto& g = topo.graph();
+    const auto it =
+        rate_by_name.find(fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name));
+    return it != rate_by_name.end() ? it->second : topo.edge(e).bandwidth.si();
+  };
   std::optional<plan::CongestionAnalysis> congestion_analysis;
   if (congestion != nullptr && path.transport() == offload::Transport::rdma)
-    congestion_analysis.emplace(
-        *cat.congestion(congestion->control), routes, [&topo, &rate_by_name](std::int32_t e) {
-          const auto& g = topo.graph();
-          const auto it = rate_by_name.find(
-              fmt::format("{}->{}", g[topo.edge_source(e)].name, g[topo.edge_target(e)].name));
-          return it != rate_by_name.end() ? it->second : topo.edge(e).bandwidth.si();
-        });
+    congestion_analysis.emplace(*cat.congestion(congestion->control), routes, capacity);
   simgrid::Simulator simulator(platform);
   auto in = metrics_inputs(s, hw, hosts);
   in.tp_collective_s = run_probe(simulator, iteration.probe);
@@ -110,6 +113,11 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     return stretched || probes_stretched ? simulator.execute(p.graph, options.progress) : clean;
   };
   double uncongested_step = 0;
+  // Congestion stretches transfers by scaling their bytes: the links' usage books the plan's payload.
+  const bool link_outputs = !options.links_path.empty() || !options.trace_path.empty();
+  std::optional<plan::IterationPlan> payload;
+  if (congestion_analysis && link_outputs)
+    payload = iteration;
   if (congestion_analysis) {
     uncongested_step = metrics::compute_metrics(iteration, timings, in).step_time_s;
     for (auto* probe : {&iteration.probe, &iteration.ep_probe, &iteration.cp_probe})
@@ -232,9 +240,30 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const model::RunView view{s, variant, hw, topo, path, iteration, host, representative};
   for (const auto& m : model::registry().models())
     m->report(view, r);
-  if (!options.trace_path.empty())
-    report::write_trace(options.trace_path, noisy ? *noisy : iteration, noisy ? noisy_timings : timings, topo,
-                        in.tp_collective_s);
+  if (link_outputs) {
+    const auto& traced = noisy ? *noisy : iteration;
+    const auto& traced_timings = noisy ? noisy_timings : timings;
+    const auto& clean = payload ? *payload : iteration;
+    report::LinkInputs li{.plan = &traced,
+                          .timings = &traced_timings,
+                          .payload = &clean.graph,
+                          .step_s = r.metrics.step_time_s,
+                          .parallelism = s.workload.parallelism,
+                          .probes = {&clean.probe, &clean.ep_probe, &clean.cp_probe, {}},
+                          .capacity = capacity,
+                          .congestion = congestion_analysis ? &congestion_analysis->summary() : nullptr};
+    const std::array<const engine::TaskGraph*, 3> probes{&iteration.probe, &iteration.ep_probe,
+                                                         &iteration.cp_probe}; // as timed (stretched)
+    for (std::size_t k = 0; k < probes.size(); ++k)
+      if (probes[k]->size() > 0)
+        li.probes.timings[k] = simulator.execute(*probes[k]);
+    const auto links = report::link_usage(li, routes);
+    if (!options.links_path.empty()) // before the trace: a bad path fails before either is written
+      write_file_atomically(options.links_path, report::render_links_csv(links, congestion != nullptr));
+    if (!options.trace_path.empty())
+      report::write_trace(options.trace_path, traced, traced_timings, topo, in.tp_collective_s,
+                          report::fabric_loads(links, li, routes));
+  }
   return r;
 }
 

@@ -16,6 +16,7 @@ struct RunOptions {
   std::string calibration;        // profile path overriding the scenario's, empty for none
   bool calibration_shape = false; // take the profile's core counts even where its machine differs
   std::string trace_path;         // Chrome trace-event JSON to write, empty for none
+  std::string links_path;         // per-link usage CSV to write, empty for none
   std::function<void(std::size_t, std::size_t)> progress; // tasks done / total
 };
 

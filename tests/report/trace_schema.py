@@ -4,9 +4,12 @@
 Runs `dpusim run SCENARIO --trace` for each variant given and checks the file: the top level; every
 event's phase, name, pid, tid, ts and dur; metadata naming every process and track; counters
 (non-negative, finite); flow arrows (each id one start and one end, the end not before the start,
-each bound to a slice on its track, joining two tracks); no slice past the step's end; and that the busy-host-cores
-counter integrates to run.csv's host_cpu_busy_cores over the step (within 1%). Then it breaks copies
-of the events and fails unless the check finds each break, so that it can fail.
+each bound to a slice on its track, joining two tracks); no slice past the step's end; that the busy-host-cores
+counter integrates to run.csv's host_cpu_busy_cores over the step (within 1%); and, against the
+`--links` CSV of the same run, the "fabric" process: at most 32 link counters, each a nic_port or fabric
+link among the 32 busiest of them, integrating to the link's mean_utilisation x the step (within 1%; the
+scenarios checked reuse no collective across nodes, whose bytes the CSV has and the counters not). Then
+it breaks copies of the events and fails unless the check finds each break, so that it can fail.
 """
 
 import argparse
@@ -22,13 +25,42 @@ import tempfile
 
 PHASES = {"X", "M", "C", "s", "f"}
 METADATA = {"process_name", "thread_name", "process_sort_index", "thread_sort_index"}
+MAX_FABRIC_LINKS = 32
 
 
 def finite(x, low=0.0):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= low
 
 
-def check(trace, step_s=None, busy_cores=None):
+def check_fabric(counters, process_names, links, step_s):
+    """The fabric process's link counters against the links CSV's rows (dicts, hottest first)."""
+    problems = []
+    fabric_pids = [pid for pid, name in process_names.items() if name == "fabric"]
+    fabric_rows = [r for r in links if r["kind"] in ("nic_port", "fabric")]
+    if not fabric_rows:
+        return [f"{len(fabric_pids)} fabric processes without fabric links"] if fabric_pids else []
+    if len(fabric_pids) != 1:
+        return [f"{len(fabric_pids)} fabric processes (one expected: links.csv has fabric links)"]
+    series = {name: sorted(v) for (pid, name), v in counters.items() if pid == fabric_pids[0]}
+    if not series or len(series) > MAX_FABRIC_LINKS:
+        problems.append(f"{len(series)} link counters in the fabric process (1 to {MAX_FABRIC_LINKS})")
+    busiest = {r["link"]: r for r in fabric_rows[:MAX_FABRIC_LINKS]}
+    for name, points in sorted(series.items()):
+        row = busiest.get(name)
+        if row is None:
+            problems.append(f"fabric counter {name!r} is not one of the busiest fabric links of links.csv")
+            continue
+        if points[-1][1] != 0:
+            problems.append(f"fabric counter {name!r} does not return to 0")
+        area = sum(v * (points[k + 1][0] - t) for k, (t, v) in enumerate(points[:-1])) / 1e6
+        want = float(row["mean_utilisation"]) * step_s
+        if not math.isclose(area, want, rel_tol=0.01, abs_tol=1e-9):
+            problems.append(f"fabric counter {name!r} integrates to {area:.6g} s, links.csv says "
+                            f"{want:.6g} (mean_utilisation x step)")
+    return problems
+
+
+def check(trace, step_s=None, busy_cores=None, links=None):
     problems = []
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         return ["the top level is not an object with a traceEvents list"]
@@ -36,6 +68,7 @@ def check(trace, step_s=None, busy_cores=None):
         problems.append(f"displayTimeUnit is {trace.get('displayTimeUnit')!r}")
     slices = {}  # (pid, tid) -> sorted [(start, end)]
     named_tracks, named_pids, pids, flows = set(), set(), set(), {}
+    process_names = {}
     counters = {}
     for i, e in enumerate(trace["traceEvents"]):
         where = f"event {i} ({json.dumps(e)[:100]})"
@@ -78,6 +111,7 @@ def check(trace, step_s=None, busy_cores=None):
                 named_tracks.add((e["pid"], e["tid"]))
             elif name == "process_name":
                 named_pids.add(e["pid"])
+                process_names[e["pid"]] = args["name"]
         elif ph == "C":
             args = e.get("args")
             if not isinstance(args, dict) or not args or not all(finite(v) for v in args.values()):
@@ -134,6 +168,8 @@ def check(trace, step_s=None, busy_cores=None):
             if not math.isclose(area, want, rel_tol=0.01, abs_tol=1e-6):
                 problems.append(f"the busy-host-cores counter integrates to {area:.6g} core-s per node, "
                                 f"run.csv says {want:.6g}")
+    if links is not None and step_s:
+        problems += check_fabric(counters, process_names, links, step_s)
     return problems
 
 
@@ -160,6 +196,22 @@ def breaks(trace):
         lambda ev: ev[first("f")].update({"pid": ev[first("s")]["pid"], "tid": ev[first("s")]["tid"]}))
     yield "a flow moved off its slices", "is on no slice", broken(
         lambda ev: ev[first("s")].__setitem__("ts", ev[first("s")]["ts"] + 1e12))
+    fabric = next((e["pid"] for e in events if e.get("name") == "process_name"
+                   and e.get("args", {}).get("name") == "fabric"), None)
+    if fabric is not None:
+        def link_counter(ev):
+            return next(i for i, e in enumerate(ev) if e.get("ph") == "C" and e["pid"] == fabric)
+
+        def rename(ev):
+            name = ev[link_counter(ev)]["name"]
+            for e in ev:
+                if e.get("ph") == "C" and e["pid"] == fabric and e["name"] == name:
+                    e["name"] = "nowhere->nothing"
+
+        yield "a link counter renamed", "is not one of the busiest", broken(rename)
+        yield "a link counter doubled", "integrates to", broken(
+            lambda ev: [e["args"].update({k: 2 * v for k, v in e["args"].items()}) for e in ev
+                        if e.get("ph") == "C" and e["pid"] == fabric])
 
 
 def main():
@@ -172,7 +224,9 @@ def main():
     with tempfile.TemporaryDirectory(prefix="dpusim-trace-") as tmp:
         for variant in a.variants.split(",") if a.variants else [""]:
             trace_path = os.path.join(tmp, "step.json")
-            args = [a.dpusim, "run", a.scenario, "--out", tmp, "--trace", trace_path, "--quiet"]
+            links_path = os.path.join(tmp, "links.csv")
+            args = [a.dpusim, "run", a.scenario, "--out", tmp, "--trace", trace_path, "--links", links_path,
+                    "--quiet"]
             if variant:
                 args += ["--variant", variant]
             r = subprocess.run(args, capture_output=True, text=True, timeout=600)
@@ -183,8 +237,10 @@ def main():
                 trace = json.load(f)
             with open(os.path.join(tmp, "run.csv"), newline="", encoding="utf-8") as f:
                 row = next(csv.DictReader(f))
+            with open(links_path, newline="", encoding="utf-8") as f:
+                links = list(csv.DictReader(f))
             step, busy = float(row["step_time_s"]), float(row["host_cpu_busy_cores"])
-            problems = check(trace, step, busy)
+            problems = check(trace, step, busy, links)
             name = variant or "the baseline"
             for p in problems[:30]:
                 print(f"trace of {name}: {p}", file=sys.stderr)
@@ -192,9 +248,13 @@ def main():
                 failed = True
                 continue
             kinds = {ph: sum(e["ph"] == ph for e in trace["traceEvents"]) for ph in sorted(PHASES)}
-            print(f"trace of {name}: every event checks out ({kinds})")
+            fabric = {e["pid"] for e in trace["traceEvents"]
+                      if e.get("name") == "process_name" and e["args"]["name"] == "fabric"}
+            link_counters = {e["name"] for e in trace["traceEvents"] if e["ph"] == "C" and e["pid"] in fabric}
+            print(f"trace of {name}: every event checks out ({kinds}; {len(link_counters)} fabric link "
+                  f"counters of {len(links)} links)")
             for what, message, t in breaks(trace):
-                found = check(t, step, busy)
+                found = check(t, step, busy, links)
                 if not any(message in p for p in found):
                     print(f"the check missed {what} (it said: {found[:3]})", file=sys.stderr)
                     failed = True
