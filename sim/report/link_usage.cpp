@@ -218,4 +218,30 @@ std::vector<LinkLoad> fabric_loads(const std::vector<LinkUsage>& rows, const Lin
   return out;
 }
 
+std::vector<HotLink> hot_links(const std::vector<LinkUsage>& rows) {
+  std::vector<const LinkUsage*> fabric;
+  for (const auto& r : rows)
+    if (r.kind == "nic_port" || r.kind == "fabric")
+      fabric.push_back(&r);
+  std::vector<const LinkUsage*> chosen(
+      fabric.begin(),
+      fabric.begin() + std::min<std::ptrdiff_t>(8, static_cast<std::ptrdiff_t>(fabric.size())));
+  std::vector<const LinkUsage*> paused;
+  for (const auto* r : fabric)
+    if (r->congestion && r->congestion->pause_fraction > 0 &&
+        std::find(chosen.begin(), chosen.end(), r) == chosen.end())
+      paused.push_back(r);
+  std::stable_sort(paused.begin(), paused.end(), [](const LinkUsage* a, const LinkUsage* b) {
+    return a->congestion->pause_fraction > b->congestion->pause_fraction;
+  });
+  for (std::size_t i = 0; i < paused.size() && i < 4; ++i)
+    chosen.push_back(paused[i]);
+  std::vector<HotLink> out;
+  for (const auto* r : chosen)
+    out.push_back({r->link, r->tier, r->mean_utilisation, r->peak_utilisation,
+                   r->congestion ? r->congestion->pause_fraction : 0.0,
+                   r->congestion ? r->congestion->marking : 0.0});
+  return out;
+}
+
 } // namespace dpusim::report

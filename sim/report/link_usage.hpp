@@ -8,6 +8,7 @@
 #include "sim/plan/congestion_analysis.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/platform/route_registry.hpp"
+#include "sim/report/variant_result.hpp"
 
 #include <array>
 #include <cstdint>
@@ -58,6 +59,10 @@ struct LinkInputs {
 /// One row per topology edge that some transfer crosses (NIC encryption engines left out), by mean
 /// utilisation, highest first (then by name).
 std::vector<LinkUsage> link_usage(const LinkInputs& in, platform::RouteRegistry& routes);
+
+/// The fabric's hottest links for a run's result: the eight NIC-port and switch links of highest mean
+/// utilisation, then up to four more that paused most (`rows` as link_usage orders them).
+std::vector<HotLink> hot_links(const std::vector<LinkUsage>& rows);
 
 /// The links CSV: link, kind, tier, capacity_gbps, bytes, mean_utilisation, peak_utilisation and, with
 /// `congestion`, pause_fraction, ecn_marked, dcqcn_utilisation, queue_kb (empty where not recorded).

@@ -158,13 +158,24 @@ std::string render_run_info(const scenario::Scenario& s, const Comparison& c, co
       values += fmt::format("{}{}: {}", k == 0 ? "" : ", ", json_string(r.values[k].first),
                             std::isfinite(r.values[k].second) ? fmt::format("{:.9g}", r.values[k].second)
                                                               : std::string("null"));
+    std::string hot;
+    for (std::size_t k = 0; k < r.hot_links.size(); ++k) {
+      const auto& h = r.hot_links[k];
+      hot += fmt::format("{}\n        {{\"link\": {}, \"tier\": {}, \"mean_utilisation\": {:.6g}, "
+                         "\"peak_utilisation\": {:.6g}, \"pause_fraction\": {:.6g}, \"ecn_marked\": {:.6g}}}",
+                         k == 0 ? "" : ",", json_string(h.link), json_string(h.tier), h.mean_utilisation,
+                         h.peak_utilisation, h.pause_fraction, h.ecn_marked);
+    }
+    const std::string hot_links =
+        r.hot_links.empty() ? std::string() : fmt::format(",\n      \"hot_links\": [{}\n      ]", hot);
     out += fmt::format("{}\n    {{\n      \"name\": {},\n      \"device\": {},\n      \"placement\": {},\n"
                        "      \"simulated\": {},\n      \"gpu_performance\": {},\n      \"calibration\": "
                        "{},\n      \"values\": {{{}}},\n"
-                       "      \"notes\": {}\n    }}",
+                       "      \"notes\": {}{}\n    }}",
                        i == 0 ? "" : ",", json_string(r.variant), json_string(r.device),
                        json_string(r.placement), json_string(simulated(r)), json_string(r.gpu_performance),
-                       json_string(trimmed(render_calibration(r))), values, json_list(r.notes, "      "));
+                       json_string(trimmed(render_calibration(r))), values, json_list(r.notes, "      "),
+                       hot_links);
   }
   out += "\n  ]\n}\n";
   return out;

@@ -115,6 +115,11 @@ std::string serialize(const VariantResult& r) {
   for (const auto& n : r.notes)
     out << n;
   out << YAML::EndSeq;
+  out << YAML::Key << "hot_links" << YAML::Value << YAML::BeginSeq;
+  for (const auto& h : r.hot_links)
+    out << YAML::Flow << YAML::BeginSeq << h.link << h.tier << num(h.mean_utilisation)
+        << num(h.peak_utilisation) << num(h.pause_fraction) << num(h.ecn_marked) << YAML::EndSeq;
+  out << YAML::EndSeq;
   out << YAML::EndMap;
   return out.c_str();
 }
@@ -161,6 +166,9 @@ VariantResult deserialize(const std::string& text) {
     r.values.emplace_back(v[0].as<std::string>(), v[1].as<double>());
   for (const auto& note : n["notes"])
     r.notes.push_back(note.as<std::string>());
+  for (const auto& h : n["hot_links"])
+    r.hot_links.push_back({h[0].as<std::string>(), h[1].as<std::string>(), h[2].as<double>(),
+                           h[3].as<double>(), h[4].as<double>(), h[5].as<double>()});
   return r;
 }
 

@@ -14,6 +14,16 @@
 
 namespace dpusim::report {
 
+/// One of the fabric's hottest links in a run that models congestion (docs/models/congestion.md).
+struct HotLink {
+  std::string link;            // "src->dst"
+  std::string tier;            // "nic-leaf", "leaf-spine", ...
+  double mean_utilisation = 0; // bytes / (capacity x step time)
+  double peak_utilisation = 0; // the fullest use one transfer made of it
+  double pause_fraction = 0;   // of the time its sender was paused (PFC)
+  double ecn_marked = 0;       // of its packets (DCQCN)
+};
+
 struct VariantResult {
   std::string scenario;
   std::string variant;
@@ -38,6 +48,7 @@ struct VariantResult {
   std::vector<scenario::CalibratedValue> calibrated;
   std::string gpu_performance; // which GPU performance figures applied, and how far they are validated
   std::vector<std::string> notes;
+  std::vector<HotLink> hot_links; // with congestion: the busiest and the most paused fabric links
   // Other tenants on the fabric: "" (none met the job), "shared" or "dpu_qos" (guaranteed share).
   std::string isolation;
   double guarantee = 0;

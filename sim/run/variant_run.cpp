@@ -114,7 +114,9 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   };
   double uncongested_step = 0;
   // Congestion stretches transfers by scaling their bytes: the links' usage books the plan's payload.
-  const bool link_outputs = !options.links_path.empty() || !options.trace_path.empty();
+  // With congestion the result names the hottest links, so their usage is computed then too.
+  const bool link_outputs =
+      !options.links_path.empty() || !options.trace_path.empty() || congestion_analysis.has_value();
   std::optional<plan::IterationPlan> payload;
   if (congestion_analysis && link_outputs)
     payload = iteration;
@@ -258,6 +260,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
       if (probes[k]->size() > 0)
         li.probes.timings[k] = simulator.execute(*probes[k]);
     const auto links = report::link_usage(li, routes);
+    if (congestion_analysis)
+      r.hot_links = report::hot_links(links);
     if (!options.links_path.empty()) // before the trace: a bad path fails before either is written
       write_file_atomically(options.links_path, report::render_links_csv(links, congestion != nullptr));
     if (!options.trace_path.empty())

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The HTML report in a real browser: renders the reports of the quickstart's comparison, of the
 # gpu-stragglers Monte Carlo (--samples 4), of data-loading-heavy's attribution and of the bundled
-# plan gpt3-13b-nodes-offload, opens each in headless Chromium (browser_check.py) and
+# plan gpt3-13b-nodes-offload and of moe-pfc-pauses' congestion, opens each in headless Chromium (browser_check.py) and
 # keeps a screenshot of each in WORK/screenshots/; then proves the check fails on a page with a figure's SVG taken out, a mark
 # emptied, a console error and a request to the network.
 # Usage: browser_test.sh DPUSIM SOURCE_DIR WORK_DIR. Exit 77 (skipped) only when chromium is absent.
@@ -38,6 +38,10 @@ check --html "$work/attribute/report.html" --data "$work/attribute/report-figure
 check --html "$work/plan/report.html" --data "$work/plan/report-figures/data.json" \
   --points "$work/plan/points.csv" --screenshot "$work/screenshots/plan-gpt3-13b-nodes-offload.png"
 
+"$dpusim" compare "$src/scenarios/examples/moe-pfc-pauses.yaml" --out "$work/congestion" --report --quiet
+check --html "$work/congestion/report.html" --data "$work/congestion/report-figures/data.json" \
+  --csv "$work/congestion/comparison.csv" --screenshot "$work/screenshots/moe-pfc-pauses-congestion.png"
+
 # The check must fail where a report is broken: each broken copy, and the message it must give.
 broken() { # NAME EXPECTED-MESSAGE PYTHON-EDIT (of the page's text, in variable s)
   local page="$work/compare/broken-$1.html"
@@ -64,4 +68,5 @@ broken "console-error" "console error: planted" \
 broken "network-fetch" "must open offline" \
   "s = s.replace('</body>', '<img src=\"http://report.invalid/logo.png\"></body>')"
 echo "screenshots: $work/screenshots/quickstart-compare.png $work/screenshots/gpu-stragglers-samples.png" \
-  "$work/screenshots/data-loading-attribute.png" "$work/screenshots/plan-gpt3-13b-nodes-offload.png"
+  "$work/screenshots/data-loading-attribute.png" "$work/screenshots/plan-gpt3-13b-nodes-offload.png" \
+  "$work/screenshots/moe-pfc-pauses-congestion.png"

@@ -677,7 +677,59 @@ def figure_congestion(out):
     return f
 
 
-FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_congestion, figure_attribution, figure_distribution,
+def figure_hot_links(out):
+    """Per variant, its hottest fabric links: mean utilisation over the step and the share of time their
+    senders were paused, where the scenario models congestion (run-info.json's hot_links)."""
+    everyone = (out.info or {}).get("variants", [])
+    if not any(v.get("hot_links") for v in everyone):
+        return None
+    variants = everyone  # a variant without RoCE traffic gets a panel saying so
+    count = len(variants)
+    links = max(len(v.get("hot_links") or []) for v in variants)
+    f = Figure(
+        "hot-links",
+        "Hottest links",
+        "Per variant, the NIC-port and switch links of highest mean utilisation over the step (bars), then "
+        "those whose senders PFC paused most: the share of the step each link carried (utilisation) and the "
+        "share of the time its sender was paused (pause); docs/models/congestion.md. The links CSV of "
+        "`dpusim run --links` has every link.",
+        width=7.6,
+        height=max(2.4, 0.6 + 0.32 * links) * count,
+    )
+    f.fig.delaxes(f.ax)
+    axes = f.fig.subplots(count, 1, squeeze=False)
+    for i, v in enumerate(variants):
+        ax = axes[i][0]
+        hot = v.get("hot_links") or []
+        names = [h["link"] for h in hot]
+        if not hot:
+            ax.text(0.5, 0.5, "no RoCE transfer analysed (kernel TCP)", ha="center", va="center", fontsize=8,
+                    transform=ax.transAxes)
+        for j, h in enumerate(hot):
+            for k, (key, colour, label) in enumerate((("mean_utilisation", "#4c72b0", "utilisation"),
+                                                      ("pause_fraction", "#c44e52", "pause"))):
+                x = float(h[key])
+                if x > 0:  # a zero draws no bar (an empty mark)
+                    (bar,) = ax.barh([j + (k - 0.5) * 0.4], [x], height=0.4, color=colour)
+                    f.mark(bar, f"v{i}-l{j}-{label}")
+        ax.set_yticks(range(len(names)), names, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1.0)
+        ax.set_title(v["name"], fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.spines[["top", "right"]].set_visible(False)
+        f.data[v["name"]] = [{"link": h["link"], "tier": h["tier"],
+                              "mean_utilisation": rounded(float(h["mean_utilisation"])),
+                              "pause_fraction": rounded(float(h["pause_fraction"]))} for h in hot]
+    axes[-1][0].set_xlabel("share of the step (utilisation) or of the time (pause)", fontsize=9)
+    handles = [Patch(color="#4c72b0", label="utilisation"), Patch(color="#c44e52", label="pause (PFC)")]
+    axes[0][0].legend(handles=handles, loc="lower right", fontsize=8, frameon=False)
+    f.ax = axes[0][0]
+    return f
+
+
+FIGURES = [figure_breakdown, figure_cores, figure_speedup, figure_congestion, figure_hot_links, figure_attribution,
+           figure_distribution,
            figure_plan_scaling, figure_plan_pareto, figure_plan_pareto_cost, figure_plan_pareto_energy]
 
 

@@ -245,3 +245,36 @@ TEST(LinkUsage, TheTraceDrawsTheBusiestFabricLinksInAFabricProcess) {
   // Without fabric loads, no fabric process.
   EXPECT_EQ(report::render_trace(p, {}, *rig.topo, 0).find("\"fabric\""), std::string::npos);
 }
+
+TEST(LinkUsage, TheHottestLinksAreTheBusiestEightThenTheMostPausedAndSurviveTheTripBetweenProcesses) {
+  std::vector<report::LinkUsage> rows;
+  for (int i = 0; i < 12; ++i) {
+    report::LinkUsage u;
+    u.edge = i;
+    u.link = "l" + std::to_string(i);
+    u.kind = i == 0 ? "nvlink" : "fabric"; // not a fabric link: never among them
+    u.tier = "leaf-spine";
+    u.mean_utilisation = 1.0 - 0.05 * i;
+    if (i >= 10) {
+      plan::PortCongestion c;
+      c.link = i;
+      c.pause_fraction = 0.1 * (i - 9);
+      u.congestion = c;
+    }
+    rows.push_back(u);
+  }
+  const auto hot = report::hot_links(rows);
+  ASSERT_EQ(hot.size(), 10u);
+  EXPECT_EQ(hot.front().link, "l1");
+  EXPECT_EQ(hot[7].link, "l8");
+  EXPECT_EQ(hot[8].link, "l11") << "the most paused first";
+  EXPECT_DOUBLE_EQ(hot[8].pause_fraction, 0.2);
+  EXPECT_EQ(hot[9].link, "l10");
+  report::VariantResult r;
+  r.hot_links = hot;
+  const auto back = report::deserialize(report::serialize(r));
+  ASSERT_EQ(back.hot_links.size(), hot.size());
+  EXPECT_EQ(back.hot_links[8].link, "l11");
+  EXPECT_DOUBLE_EQ(back.hot_links[8].pause_fraction, 0.2);
+  EXPECT_DOUBLE_EQ(back.hot_links[0].mean_utilisation, hot[0].mean_utilisation);
+}
