@@ -149,6 +149,5 @@ TEST(FabricRouting, EcmpOnTheSameLeafIsNeverFasterThanAdaptiveRouting) {
   const double bytes = 1e9;
   const double end = leaf_to_leaf(rig, half, bytes);
   const double fair = bytes / (rig.nic() / 2);
-  EXPECT_GT(end, 1.5 * fair)
-      << "three or more flows share a hot up-link";
+  EXPECT_GT(end, 1.5 * fair) << "three or more flows share a hot up-link";
 }
