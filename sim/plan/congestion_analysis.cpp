@@ -13,10 +13,10 @@ namespace {
 /// simulating them would cost a second run of the iteration).
 constexpr double kSlowed = 1e-3;
 
-/// One connection's share of a flow: the topology edges it crosses, its bytes, its one-way latency.
+/// One connection's share of a flow: the queues it crosses, its rate, its one-way latency.
 struct Path {
   std::vector<std::int32_t> links; // queues: topology edge x 2 + traffic class (see queue_of)
-  double bytes = 0;
+  double rate = 0;                 // bytes per second in the uncongested run
   double latency = 0;
   double offered = 0; // what its sender pushes: its share of the links before any switch queue
 };
@@ -30,7 +30,7 @@ std::int32_t edge_of(std::int32_t queue) {
 }
 
 struct LinkUse {
-  double load = 0;        // bytes
+  double load = 0;        // bytes per second
   std::vector<int> paths; // indexes into the paths, one entry per crossing
 };
 
@@ -86,8 +86,8 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   std::vector<int> owner; // the transfer of each path
   for (std::size_t k = 0; k < together.size(); ++k) {
     const auto& t = *together[k].task;
-    // A transfer coupled with CPU work runs over kernel TCP, which is lossy: not RoCE. Background flows
-    // (other tenants' traffic) load the ports all along.
+    // Transfers of no RoCE class (kernel TCP: lossy) are left out; background flows (other tenants'
+    // traffic) load the ports all along.
     const bool background = t.kind == engine::TaskKind::background;
     if ((t.kind != engine::TaskKind::transfer && !background) || t.flows.empty() ||
         together[k].traffic_class < 0 || !(together[k].duration > 0))
@@ -103,7 +103,7 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
       for (int c = 0; c < spread; ++c) {
         Path p;
         // Its rate in the uncongested run (a background flow's: what it moved while the graph ran).
-        p.bytes = f.bytes * together[k].done / spread / together[k].duration;
+        p.rate = f.bytes * together[k].done / spread / together[k].duration;
         p.latency = r.latency_s;
         for (std::size_t i = 0; i < per_path; ++i) {
           const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
@@ -122,9 +122,9 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   for (std::size_t j = 0; j < paths.size(); ++j)
     for (const auto q : paths[j].links) {
       auto& u = use[q];
-      u.load += paths[j].bytes;
+      u.load += paths[j].rate;
       u.paths.push_back(static_cast<int>(j));
-      link_load[edge_of(q)] += paths[j].bytes;
+      link_load[edge_of(q)] += paths[j].rate;
     }
   std::unordered_map<std::int32_t, double> link_cap; // by edge
   for (const auto& [e, load] : link_load)
@@ -155,16 +155,16 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
       p.offered = std::min(p.offered, link_cap[e] / link_paths[e]);
     }
     if (!std::isfinite(p.offered))
-      p.offered = p.bytes;
+      p.offered = p.rate;
   }
   // The mean time the transfers on a port last: how long a burst its buffer must absorb.
   auto burst = [&](const LinkUse& u) {
     double weighted = 0;
     double total = 0;
     for (const int j : u.paths) {
-      weighted += paths[static_cast<std::size_t>(j)].bytes *
+      weighted += paths[static_cast<std::size_t>(j)].rate *
                   together[static_cast<std::size_t>(owner[static_cast<std::size_t>(j)])].duration;
-      total += paths[static_cast<std::size_t>(j)].bytes;
+      total += paths[static_cast<std::size_t>(j)].rate;
     }
     return total > 0 ? weighted / total : 0.0;
   };
