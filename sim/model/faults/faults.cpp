@@ -27,6 +27,39 @@ namespace {
 
 constexpr std::string_view kSection = "faults";
 
+/// Under adaptive routing (a pooled fabric, docs/models/routing.md) a pod's spines are one switch whose
+/// link to each leaf stands for all that leaf's up-links: a fault takes its share of that link's rate, and
+/// adaptive routing spreads the traffic over what is left. Each of a pod's S spines carries 1/S of a
+/// pooled leaf link, and of the pod's pooled core link.
+void shape_pooled(const FaultsConfig& f, const topology::Topology& topo, engine::PlatformDecl& platform) {
+  const auto shape = topology::fabric_shape(topo.layout());
+  const double spines = std::max(1, shape.spines);
+  const bool three = topo.tiers() == 3;
+  auto pool = [&](int pod) { return three ? fmt::format("pod{}.spines", pod) : std::string("spines"); };
+  auto pod_of = [&](int leaf) { return three ? leaf / std::max(1, shape.leaves_per_pod) : 0; };
+  std::map<std::string, double> lost; // link name -> share of its rate gone
+  auto lose = [&](const std::string& a, const std::string& b, double share) {
+    lost[fmt::format("{}->{}", a, b)] += share;
+    lost[fmt::format("{}->{}", b, a)] += share;
+  };
+  for (const auto& d : f.degraded_links)
+    lose(fmt::format("leaf{}", d.leaf), pool(pod_of(d.leaf)),
+         (1 - d.rate) * (d.spine < 0 ? 1.0 : 1.0 / spines));
+  for (const auto& d : f.failed_links)
+    lose(fmt::format("leaf{}", d.leaf), pool(pod_of(d.leaf)), 1.0 / spines);
+  // Failed spines are of pod 0: every leaf of the pod loses its links to them, and the pod its core links.
+  const double down = static_cast<double>(f.failed_spines.size()) / spines;
+  if (down > 0) {
+    for (int l = 0; l < std::min(shape.leaves, std::max(1, shape.leaves_per_pod)); ++l)
+      lose(fmt::format("leaf{}", l), pool(0), down);
+    if (three)
+      lose(pool(0), "cores", down);
+  }
+  for (auto& link : platform.links)
+    if (const auto it = lost.find(link.name); it != lost.end())
+      link.bandwidth *= std::max(0.0, 1.0 - it->second);
+}
+
 /// The names of the spines a degraded link entry joins its leaf to (topology vertex names).
 std::vector<std::string> spine_names(const topology::Topology& topo, const FaultsConfig::DegradedLink& d) {
   const int pods = std::max(1, topo.num_pods());
@@ -44,12 +77,6 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
                  Problems& out) {
   if (f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
     return;
-  if (s.cluster.fabric.routing == topology::Routing::adaptive) {
-    out.emplace_back("faults",
-                     "degraded or failed links and spines are not modelled with routing: adaptive yet "
-                     "(its pooled equal-cost links have no single link to degrade); use routing: ecmp");
-    return;
-  }
   const auto* node = cat.node(s.cluster.node);
   const auto* nic = cat.nic(s.cluster.nic);
   const auto* sw = cat.network_switch(s.cluster.fabric.switch_model);
@@ -230,6 +257,10 @@ public:
     const auto* f = s.extension<FaultsConfig>(kSection);
     if (f == nullptr)
       return;
+    if (topo.layout().fabric.pooled) {
+      shape_pooled(*f, topo, platform);
+      return;
+    }
     for (const auto& d : f->degraded_links) {
       std::set<std::string> names;
       for (const auto& spine : spine_names(topo, d)) {
@@ -246,21 +277,28 @@ public:
     const auto* f = run.scenario.extension<FaultsConfig>(kSection);
     if (f == nullptr)
       return;
+    const bool pooled = run.topology.layout().fabric.pooled;
+    const auto spine_of = [&](const FaultsConfig::DegradedLink& d) {
+      return pooled ? fmt::format("spine {} of its pod", d.spine) : spine_names(run.topology, d).front();
+    };
     for (const auto& d : f->degraded_links)
-      r.notes.push_back(fmt::format(
-          "faults: the links between leaf{} and {} run at {:.0f}% of their rate, both "
-          "directions; the flows routed over them share what is left",
-          d.leaf, d.spine < 0 ? std::string("every spine of its pod") : spine_names(run.topology, d).front(),
-          100 * d.rate));
+      r.notes.push_back(
+          fmt::format("faults: the links between leaf{} and {} run at {:.0f}% of their rate, both "
+                      "directions; {}",
+                      d.leaf, d.spine < 0 ? std::string("every spine of its pod") : spine_of(d), 100 * d.rate,
+                      pooled ? "adaptive routing spreads the leaf's traffic over what its up-links have left"
+                             : "the flows routed over them share what is left"));
     if (!f->failed_spines.empty())
-      r.notes.push_back(fmt::format("faults: spine{} {} down; routes go around {} and ECMP spreads over the "
-                                    "spines left",
-                                    f->failed_spines.size() == 1 ? "" : "s",
-                                    fmt::join(f->failed_spines, ", "),
-                                    f->failed_spines.size() == 1 ? "it" : "them"));
+      r.notes.push_back(
+          fmt::format("faults: spine{} {} down; {}", f->failed_spines.size() == 1 ? "" : "s",
+                      fmt::join(f->failed_spines, ", "),
+                      pooled ? "adaptive routing spreads over the spines left"
+                             : fmt::format("routes go around {} and ECMP spreads over the spines left",
+                                           f->failed_spines.size() == 1 ? "it" : "them")));
     for (const auto& d : f->failed_links)
-      r.notes.push_back(fmt::format("faults: the link between leaf{} and {} is down; routes go around it",
-                                    d.leaf, spine_names(run.topology, d).front()));
+      r.notes.push_back(fmt::format("faults: the link between leaf{} and {} is down; {}", d.leaf, spine_of(d),
+                                    pooled ? "adaptive routing spreads over the leaf's other up-links"
+                                           : "routes go around it"));
     if (f->slow_nodes.empty())
       return;
     r.notes.push_back(fmt::format(
@@ -286,6 +324,8 @@ topology::Failures failures_of(const scenario::Scenario& s, const topology::Topo
   const auto* f = s.extension<FaultsConfig>(kSection);
   if (f == nullptr || (f->failed_spines.empty() && f->failed_links.empty()))
     return out;
+  if (topo.layout().fabric.pooled)
+    return out; // their share of the pooled links' rate is taken away instead (shape_pooled)
   std::set<std::string> spines;
   for (int sp : f->failed_spines)
     spines.insert(spine_names(topo, {0, sp, 0}).front());

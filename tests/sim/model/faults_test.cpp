@@ -129,3 +129,37 @@ TEST(Faults, TheBundledSlowNodeScenarioMakesItsClaim) {
     EXPECT_NEAR(c.first / tcp, 1.0, 0.05) << variant;
   EXPECT_GT(by_variant.at("rdma-nic").second, 2 * by_variant.at("host-tcp").second);
 }
+
+TEST(Faults, UnderAdaptiveRoutingALinkOrSpineFaultTakesItsShareOfThePooledUplinks) {
+  // Mixtral's all-to-alls across 2:1 oversubscribed leaves (five nodes each, 21 up-links), routed
+  // adaptively on Quantum-2 InfiniBand (which the ConnectX-7 takes): the up-links set the pace. A degraded
+  // link costs no more than a failed one, which costs less than failed spines (every leaf loses a share),
+  // and the run says adaptive routing spreads over what is left.
+  TempDir tmp;
+  const std::string job = R"(name: pooled-faults
+cluster:
+  nodes: 40
+  node: dgx-h100
+  fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: "2:1", switch: qm9700, routing: adaptive}
+workload:
+  model: mixtral-8x7b
+  seq_len: 4096
+  global_batch: 160
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 40, ep: 8}
+offload: {baseline: rdma-nic}
+)";
+  const double healthy = simulate(tmp, "healthy", job, "ep_comm_s");
+  const double degraded = simulate(
+      tmp, "degraded", job + "faults: {degraded_links: [{leaf: 0, spine: 0, rate: 0.5}]}\n", "ep_comm_s");
+  const double link =
+      simulate(tmp, "link", job + "faults: {failed_links: [{leaf: 0, spine: 0}]}\n", "ep_comm_s");
+  std::string out;
+  const double spines =
+      simulate(tmp, "spines", job + "faults: {failed_spines: [0, 1, 2, 3]}\n", "ep_comm_s", &out);
+  EXPECT_LE(healthy, degraded * (1 + 1e-9));
+  EXPECT_LE(degraded, link * (1 + 1e-9));
+  EXPECT_LT(link, spines);
+  EXPECT_LT(healthy, spines);
+  EXPECT_NE(out.find("adaptive routing spreads over the spines left"), std::string::npos) << out;
+}
