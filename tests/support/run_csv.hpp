@@ -6,6 +6,8 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,6 +53,28 @@ inline CommandResult run_text(const TempDir& tmp, const std::string& command, co
   auto r = run_command({DPUSIM_BINARY, command, file, "--out", tmp.path() + "/" + name});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return r;
+}
+
+/// `dpusim compare` on the bundled scenarios/examples/STEM.yaml into tmp/out (expecting success).
+inline CommandResult compare_bundled(const TempDir& tmp, const std::string& stem) {
+  auto r = run_command({DPUSIM_BINARY, "compare",
+                        std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/" + stem + ".yaml", "--out",
+                        tmp.path() + "/out"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r;
+}
+
+/// Each match of `note` in `text` by its first group (a variant's name): the other groups, as text.
+inline std::map<std::string, std::vector<std::string>> by_variant(const std::string& text,
+                                                                  const std::regex& note) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), note); it != std::sregex_iterator(); ++it) {
+    auto& groups = out[(*it)[1]];
+    groups.clear();
+    for (std::size_t g = 2; g < it->size(); ++g)
+      groups.push_back((*it)[g].str());
+  }
+  return out;
 }
 
 /// `text` with its first `from` replaced by `to` (a test failure when it has none).

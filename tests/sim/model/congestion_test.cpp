@@ -68,12 +68,14 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
   const std::string file = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-pfc-pauses.yaml";
   auto costs = [&](const std::string& name, const std::string& yaml) {
     const auto r = dpusim::testing::run_text(tmp, "compare", name, yaml);
-    std::map<std::string, std::pair<double, double>> by_variant; // cost, worst stretch
-    const std::regex note(
-        R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)");
-    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
-      by_variant[(*it)[1]] = {std::stod((*it)[3]), (*it)[5].matched ? std::stod((*it)[5]) : 1.0};
-    return std::make_pair(by_variant, r.out);
+    std::map<std::string, std::pair<double, double>> found; // per cent of the step, worst stretch
+    for (
+        const auto& [v, g] : dpusim::testing::by_variant(
+            r.out,
+            std::regex(
+                R"(note \(([a-z-]+)\): congestion \([a-z-]+\): [0-9]+ of [0-9]+ RDMA transfers[^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,[^;]*(; the worst, [a-z -]+, takes ([0-9.]+)x as long)?)")))
+      found[v] = {std::stod(g.at(1)), g.at(3).empty() ? 1.0 : std::stod(g.at(3))};
+    return std::make_pair(found, r.out);
   };
   const std::string text = dpusim::testing::read_text(file);
   const auto [pfc, out] = costs("pfc", text);
@@ -99,15 +101,14 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   // scenarios/examples/tenants-pfc-qos.yaml: other tenants' flows and the job's own overload the 8:1
   // up-links; PFC alone more than doubles the ConnectX-7 step, the BlueField's QoS keeps it to a quarter.
   TempDir tmp;
-  const auto r = dpusim::testing::run_command(
-      {DPUSIM_BINARY, "compare", std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/tenants-pfc-qos.yaml",
-       "--out", tmp.path() + "/out"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::regex note(
-      R"(note \(([a-z-]+)\): congestion \(pfc-only\): [^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,)");
+  const auto r = dpusim::testing::compare_bundled(tmp, "tenants-pfc-qos");
+  const auto notes = dpusim::testing::by_variant(
+      r.out,
+      std::regex(
+          R"(note \(([a-z-]+)\): congestion \(pfc-only\): [^;]*; they cost ([0-9.]+) s per step \(\+([0-9.]+)%,)"));
   std::map<std::string, double> percent;
-  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), note); it != std::sregex_iterator(); ++it)
-    percent[(*it)[1]] = std::stod((*it)[3]);
+  for (const auto& [v, groups] : notes)
+    percent[v] = std::stod(groups.at(1));
   ASSERT_EQ(percent.size(), 2u) << r.out;
   EXPECT_GT(percent.at("rdma-nic"), 100.0);
   EXPECT_NEAR(percent.at("dpu"), 27, 8);

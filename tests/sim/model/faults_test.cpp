@@ -113,15 +113,13 @@ TEST(Faults, TheBundledSlowNodeScenarioMakesItsClaim) {
   // scenarios/examples/slow-node.yaml: the slow node costs the same in every variant, a larger share of
   // the faster step.
   TempDir tmp;
-  const auto r = dpusim::testing::run_command(
-      {DPUSIM_BINARY, "compare", std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/slow-node.yaml",
-       "--out", tmp.path() + "/out"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::regex cost(
-      R"(note \(([a-z-]+)\): faults: the slow node cost ([0-9.]+) s per step \(\+([0-9.]+)%\))");
+  const auto r = dpusim::testing::compare_bundled(tmp, "slow-node");
   std::map<std::string, std::pair<double, double>> by_variant;
-  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), cost); it != std::sregex_iterator(); ++it)
-    by_variant[(*it)[1]] = {std::stod((*it)[2]), std::stod((*it)[3])};
+  for (const auto& [v, g] : dpusim::testing::by_variant(
+           r.out,
+           std::regex(
+               R"(note \(([a-z-]+)\): faults: the slow node cost ([0-9.]+) s per step \(\+([0-9.]+)%\))")))
+    by_variant[v] = {std::stod(g.at(0)), std::stod(g.at(1))};
   ASSERT_EQ(by_variant.size(), 3U) << r.out;
   const double tcp = by_variant.at("host-tcp").first;
   EXPECT_GT(tcp, 0.1);
