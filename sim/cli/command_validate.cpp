@@ -5,6 +5,7 @@
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/input/validation_targets.hpp"
 #include "sim/run/variant_run.hpp"
 
 #include <algorithm>
@@ -28,27 +29,6 @@ struct Row {
   double wall_s = 0;
   [[nodiscard]] double error() const { return (predicted - published) / published; }
 };
-
-struct Target {
-  double median = 0;
-  double max = 0;
-  std::map<std::string, std::string> known_misses; // scenario name -> why it misses the maximum
-};
-
-std::map<std::string, Target> load_targets(const std::filesystem::path& file) {
-  std::map<std::string, Target> out;
-  auto root = yaml::load_file(file.string()).as_map();
-  for (auto& [table, node] : root.items()) {
-    auto m = node.as_map();
-    Target t{m.required("median").as_number(0, 10), m.required("max").as_number(0, 10), {}};
-    if (auto k = m.optional("known_misses"))
-      for (auto& [name, why] : k->as_map().items())
-        t.known_misses[name] = why.as_string();
-    m.finish();
-    out[table] = std::move(t);
-  }
-  return out;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -90,6 +70,19 @@ int command_validate(const std::vector<std::string>& args) {
   }
   if (scenarios.empty())
     throw po::error(fmt::format("no scenario in {} has a validation: section", dir.string()));
+  // The targets are read before anything runs: a mistake there costs no simulation and writes nothing.
+  std::map<std::string, input::ValidationTarget> targets;
+  if (std::filesystem::exists(dir / "targets.yaml")) {
+    input::ValidationNames names;
+    std::map<std::string, std::string> table_of_scenario;
+    for (const auto& s : scenarios) {
+      names.tables.insert(s.validation->table);
+      names.scenarios.insert(s.name);
+      table_of_scenario[s.name] = s.validation->table;
+    }
+    targets = input::parse_validation_targets(yaml::load_file((dir / "targets.yaml").string()), names,
+                                              table_of_scenario);
+  }
 
   const bool progress = show_progress(vm);
   const int jobs = jobs_requested(vm);
@@ -127,9 +120,6 @@ int command_validate(const std::vector<std::string>& args) {
                    "validation.csv";
   write_file_atomically(out, csv);
 
-  std::map<std::string, Target> targets;
-  if (std::filesystem::exists(dir / "targets.yaml"))
-    targets = load_targets(dir / "targets.yaml");
   std::map<std::string, std::vector<double>> errors;
   std::map<std::string, double> checked_max; // over the rows that are not known misses
   std::string misses;

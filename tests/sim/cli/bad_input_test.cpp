@@ -131,3 +131,29 @@ TEST(CommandLine, CompareRefusesMoreVariantsThanItsLimit) {
             std::string::npos)
       << r.err;
 }
+
+// A mistake in validate's targets file is found before any simulation runs, with its line and key, and
+// nothing is written.
+TEST(CommandLine, ValidateRefusesABadTargetsFileBeforeSimulating) {
+  TempDir tmp;
+  const fs::path dir = tmp.path() + "/validation";
+  fs::create_directories(dir);
+  fs::copy_file(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/validation/readme2020-1b-1gpus.yaml",
+                dir / "readme2020-1b-1gpus.yaml");
+  for (const auto& [targets, message] : std::vector<std::pair<std::string, std::string>>{
+           {"megatron-readme-2020: {median: 0.05, max: 0.12}\nmegatron-readme: {median: 0.05, max: 0.1}\n",
+            "targets.yaml:2:18: error: megatron-readme: no validation scenario of this directory belongs to "
+            "a table named \"megatron-readme\"; the tables are: megatron-readme-2020"},
+           {"megatron-readme-2020: {median: 0.05, max: 0.12, known_misses: {readme2020-1b: small}}\n",
+            "no validation scenario of this directory is named \"readme2020-1b\""},
+           {"megatron-readme-2020: {median: 0.5, max: 0.1}\n", "below the median"},
+           {",\n", "targets.yaml:1"}}) {
+    std::ofstream(dir / "targets.yaml") << targets;
+    const std::string out = tmp.path() + "/out";
+    const auto r = run_command({DPUSIM_BINARY, "validate", dir.string(), "--check", "--out", out, "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << targets << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << "expected \"" << message << "\" in:\n" << r.err;
+    EXPECT_LT(r.seconds, kMaxSeconds) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << "validate wrote output for a bad targets file";
+  }
+}
