@@ -147,6 +147,24 @@ void sync_directory(const fs::path& dir) {
   }
 }
 
+// An OutputSet's temporary directory holds only the set's plain files (never a link to follow).
+bool remove_temporary_directory(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    ::unlink(it->path().c_str());
+  return ::rmdir(dir.c_str()) == 0;
+}
+
+// The process's file mode creation mask, read without changing it (Linux 4.7+); 022 where unknown.
+mode_t current_umask() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8) & 0777);
+  return 022;
+}
+
 fs::path directory_of(const fs::path& path) {
   return path.has_parent_path() ? path.parent_path() : fs::path(".");
 }
@@ -171,6 +189,23 @@ Temporary create_temporary(const fs::path& dir, std::string_view name) {
   return Temporary{tmpl, fd};
 }
 
+namespace {
+
+// A temporary directory of dpusim's naming beside where `name` will be, with the mode a new directory
+// gets (mkdtemp's is 0700).
+fs::path create_temporary_directory(const fs::path& parent, std::string_view name) {
+  std::string tmpl = (parent / fmt::format(".{}{}{}-{}-XXXXXX", name.substr(0, kMaxNameChars), kMarker,
+                                           host_tag(), ::getpid()))
+                         .string();
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    throw std::runtime_error(
+        fmt::format("cannot create a temporary directory in {}: {}", parent.string(), std::strerror(errno)));
+  ::chmod(tmpl.c_str(), 0777 & ~current_umask());
+  return tmpl;
+}
+
+} // namespace
+
 std::vector<fs::path> remove_stale_temporaries(const fs::path& dir) {
   std::vector<fs::path> removed;
   const std::string host = host_tag();
@@ -181,9 +216,11 @@ std::vector<fs::path> remove_stale_temporaries(const fs::path& dir) {
     if (!parsed || parsed->host != host)
       continue;
     struct stat st {};
-    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (::lstat(it->path().c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
       continue;
-    if (made_by_a_process_that_is_gone(parsed->pid, st) && ::unlink(it->path().c_str()) == 0)
+    if (!made_by_a_process_that_is_gone(parsed->pid, st))
+      continue;
+    if (S_ISREG(st.st_mode) ? ::unlink(it->path().c_str()) == 0 : remove_temporary_directory(it->path()))
       removed.push_back(it->path());
   }
   return removed;
@@ -204,27 +241,65 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   sync_directory(dir);
 }
 
-OutputSet::OutputSet(fs::path dir) : dir_(std::move(dir)) {
+OutputSet::OutputSet(fs::path dir, NewDirectory new_directory) : dir_(std::move(dir)) {
+  if (!dir_.empty() && !dir_.has_filename()) // "out/x/"
+    dir_ = dir_.parent_path();
   if (dir_.empty())
     dir_ = ".";
-  make_directory(dir_);
-  remove_stale_temporaries(dir_);
+  std::error_code ec;
+  const bool absent = fs::symlink_status(dir_, ec).type() == fs::file_type::not_found;
+  const std::string name = dir_.filename().string();
+  if (absent && new_directory == NewDirectory::staged && name != "." && name != "..") {
+    const fs::path parent = directory_of(dir_);
+    make_directory(parent);
+    remove_stale_temporaries(parent);
+    staging_ = create_temporary_directory(parent, name);
+  } else {
+    make_directory(dir_);
+    remove_stale_temporaries(dir_);
+  }
 }
 
 OutputSet::~OutputSet() {
   for (const auto& p : pending_)
     ::unlink(p.temporary.c_str());
+  if (!staging_.empty())
+    ::rmdir(staging_.c_str());
 }
 
 fs::path OutputSet::add(const std::string& name, std::string_view content) {
   const fs::path target = dir_ / name;
-  const Temporary t = create_temporary(dir_, name);
+  Temporary t;
+  if (staging_.empty()) {
+    t = create_temporary(dir_, name);
+  } else { // the whole directory is temporary: the file has its final name there
+    t.path = staging_ / name;
+    t.fd = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (t.fd < 0)
+      throw std::runtime_error(fmt::format("cannot create {}: {}", t.path.string(), std::strerror(errno)));
+  }
   pending_.push_back({t.path, target}); // removed by the destructor if anything below fails
   write_and_close(t, content, target);
   return target;
 }
 
 void OutputSet::publish() {
+  if (!staging_.empty()) {
+    if (std::rename(staging_.c_str(), dir_.c_str()) == 0) {
+      pending_.clear();
+      staging_.clear();
+      sync_directory(directory_of(dir_));
+      return;
+    }
+    // Someone made the directory meanwhile (another command, a trace written into it): file by file.
+    make_directory(dir_);
+  }
+  publish_file_by_file();
+  if (!staging_.empty() && ::rmdir(staging_.c_str()) == 0)
+    staging_.clear();
+}
+
+void OutputSet::publish_file_by_file() {
   for (const auto& p : pending_) {
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(p.target, ec)))

@@ -6,9 +6,17 @@
 // removes those whose process is gone (see remove_stale_temporaries), never one that may still be in use.
 //
 // Several files that belong together (comparison.csv and attribution.csv, run.csv and the sample files)
-// go through an OutputSet: every file is written to its temporary first, and only when all of them are
-// complete are they renamed into place, one right after the other. A failure before that (a full disk,
-// a file size limit, a kill) replaces none of them.
+// go through an OutputSet: every file is written and flushed first, and only when all of them are
+// complete are they published. A failure before that (a full disk, a file size limit, a kill) publishes
+// none of them.
+//  - Where the output directory does not exist yet, the files are written into a temporary directory
+//    beside it, `.<dir>.dpusim-tmp-<host>-<pid>-XXXXXX`, which one rename(2) turns into the output
+//    directory: readers see all of the set or no directory at all.
+//  - Where it exists (it may hold other files: a trace, another command's outputs, the user's own), the
+//    files are renamed into it one right after the other. A reader, or a kill, between two of those
+//    renames (microseconds apart) can see a new file beside an old one; nothing is ever half written.
+//    Swapping a whole existing directory (renameat2's RENAME_EXCHANGE) would drop what another process
+//    writes there meanwhile, and move a directory under a shell that has it as its working directory.
 #pragma once
 
 #include <filesystem>
@@ -29,16 +37,24 @@ struct Temporary {
 /// Throws std::runtime_error naming the directory when it cannot be created.
 Temporary create_temporary(const std::filesystem::path& dir, std::string_view name);
 
-/// Removes the temporaries of dpusim's naming in `dir` (not below) made on this host by a process that
-/// is gone: its PID is not running, or the process running under that PID started after the temporary
-/// was last written (the PID was reused). Returns what it removed; never throws.
+/// Removes the temporaries of dpusim's naming in `dir` (files, and an OutputSet's temporary directories
+/// with what they hold; nothing below otherwise) made on this host by a process that is gone: its PID is
+/// not running, or the process running under that PID started after the temporary was last written (the
+/// PID was reused). Returns what it removed; never throws.
 std::vector<std::filesystem::path> remove_stale_temporaries(const std::filesystem::path& dir);
 
 /// Files published together in one directory (see above).
 class OutputSet {
 public:
-  /// Creates `dir` if needed and removes stale temporaries there; throws std::runtime_error.
-  explicit OutputSet(std::filesystem::path dir);
+  /// What a set does where its directory does not exist: write into a temporary directory beside it
+  /// and rename that (staged), or create the directory at once and rename the files into it (created:
+  /// for a command that keeps other files there while it runs, such as dpusim plan's journal).
+  enum class NewDirectory { staged, created };
+
+  /// Creates `dir`'s parent if needed and `dir` or, where it does not exist and `new_directory` is
+  /// staged, the temporary directory beside it; removes stale temporaries there; throws
+  /// std::runtime_error.
+  explicit OutputSet(std::filesystem::path dir, NewDirectory new_directory = NewDirectory::staged);
   OutputSet(const OutputSet&) = delete;
   OutputSet& operator=(const OutputSet&) = delete;
   /// Removes the temporaries of a set that was not published.
@@ -46,8 +62,10 @@ public:
 
   /// Writes `content` to a flushed temporary for `dir/name`; returns the final path.
   std::filesystem::path add(const std::string& name, std::string_view content);
-  /// Renames every file into place, in the order added; throws std::runtime_error, before replacing
-  /// anything, when a target cannot be replaced (e.g. it is a directory).
+  /// Publishes every file: the temporary directory renamed into `dir`, or each file renamed into place
+  /// in the order added (where `dir` exists, or was created by someone else meanwhile); throws
+  /// std::runtime_error, before replacing anything, when a target cannot be replaced (e.g. it is a
+  /// directory).
   void publish();
 
 private:
@@ -55,7 +73,10 @@ private:
     std::filesystem::path temporary;
     std::filesystem::path target;
   };
+  void publish_file_by_file();
+
   std::filesystem::path dir_;
+  std::filesystem::path staging_; // the temporary directory where `dir_` did not exist; empty otherwise
   std::vector<Pending> pending_;
 };
 

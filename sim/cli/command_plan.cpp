@@ -248,7 +248,7 @@ int command_plan(const std::vector<std::string>& args) {
   }
 
   const auto out = output_directory(vm, plan.name);
-  OutputSet outputs(out);
+  OutputSet outputs(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
   Journal journal(out / kJournal, journal_key, vm.count("resume") != 0);
 
   std::vector<std::vector<std::string>> rows(points.size());
