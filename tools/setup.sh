@@ -16,8 +16,10 @@ packages=(
   libssl-dev time
   fio ethtool
   python3-matplotlib
+  openmpi-bin libopenmpi-dev
 )
-# dpusim report draws its figures with matplotlib (docs/reports.md); its browser test needs Chromium,
+# dpusim report draws its figures with matplotlib (docs/reports.md); `mpirun dpusim plan` needs Open MPI
+# (docs/planner.md); the report's browser test needs Chromium,
 # a large download that only the tests need.
 if [ "$browser" = yes ]; then
   packages+=(chromium)

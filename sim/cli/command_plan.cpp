@@ -5,6 +5,7 @@
 #include "models/core/text_distance.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/cli/mpi_world.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
@@ -143,6 +144,56 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
   return out;
 }
 
+/// One rank's share of a plan under mpirun: its points' rows and what failed.
+struct RankRows {
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> rows;
+  std::vector<std::string> failures;
+};
+
+// Length-prefixed fields, so that any text (commas, newlines, quotes) travels as it is.
+void put(std::string& out, std::string_view field) {
+  out += std::to_string(field.size());
+  out += ':';
+  out += field;
+}
+
+std::string take(std::string_view& in) {
+  const auto colon = in.find(':');
+  const auto n = static_cast<std::size_t>(std::stoull(std::string(in.substr(0, colon))));
+  std::string field(in.substr(colon + 1, n));
+  in.remove_prefix(colon + 1 + n);
+  return field;
+}
+
+std::string encode(const RankRows& r) {
+  std::string out;
+  put(out, std::to_string(r.rows.size()));
+  for (const auto& [index, row] : r.rows) {
+    put(out, std::to_string(index));
+    put(out, std::to_string(row.size()));
+    for (const auto& f : row)
+      put(out, f);
+  }
+  put(out, std::to_string(r.failures.size()));
+  for (const auto& f : r.failures)
+    put(out, f);
+  return out;
+}
+
+RankRows decode(std::string_view in) {
+  RankRows r;
+  for (auto n = std::stoull(take(in)); n > 0; --n) {
+    const auto index = static_cast<std::size_t>(std::stoull(take(in)));
+    std::vector<std::string> row;
+    for (auto m = std::stoull(take(in)); m > 0; --m)
+      row.push_back(take(in));
+    r.rows.emplace_back(index, std::move(row));
+  }
+  for (auto n = std::stoull(take(in)); n > 0; --n)
+    r.failures.push_back(take(in));
+  return r;
+}
+
 /// The axes a plan may have, for --help.
 std::string axes_help() {
   std::string out = "Axes (the first varies slowest):\n";
@@ -209,7 +260,8 @@ int command_plan(const std::vector<std::string>& args) {
             "and <out>/pareto.csv, the points none beats on time, cost and energy. Prints the best\n"
             "point per objective, what offload changes and the DPU break-even premium. Finished points\n"
             "are journalled in <out>/points.journal until points.csv is written; --resume continues\n"
-            "from there.\n"
+            "from there. Under mpirun (mpirun -n K dpusim plan ...) the K ranks split the points and\n"
+            "rank 0 writes the files a single run writes.\n"
             "Exit status: 0 done, 1 a simulation or I/O failure, 2 bad input (nothing written).\n\n" +
                 axes_help(),
             options, args, vm, true))
@@ -219,9 +271,21 @@ int command_plan(const std::vector<std::string>& args) {
       throw po::error("missing the plan file (usage: dpusim plan PLAN.yaml [options])");
     throw;
   }
-  const int jobs = jobs_requested(vm);
+  // Under mpirun every rank reads the same plan (bad input stops them all alike, before any collective
+  // call) and simulates the points p with p mod ranks = rank; rank 0 gathers the rows and publishes.
+  auto world = MpiWorld::join_if_launched();
   const bool sharded = vm.count("shard") != 0;
-  const Shard shard = sharded ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+  if (world && sharded)
+    throw po::error("--shard splits a plan between separate runs; under mpirun the ranks split it: "
+                    "drop --shard");
+  const bool lead = !world || world->rank() == 0; // prints, publishes
+  const Shard shard =
+      world     ? Shard{static_cast<std::size_t>(world->rank()) + 1, static_cast<std::size_t>(world->size())}
+      : sharded ? parse_shard(vm["shard"].as<std::string>())
+                : Shard{};
+  int jobs = jobs_requested(vm);
+  if (world && vm.count("jobs") == 0) // the machine's cores shared by its ranks
+    jobs = std::max(1, jobs / world->local_size());
   const auto cat = load_catalog(vm);
   const auto plan = load_plan(vm["scenario"].as<std::string>(), cat);
   const auto spec = summary_spec(plan);
@@ -248,76 +312,129 @@ int command_plan(const std::vector<std::string>& args) {
   }
 
   const auto out = output_directory(vm, plan.name);
-  OutputSet outputs(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
-  Journal journal(out / kJournal, journal_key, vm.count("resume") != 0);
-
+  // Each rank journals its own points (on its machine's view of --out); rank 0 publishes.
+  const std::string journal_name =
+      world ? fmt::format("points.rank-{}-of-{}.journal", world->rank(), world->size()) : kJournal;
+  std::optional<OutputSet> outputs;
+  if (lead)
+    outputs.emplace(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
+  else
+    std::filesystem::create_directories(out);
+  const bool quiet = vm.count("quiet") != 0 || !lead;
   std::vector<std::vector<std::string>> rows(points.size());
-  std::vector<std::size_t> to_run; // indices into points
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!feasible[k]) {
-      rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
-      points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
-    } else if (const auto it = journal.kept().find(points[k].index); it != journal.kept().end())
-      rows[k] = it->second;
-    else
-      to_run.push_back(k);
-  }
-  const bool quiet = vm.count("quiet") != 0;
-  if (!quiet && !journal.kept().empty())
-    std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
-                             journal.kept().size(), (out / kJournal).string(), to_run.size());
-  Progress progress(show_progress(vm), to_run.size());
   std::vector<std::string> failures;
-  run_in_processes(
-      to_run.size(), jobs,
-      [&](std::size_t i) {
-        const auto point = build_point(plan, points[to_run[i]].index, cat);
-        if (!point.scenario) // the same plan and catalog build the same point in every process
-          throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
-        const auto& s = *point.scenario;
-        try {
-          auto r = run::run_variant(s, cat, s.variants.front(), run::RunOptions{});
-          add_point_facts(s, cat, plan.goodput, r);
-          return report::serialize(r);
-        } catch (const InputError& e) {
-          // What the simulation finds wrong with the point (its key and message, not a file's place:
-          // points.csv must not depend on where the plan lies) makes it infeasible.
-          return kInfeasible + (e.key().empty() ? e.message() : e.key() + ": " + e.message());
-        }
-      },
-      [&](std::size_t i, const JobOutcome& o) {
-        const auto& p = points[to_run[i]];
-        const bool infeasible = o.exit_code == kOk && o.output.rfind(kInfeasible, 0) == 0;
-        if (infeasible) {
-          rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
-        } else if (o.exit_code == kOk) {
-          const auto r = report::deserialize(o.output);
-          rows[to_run[i]] = point_row(p, &r, {}, spec);
-        } else {
-          failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
-        }
-        if (o.exit_code == kOk)
-          journal.append(p.index, rows[to_run[i]]);
-        progress.done(fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(),
-                                  infeasible           ? "infeasible"
-                                  : o.exit_code == kOk ? "done"
-                                                       : "failed"));
-      });
-  if (!failures.empty()) {
+  std::optional<Journal> journal;
+  // From here on, no rank may leave before the collective calls below: what fails is a failure to report.
+  try {
+    journal.emplace(out / journal_name, journal_key, vm.count("resume") != 0);
+    std::vector<std::size_t> to_run; // indices into points
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      if (!feasible[k]) {
+        rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
+        points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
+      } else if (const auto it = journal->kept().find(points[k].index); it != journal->kept().end())
+        rows[k] = it->second;
+      else
+        to_run.push_back(k);
+    }
+    if (!quiet && !journal->kept().empty())
+      std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
+                               journal->kept().size(), (out / journal_name).string(), to_run.size());
+    Progress progress(show_progress(vm) && lead, to_run.size());
+    run_in_processes(
+        to_run.size(), jobs,
+        [&](std::size_t i) {
+          const auto point = build_point(plan, points[to_run[i]].index, cat);
+          if (!point.scenario) // the same plan and catalog build the same point in every process
+            throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
+          const auto& s = *point.scenario;
+          try {
+            auto r = run::run_variant(s, cat, s.variants.front(), run::RunOptions{});
+            add_point_facts(s, cat, plan.goodput, r);
+            return report::serialize(r);
+          } catch (const InputError& e) {
+            // What the simulation finds wrong with the point (its key and message, not a file's place:
+            // points.csv must not depend on where the plan lies) makes it infeasible.
+            return kInfeasible + (e.key().empty() ? e.message() : e.key() + ": " + e.message());
+          }
+        },
+        [&](std::size_t i, const JobOutcome& o) {
+          const auto& p = points[to_run[i]];
+          const bool infeasible = o.exit_code == kOk && o.output.rfind(kInfeasible, 0) == 0;
+          if (infeasible) {
+            rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
+          } else if (o.exit_code == kOk) {
+            const auto r = report::deserialize(o.output);
+            rows[to_run[i]] = point_row(p, &r, {}, spec);
+          } else {
+            failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
+          }
+          if (o.exit_code == kOk)
+            journal->append(p.index, rows[to_run[i]]);
+          progress.done(fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(),
+                                    infeasible           ? "infeasible"
+                                    : o.exit_code == kOk ? "done"
+                                                         : "failed"));
+        });
+  } catch (const std::exception& e) {
+    if (!world)
+      throw;
+    failures.push_back(fmt::format("rank {}: {}", world->rank(), e.what()));
+  }
+
+  if (world) { // every rank's rows and failures to rank 0, in point order
+    RankRows mine;
+    for (std::size_t k = 0; k < points.size(); ++k)
+      mine.rows.emplace_back(points[k].index, std::move(rows[k]));
+    mine.failures = std::move(failures);
+    world->wait_for_all();
+    const auto gathered = world->gather(encode(mine));
+    rows.clear();
+    failures.clear();
+    if (lead) {
+      std::map<std::size_t, std::vector<std::string>> by_point;
+      for (const auto& g : gathered) {
+        auto r = decode(g);
+        for (auto& [index, row] : r.rows)
+          by_point[index] = std::move(row);
+        for (auto& f : r.failures)
+          failures.push_back(std::move(f));
+      }
+      for (auto& [index, row] : by_point)
+        rows.push_back(std::move(row));
+    }
+  }
+  if (lead && !failures.empty()) {
     for (const auto& f : failures)
       std::cerr << "dpusim plan: " << f << "\n";
     std::cerr << fmt::format("dpusim plan: nothing published; the finished points are in {} (--resume)\n",
-                             (out / kJournal).string());
-    return kFailure;
+                             (out / (world ? "points.rank-*.journal" : kJournal)).string());
   }
-
-  const auto csv = outputs.add("points.csv", render_points_csv(rows));
-  // A shard's rows are not the plan's: merge writes the plan's pareto.csv.
-  const auto pareto = sharded ? std::filesystem::path() : outputs.add("pareto.csv", render_pareto_csv(rows));
-  if (sharded)
-    outputs.add(kShardFile, shard_file(spec, fingerprint, shard, total));
-  outputs.publish();
-  journal.remove();
+  // Rank 0 publishes; every rank removes its journal once the set is in place.
+  std::string published = failures.empty() ? "" : "failed";
+  std::filesystem::path csv;
+  std::filesystem::path pareto;
+  if (lead && failures.empty()) {
+    try {
+      csv = outputs->add("points.csv", render_points_csv(rows));
+      // A shard's rows are not the plan's: merge writes the plan's pareto.csv.
+      if (!sharded)
+        pareto = outputs->add("pareto.csv", render_pareto_csv(rows));
+      else
+        outputs->add(kShardFile, shard_file(spec, fingerprint, shard, total));
+      outputs->publish();
+    } catch (const std::exception& e) {
+      if (!world)
+        throw;
+      std::cerr << fmt::format("dpusim plan: {}\n", e.what());
+      published = "failed";
+    }
+  }
+  if (world)
+    published = world->broadcast(published);
+  if (!published.empty())
+    return kFailure;
+  journal->remove();
   if (!quiet) {
     if (sharded)
       std::cout << fmt::format("shard {}/{}: {} of the plan's {} points\n", shard.index, shard.count,
@@ -326,8 +443,8 @@ int command_plan(const std::vector<std::string>& args) {
               << (sharded ? fmt::format("wrote {}\n", csv.string())
                           : fmt::format("wrote {} and {}\n", csv.string(), pareto.string()));
   }
-  if (vm.count("report") != 0)
-    return render_report(out, out / "report.html", quiet);
+  if (lead && vm.count("report") != 0)
+    return render_report(out, out / "report.html", vm.count("quiet") != 0);
   return kOk;
 }
 

@@ -497,3 +497,96 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
   EXPECT_EQ(read(dir / "merged/pareto.csv"), read(dir / "out/pareto.csv"));
   EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
 }
+
+#ifdef DPUSIM_MPIEXEC
+namespace {
+
+// mpiexec for `ranks` ranks of `args` (as root too, as in a container; more ranks than cores allowed).
+// Under LeakSanitizer, what Open MPI's libraries keep until exit is not reported (tests/support/).
+std::vector<std::string> under_mpi(int ranks, std::vector<std::string> args) {
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  ::setenv("LSAN_OPTIONS", "suppressions=" DPUSIM_SOURCE_DIR "/tests/support/lsan-open-mpi.supp", 1);
+  std::vector<std::string> argv{DPUSIM_MPIEXEC, "--oversubscribe", "-n", std::to_string(ranks)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+std::vector<fs::path> journals_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".journal")
+      out.push_back(e.path());
+  return out;
+}
+
+} // namespace
+
+// `mpirun -n 2 dpusim plan`: the ranks split the points, rank 0 publishes, and the files are the serial
+// run's byte for byte; the ranks' journals are gone once it is published.
+TEST(PlanMpi, TwoRanksWriteWhatASerialRunWrites) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const auto serial = run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "serial").string()});
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  const auto r = run_command(under_mpi(2, {DPUSIM_BINARY, "plan", plan, "--out", (dir / "mpi").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read(dir / "mpi/points.csv"), read(dir / "serial/points.csv"));
+  EXPECT_EQ(read(dir / "mpi/pareto.csv"), read(dir / "serial/pareto.csv"));
+  EXPECT_EQ(r.out, serial.out.substr(0, serial.out.find("wrote ")) + "wrote " +
+                       (dir / "mpi/points.csv").string() + " and " + (dir / "mpi/pareto.csv").string() + "\n")
+      << "rank 0 alone prints the summary";
+  EXPECT_TRUE(journals_in(dir / "mpi").empty());
+  // Three ranks for eight points: uneven shares, the same files.
+  const auto three =
+      run_command(under_mpi(3, {DPUSIM_BINARY, "plan", plan, "--out", (dir / "mpi3").string(), "-q"}));
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_EQ(read(dir / "mpi3/points.csv"), read(dir / "serial/points.csv"));
+}
+
+TEST(PlanMpi, ShardUnderMpiIsBadInputAndWritesNothing) {
+  TempDir tmp;
+  const auto plan = plan_in(tmp, kSmallAxes);
+  const fs::path out = fs::path(tmp.path()) / "out";
+  const auto r =
+      run_command(under_mpi(2, {DPUSIM_BINARY, "plan", plan, "--shard", "1/2", "--out", out.string()}));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("under mpirun the ranks split it: drop --shard"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// SIGTERM to mpirun (what a scheduler sends) stops every rank with its journal kept; the same job with
+// --resume simulates only what is missing and publishes the uninterrupted run's files.
+TEST(PlanMpi, StoppedAndResumedGivesTheUninterruptedFiles) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  const auto plan =
+      plan_in(tmp, "  nodes: [2, 4, 8, 16]\n  seeds: {from: 1, to: 8}\n  variants: [host-tcp, rdma-nic]\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "whole").string(), "-q"}).exit_code, 0);
+  const fs::path out = dir / "stopped";
+  const int pid =
+      spawn_quietly(under_mpi(2, {DPUSIM_BINARY, "plan", plan, "--out", out.string(), "-q", "--jobs", "1"}));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto entries = [&] {
+    std::size_t n = 0;
+    if (fs::exists(out))
+      for (const auto& j : journals_in(out))
+        n += journal_points(j).size();
+    return n;
+  };
+  while (entries() < 6 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (fs::exists(out / "points.csv"))
+    GTEST_SKIP() << "the plan finished before it could be stopped";
+  EXPECT_EQ(journals_in(out).size(), 2u);
+  const auto resumed = run_command(
+      under_mpi(2, {DPUSIM_BINARY, "plan", plan, "--out", out.string(), "--resume", "--jobs", "1"}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(read(out / "points.csv"), read(dir / "whole/points.csv"));
+  EXPECT_TRUE(journals_in(out).empty());
+}
+#endif
