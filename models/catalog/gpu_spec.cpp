@@ -26,6 +26,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
     peak.finish();
   }
   g.memory = r.quantity<Bytes>("memory");
+  g.context_memory = r.optional_quantity<Bytes>("context_memory");
   g.hbm_bandwidth = r.quantity<DataRate>("hbm_bandwidth");
   g.hbm_efficiency = r.number("hbm_efficiency", 0.05, 1.0);
   g.nvlink_bandwidth = r.quantity<DataRate>("nvlink_bandwidth");

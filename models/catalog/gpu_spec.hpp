@@ -18,7 +18,8 @@ struct GpuSpec {
   Cited<units::FlopRate> peak_bf16;
   Cited<units::FlopRate> peak_fp16;
   std::optional<Cited<units::FlopRate>> peak_fp8;
-  Cited<units::Bytes> memory;
+  Cited<units::Bytes> memory;                        // what the device reports (nvidia-smi's total)
+  std::optional<Cited<units::Bytes>> context_memory; // taken by the CUDA context before training holds any
   Cited<units::DataRate> hbm_bandwidth;
   Cited<double> hbm_efficiency;               // achieved / peak (STREAM-like)
   Cited<units::DataRate> nvlink_bandwidth;    // per direction

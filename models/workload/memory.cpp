@@ -31,13 +31,17 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   // GELU's (2 + 2 per ffn/h), or SwiGLU's gate, up, activation and product (2 + 2 + 2 + 2). A GPT layer
   // (MHA, GELU, ffn = 4h) gives 10 + 24. The attention scores (5as/h) are kept only by an unfused
   // kernel without selective recomputation; flash attention recomputes them in its backward pass.
+  // Dropout keeps a 1-byte mask per element for backward: after attention and after the MLP (1 + 1 of
+  // the 10), and over the scores (1 of the 5as/h). A model trained without dropout keeps none.
+  const double outside = m.dropout ? 10.0 : 8.0;
+  const double scores = m.dropout ? 5.0 : 4.0;
   const double kv = static_cast<double>(m.kv_heads) / m.heads;
   const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = (m.activation == Activation::gelu ? 4.0 : 8.0) * ffn / h;
   double parallel = 2 + 4 * kv + 2 + mlp;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
-    parallel += 5.0 * a * s / h;
-  return sequence_parallel ? sbh * (10.0 + parallel) / t : sbh * (10.0 + parallel / t);
+    parallel += scores * a * s / h;
+  return sequence_parallel ? sbh * (outside + parallel) / t : sbh * (outside + parallel / t);
 }
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {

@@ -27,6 +27,7 @@ struct TransformerShape {
   bool tied_embeddings = true;
   bool learned_positions = true; // GPT-style learned position embeddings (vs rotary)
   bool biases = true;            // linear layers carry biases (GPT); Llama has none
+  bool dropout = true; // trained with dropout, whose masks are kept for backward (GPT); Llama has none
   // Mixture of experts (every layer's feed-forward block): `experts` expert FFNs of size `expert_ffn`,
   // each token routed to `top_k` of them by a learned router. 0 experts: a dense model.
   int experts = 0;

@@ -35,6 +35,8 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
     m.learned_positions = p->as_choice({"learned", "rotary"}) == "learned";
   if (auto b = map.optional("biases"))
     m.biases = b->as_bool();
+  if (auto d = map.optional("dropout"))
+    m.dropout = d->as_bool();
   if (auto e = map.optional("experts")) {
     m.experts = static_cast<int>(e->as_int(1, 1 << 16));
     m.top_k = static_cast<int>(

@@ -24,6 +24,23 @@ TEST(Memory, ActivationFormulasFollowKorthikanti) {
                    sbh * 34.0 / 8);
 }
 
+// Without dropout no masks are kept: 1 + 1 of the 10 outside the tensor-parallel region, 1 of the 5as/h.
+TEST(Memory, AModelWithoutDropoutKeepsNoMasks) {
+  TransformerShape m{.name = "test",
+                     .layers = 1,
+                     .hidden = 4096,
+                     .heads = 32,
+                     .kv_heads = 32,
+                     .ffn = 4 * 4096,
+                     .vocab = 50000};
+  m.dropout = false;
+  const double sbh = 2048.0 * 1 * 4096;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none),
+                   sbh * (32 + 4.0 * 32 * 2048 / 4096));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, true, Recompute::selective), sbh * 32.0 / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 8, false, Recompute::full), 2 * sbh);
+}
+
 TEST(Memory, ActivationsFollowTheFeedForwardAndTheKeyValueHeads) {
   // Llama-style layer: 8 of 64 heads for keys and values, SwiGLU with ffn = 3.5h. Outside the
   // tensor-parallel region 10 sbh; inside Q 2, K and V 2 x 2/8, projection input 2, and SwiGLU's gate,

@@ -1,5 +1,6 @@
 #include "models/core/input_error.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/scenario/rank_memory.hpp"
 #include "tests/support/bundled_catalog.hpp"
 #include "tests/support/sanitized.hpp"
 
@@ -85,6 +86,45 @@ TEST(ScenarioLoader, FullRecomputationMakesALargeModelFit) {
   EXPECT_THROW((void)parse(text), InputError);
   text.replace(text.find("attention: unfused"), 18, "attention: unfused\n  recompute: full");
   EXPECT_NO_THROW((void)parse(text));
+}
+
+// A GPU holds what the device reports (an H100 80GB: 81559 MiB) less the CUDA context (400 MiB): a
+// configuration needing 77 GiB fits, though it exceeds 80 GB read as decimal (74.5 GiB); one needing
+// more than 79.25 GiB does not, and the message says why.
+TEST(ScenarioLoader, TheMemoryCheckUsesTheDevicesCapacityLessTheCudaContext) {
+  auto with = [](int seq) {
+    std::string text = kBase;
+    text.replace(text.find("seq_len: 2048"), 13, fmt::format("seq_len: {}\n  attention: unfused", seq));
+    return text;
+  };
+  const auto base = parse(kBase);
+  auto need_gib = [&](int seq) {
+    auto w = base.workload;
+    w.seq_len = seq;
+    w.attention = workload::AttentionKernel::unfused;
+    return scenario::peak_rank_memory(w).total() / (1024.0 * 1024 * 1024);
+  };
+  int fits = 0;
+  int over = 0;
+  for (int seq = 4096; seq <= 8192 && (fits == 0 || over == 0); seq += 8) {
+    const double gib = need_gib(seq);
+    if (fits == 0 && gib > 75.0 && gib < 79.0)
+      fits = seq;
+    if (over == 0 && gib > 79.3 && gib < 79.6)
+      over = seq;
+  }
+  ASSERT_NE(fits, 0);
+  ASSERT_NE(over, 0);
+  EXPECT_NO_THROW((void)parse(with(fits))) << need_gib(fits) << " GiB";
+  try {
+    (void)parse(with(over));
+    ADD_FAILURE() << need_gib(over) << " GiB was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("has 79.3 GiB for them (79.6 GiB, less 0.4 GiB for the CUDA context)"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ScenarioLoader, ErrorsCarryFileLineColumnAndKey) {
