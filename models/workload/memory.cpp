@@ -28,7 +28,9 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   // (norm inputs 4, the attention's and the MLP's inputs 2 + 2, two dropout masks 1 + 1) and, split over
   // the tensor-parallel ranks, Q, K and V (2 each, K and V shrunk by grouped-query attention), the output
   // projection's input (2), and the MLP's intermediate activations: the up projection's output and
-  // GELU's (2 + 2 per ffn/h), or SwiGLU's gate, up, activation and product (2 + 2 + 2 + 2). A GPT layer
+  // GELU's (2 + 2 per ffn/h), or SwiGLU's gate and up projections (2 + 2: Megatron-Core's fused SwiGLU
+  // keeps only its input and recomputes the activation, MCORE-SWIGLU) and their product, the down
+  // projection's input (2). A GPT layer
   // (MHA, GELU, ffn = 4h) gives 10 + 24. The attention scores (5as/h) are kept only by an unfused
   // kernel without selective recomputation; flash attention recomputes them in its backward pass.
   // Dropout keeps a 1-byte mask per element for backward: after attention and after the MLP (1 + 1 of
@@ -37,7 +39,7 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   const double scores = m.dropout ? 5.0 : 4.0;
   const double kv = static_cast<double>(m.kv_heads) / m.heads;
   const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
-  const double mlp = (m.activation == Activation::gelu ? 4.0 : 8.0) * ffn / h;
+  const double mlp = (m.activation == Activation::gelu ? 4.0 : 6.0) * ffn / h;
   double parallel = 2 + 4 * kv + 2 + mlp;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
     parallel += scores * a * s / h;

@@ -11,6 +11,22 @@
 namespace dpusim::model {
 namespace {
 
+// Layers the first and last stages could take so that the others share the rest evenly, as a hint.
+std::string uneven_stages_hint(int layers, int pp) {
+  if (pp < 2 || layers < pp)
+    return {};
+  const int others = (layers + pp - 1) / pp; // each of the pp - 2 middle stages
+  const int ends = layers - (pp - 2) * others;
+  if (ends < 2)
+    return {};
+  const int first = ends / 2;
+  return fmt::format(
+      ", or give the first and last stages fewer (first_stage_layers: {} and last_stage_layers: "
+      "{}{})",
+      first, ends - first,
+      pp > 2 ? fmt::format(" leave {} to each of the other {} stages", others, pp - 2) : "");
+}
+
 class ParallelismModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "parallelism"; }
@@ -65,7 +81,8 @@ public:
                      w.virtual_stages > 1
                          ? fmt::format("pp x virtual_stages = {} x {} must divide the model's {} layers",
                                        p.pp, w.virtual_stages, m.layers)
-                         : fmt::format("pp = {} must divide the model's {} layers", p.pp, m.layers)});
+                         : fmt::format("pp = {} must divide the model's {} layers{}", p.pp, m.layers,
+                                       uneven_stages_hint(m.layers, p.pp))});
     if (w.sequence_parallel && p.tp == 1)
       out.push_back({"workload.parallelism", "sequence_parallel needs tp > 1"});
   }
