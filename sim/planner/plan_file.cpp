@@ -48,12 +48,13 @@ const std::vector<AxisSpec>& axis_specs() {
        {"none", "ipsec", "tls"}},
       {"overlay", "cluster.services.overlay", AxisKind::choice, "tenant overlays", {"none", "vxlan"}},
       {"parallelism", "workload.parallelism", AxisKind::parallelism,
-       "{tp, pp, cp, ep, dp, virtual_stages} mappings; without dp, the GPUs left over"},
+       "{tp, pp, cp, ep, dp, virtual_stages} mappings (without dp, the GPUs left over), or auto: every "
+       "layout Megatron could run (docs/planner.md)"},
       {"recompute",
        "workload.recompute",
        AxisKind::choice,
-       "activation recomputation",
-       {"none", "selective", "full"}},
+       "activation recomputation; auto: the least that fits in GPU memory",
+       {"none", "selective", "full", "auto"}},
       {"zero", "workload.zero", AxisKind::count, "ZeRO stages: 0 to 3", {}, 0, 3},
       {"global_batch",
        "workload.global_batch",
@@ -269,16 +270,98 @@ std::vector<AxisValue> read_range(const AxisSpec& spec, const yaml::Node& n) {
   return out;
 }
 
+/// What `parallelism: auto` searches over: the model and the largest node and cluster of the plan.
+struct SearchSpace {
+  workload::TransformerShape model;
+  int seq_len = 0;
+  int gpus_per_node = 1;            // the most any of the plan's nodes has
+  long long gpus = 1;               // the most any point has
+  std::set<long long> gpu_counts{}; // every point's GPUs (for each node count, each node type)
+};
+
+bool divides(long long d, long long n) {
+  return d > 0 && n % d == 0;
+}
+
+/// Every layout Megatron could run the model with, data parallelism taking the GPUs left over (docs/
+/// planner.md, "Searching the parallelism"): tensor parallelism a power of two inside a node dividing the
+/// heads, the key-value heads and the feed-forward sizes; pipeline parallelism a divisor of the layers, with
+/// 1, 2 or 4 model chunks per GPU (at least two layers each); context parallelism from 32k tokens; expert
+/// parallelism a power of two dividing the experts; tp x pp x cp dividing the GPUs of some point. Which of
+/// them divide a given point's GPUs and fit its memory the point says.
+std::vector<AxisValue> auto_parallelism(const SearchSpace& s) {
+  const auto& m = s.model;
+  std::vector<int> tps;
+  for (int tp = 1; tp <= s.gpus_per_node; tp *= 2)
+    if (divides(tp, m.heads) && divides(tp, m.kv_heads) && divides(tp, m.ffn) &&
+        (!m.moe() || divides(tp, m.expert_ffn)))
+      tps.push_back(tp);
+  std::vector<int> cps{1};
+  for (int cp = 2; s.seq_len >= 32768 && cp <= 16; cp *= 2)
+    if (divides(2LL * cp, s.seq_len))
+      cps.push_back(cp);
+  std::vector<int> eps{1};
+  for (int ep = 2; m.moe() && ep <= m.experts; ep *= 2)
+    if (divides(ep, m.experts))
+      eps.push_back(ep);
+  std::vector<AxisValue> out;
+  for (const int tp : tps)
+    for (int pp = 1; pp <= m.layers; ++pp) {
+      if (!divides(pp, m.layers) || static_cast<long long>(tp) * pp > s.gpus)
+        continue;
+      for (const int v : {1, 2, 4}) {
+        if (v > 1 &&
+            (pp < 2 || !divides(static_cast<long long>(pp) * v, m.layers) || m.layers / (pp * v) < 2))
+          continue;
+        for (const int cp : cps)
+          for (const int ep : eps) {
+            const long long model_parallel = static_cast<long long>(tp) * pp * cp;
+            if (std::none_of(s.gpu_counts.begin(), s.gpu_counts.end(),
+                             [&](long long g) { return divides(model_parallel, g); }))
+              continue; // no point has GPUs it divides
+            AxisValue a;
+            a.tp = tp;
+            a.pp = pp;
+            a.cp = cp;
+            a.ep = ep;
+            if (v > 1)
+              a.virtual_stages = v;
+            a.node = YAML::Node(YAML::NodeType::Map);
+            a.node["tp"] = tp;
+            a.node["pp"] = pp;
+            if (cp > 1)
+              a.node["cp"] = cp;
+            if (ep > 1)
+              a.node["ep"] = ep;
+            if (v > 1)
+              a.node["virtual_stages"] = v;
+            a.text = fmt::format("tp{}.pp{}.cp{}.ep{}.dprest{}", tp, pp, cp, ep,
+                                 v > 1 ? fmt::format(".v{}", v) : "");
+            out.push_back(std::move(a));
+          }
+      }
+    }
+  return out;
+}
+
 Axis read_axis(const AxisSpec& spec, const yaml::Node& n, const catalog::Catalog& cat,
-               const NamedVariants& named) {
+               const NamedVariants& named, const SearchSpace& space) {
   Axis axis{&spec, {}};
+  if (spec.kind == AxisKind::parallelism && n.is_scalar() && n.raw().Scalar() == "auto") {
+    axis.values = auto_parallelism(space);
+    if (axis.values.empty())
+      n.fail(fmt::format("no layout divides the model {} ({} heads, {} layers) on {} GPUs", space.model.name,
+                         space.model.heads, space.model.layers, space.gpus));
+    return axis;
+  }
   if (n.is_map() && spec.range) {
     axis.values = read_range(spec, n);
     return axis;
   }
   if (!n.is_sequence())
     n.fail(
-        fmt::format("expected a list of values{}, found {}", spec.range ? " or a range {from, to}" : "",
+        fmt::format("expected a list of values{}{}, found {}", spec.range ? " or a range {from, to}" : "",
+                    spec.kind == AxisKind::parallelism ? " or auto" : "",
                     n.is_map() ? "a mapping" : fmt::format("\"{}\"", n.is_null() ? "" : n.raw().Scalar())));
   const auto items = n.as_sequence().items();
   if (items.empty())
@@ -479,6 +562,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
       m.required("scenario", "a scenario file (relative to the plan) or an inline scenario");
   std::int64_t base_nodes = 0;
   bool base_checkpoints = false;
+  SearchSpace space;
   {
     // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
     std::optional<yaml::Node> loaded;
@@ -497,6 +581,12 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     const auto s = input::parse_scenario(base, cat);
     base_nodes = s.cluster.nodes;
     base_checkpoints = s.workload.checkpoint.has_value();
+    space.model = s.workload.model;
+    space.seq_len = s.workload.seq_len;
+    const auto* base_node = cat.node(s.cluster.node);
+    space.gpus_per_node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node
+                          : base_node != nullptr      ? base_node->gpus.value
+                                                      : 1;
     p.base_seed = s.seed;
     p.scenario = base.raw();
     p.scenario_file = base.file();
@@ -508,8 +598,9 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     const YAML::Node& raw = p.scenario;
     const YAML::Node offload = raw["offload"];
     std::vector<YAML::Node> listed{offload["baseline"]};
-    if (offload["variants"].IsSequence())
-      for (const auto& item : offload["variants"])
+    // A key the base lacks is a zombie node in yaml-cpp, whose type may not be asked (it throws).
+    if (const YAML::Node variants = offload["variants"]; variants.IsDefined() && variants.IsSequence())
+      for (const auto& item : variants)
         listed.push_back(item);
     std::set<std::string> seen;
     for (const auto& item : listed) {
@@ -537,8 +628,31 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     std::vector<std::string_view> keys(names.begin(), names.end());
     am.declare(keys);
     for (const auto& spec : axis_specs())
-      if (auto n = am.optional(spec.name))
-        p.axes.push_back(read_axis(spec, *n, cat, named));
+      if (auto n = am.optional(spec.name)) {
+        if (spec.kind == AxisKind::parallelism) { // the axes before it give the nodes and their GPUs
+          std::vector<long long> per_node{space.gpus_per_node};
+          std::vector<long long> node_counts{base_nodes};
+          for (const auto& a : p.axes) {
+            if (a.spec->name == "node") {
+              per_node.clear();
+              for (const auto& v : a.values)
+                if (const auto* node = cat.node(v.text))
+                  per_node.push_back(node->gpus.value);
+            }
+            if (a.spec->name == "nodes") {
+              node_counts.clear();
+              for (const auto& v : a.values)
+                node_counts.push_back(v.count);
+            }
+          }
+          for (const long long g : per_node)
+            for (const long long count : node_counts)
+              space.gpu_counts.insert(g * count);
+          space.gpus_per_node = static_cast<int>(*std::max_element(per_node.begin(), per_node.end()));
+          space.gpus = *space.gpu_counts.rbegin();
+        }
+        p.axes.push_back(read_axis(spec, *n, cat, named, space));
+      }
     am.finish();
   }
   if (p.axes.empty() || p.axes.back().spec->kind != AxisKind::variant)

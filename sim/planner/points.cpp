@@ -104,6 +104,7 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
   const auto choice = point_choice(plan, index);
   const AxisValue* parallelism = nullptr;
   std::string variant;
+  bool recompute_auto = false;
   for (std::size_t i = 0; i < plan.axes.size(); ++i) {
     const auto& axis = plan.axes[i];
     const auto& value = axis.values[choice[i]];
@@ -120,7 +121,10 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       break;
     }
     default:
-      set_at(p.tree, axis.spec->scenario_key, YAML::Clone(value.node));
+      if (axis.spec->name == "recompute" && value.text == "auto")
+        recompute_auto = true; // chosen below: the least that fits
+      else
+        set_at(p.tree, axis.spec->scenario_key, YAML::Clone(value.node));
     }
   }
 
@@ -172,6 +176,25 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
     }
   }
 
+  // The scenario, read and checked; with recompute auto, the least recomputation that it accepts (none,
+  // then selective, then full: each costs time, so the least that fits is the one Megatron users pick).
+  if (p.reason.empty()) {
+    const auto file = std::make_shared<const std::string>(plan.scenario_file);
+    const std::vector<std::string> tries =
+        recompute_auto ? std::vector<std::string>{"none", "selective", "full"} : std::vector<std::string>{""};
+    for (const auto& recompute : tries) {
+      if (!recompute.empty())
+        p.tree["workload"]["recompute"] = recompute;
+      try {
+        p.scenario = input::parse_scenario(yaml::Node(p.tree, file, "", Location{*file, 1, 1}), cat);
+        p.reason.clear();
+        break;
+      } catch (const InputError& e) {
+        p.reason = e.key().empty() ? e.message() : fmt::format("{}: {}", e.key(), e.message());
+      }
+    }
+  }
+
   const auto degree = [&](std::string_view key) {
     const auto t = text_at(p.tree, fmt::format("workload.parallelism.{}", key));
     return t.empty() ? std::string("1") : t;
@@ -200,14 +223,6 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
               text_at(p.tree, "workload.micro_batch"),
               seed.empty() ? std::to_string(plan.base_seed) : seed,
               variant};
-  if (!p.reason.empty())
-    return p;
-  const auto file = std::make_shared<const std::string>(plan.scenario_file);
-  try {
-    p.scenario = input::parse_scenario(yaml::Node(p.tree, file, "", Location{*file, 1, 1}), cat);
-  } catch (const InputError& e) {
-    p.reason = e.key().empty() ? e.message() : fmt::format("{}: {}", e.key(), e.message());
-  }
   return p;
 }
 

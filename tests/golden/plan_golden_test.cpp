@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <set>
 
 namespace fs = std::filesystem;
 using namespace dpusim::testing;
@@ -31,7 +32,13 @@ TEST_P(PlanGolden, PlanReproducesTheReferencePoints) {
   TempDir tmp;
   const auto r = run_command({DPUSIM_BINARY, "plan", file, "--out", tmp.path(), "--jobs", "2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("what offload changes"), std::string::npos) << r.out;
+  std::set<std::string> variants;
+  for (const auto& row : dpusim::testing::csv_rows(fs::path(tmp.path()) / "points.csv"))
+    variants.insert(row.at("variant"));
+  if (variants.size() > 1) { // a plan of one variant has no offload to compare
+    EXPECT_NE(r.out.find("what offload changes"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("fastest to train: point "), std::string::npos) << r.out;
   expect_same_table(fs::path(tmp.path()) / "points.csv", dir / "points.csv");
   expect_same_table(fs::path(tmp.path()) / "pareto.csv", dir / "pareto.csv");
 }

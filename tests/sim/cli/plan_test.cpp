@@ -590,3 +590,39 @@ TEST(PlanMpi, StoppedAndResumedGivesTheUninterruptedFiles) {
   EXPECT_TRUE(journals_in(out).empty());
 }
 #endif
+
+// The bundled parallelism search's claim: the published layout of SC'21 Table 1's 7.5B row is among the
+// points, needs full recomputation at its micro-batch of 16, and the fastest layout found needs none of
+// it and is faster by more than a fifth.
+TEST(PlanCommand, TheParallelismSearchFindsTheLayoutsThatAvoidFullRecomputation) {
+  TempDir tmp;
+  const fs::path out = fs::path(tmp.path()) / "out";
+  const auto r =
+      run_command({DPUSIM_BINARY, "plan", (kSource / "plans/auto-parallelism-sc21-7.5b.yaml").string(),
+                   "--out", out.string(), "-q", "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = dpusim::testing::csv_rows(out / "points.csv");
+  double published = 0;
+  double fastest = 1e300;
+  std::string fastest_recompute;
+  std::size_t feasible = 0;
+  for (const auto& row : rows) {
+    if (row.at("feasible") != "true")
+      continue;
+    ++feasible;
+    const double step = std::stod(row.at("step_time_s"));
+    if (row.at("tp") == "4" && row.at("pp") == "1" && row.at("virtual_stages") == "1" &&
+        row.at("micro_batch") == "16") {
+      published = step;
+      EXPECT_EQ(row.at("recompute"), "full") << "micro-batch 16 fits only with full recomputation";
+    }
+    if (step < fastest) {
+      fastest = step;
+      fastest_recompute = row.at("recompute");
+    }
+  }
+  EXPECT_GE(feasible, 50u);
+  ASSERT_GT(published, 0) << "the published layout is not a feasible point";
+  EXPECT_LT(fastest, 0.8 * published);
+  EXPECT_NE(fastest_recompute, "full");
+}

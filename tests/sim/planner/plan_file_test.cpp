@@ -6,6 +6,7 @@
 #include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
+#include <set>
 #include <string>
 
 using namespace dpusim;
@@ -322,4 +323,48 @@ TEST(PlanFile, TooManyPointsIsAnError) {
   EXPECT_NE(error_of("axes:\n  nodes: {from: 1, to: 1000}\n  seeds: {from: 1, to: 1000}\n")
                 .find("more than 100000 points"),
             std::string::npos);
+}
+
+// parallelism: auto spans every layout Megatron could run on the plan's GPUs: tp a power of two within a
+// node dividing GPT-3 13B's 40 heads, pp a divisor of its 40 layers, tp x pp dividing 16 or 32 GPUs, and
+// interleaving where each chunk keeps at least two layers.
+TEST(PlanFile, AutoParallelismSpansTheLayoutsThatDivideThePlansGpus) {
+  const auto p = parse("axes:\n  nodes: [2, 4]\n  parallelism: auto\n");
+  ASSERT_EQ(p.axes[1].spec->name, "parallelism");
+  std::set<std::string> layouts;
+  for (const auto& v : p.axes[1].values) {
+    layouts.insert(v.text);
+    EXPECT_EQ(v.tp & (v.tp - 1), 0) << v.text;
+    EXPECT_LE(v.tp, 8) << v.text;
+    EXPECT_EQ(40 % v.pp, 0) << v.text;
+    EXPECT_TRUE(32 % (v.tp * v.pp) == 0) << v.text;
+    EXPECT_FALSE(v.dp.has_value()) << "data parallelism takes the GPUs left over";
+    if (v.virtual_stages) {
+      EXPECT_GE(40 / (v.pp * *v.virtual_stages), 2) << v.text;
+    }
+  }
+  // tp 1, 2, 4, 8 x pp 1, 2, 4, 8 but tp 8 x pp 8 (64 GPUs); interleaved, for each tp: pp 2 with 2 or 4
+  // chunks (10, 5 layers), pp 4 with 2 (5).
+  EXPECT_EQ(layouts.size(), 15u + 4 * 3);
+  EXPECT_TRUE(layouts.contains("tp8.pp1.cp1.ep1.dprest"));
+  EXPECT_TRUE(layouts.contains("tp4.pp2.cp1.ep1.dprest.v4"));
+  EXPECT_FALSE(layouts.contains("tp4.pp5.cp1.ep1.dprest")) << "20 GPUs divide neither 16 nor 32";
+  EXPECT_NE(error_of("axes:\n  parallelism: everything\n").find("expected a list of values or auto"),
+            std::string::npos);
+}
+
+// recompute: auto takes, point by point, the least recomputation the point's memory allows.
+TEST(PlanFile, AutoRecomputeTakesTheLeastThatFits) {
+  const auto p = parse("axes:\n  parallelism: [{tp: 8}, {tp: 2}, {tp: 1}]\n  recompute: [auto]\n"
+                       "  variants: [rdma-nic]\n");
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto tp8 = build_point(p, 0, cat);
+  const auto tp2 = build_point(p, 1, cat);
+  const auto tp1 = build_point(p, 2, cat);
+  ASSERT_TRUE(tp8.scenario.has_value()) << tp8.reason;
+  EXPECT_EQ(tp8.inputs[column("recompute")], "none");
+  // At TP 2 the 13B's weights, gradients and optimizer state alone take 97 GiB: nothing makes it fit.
+  EXPECT_FALSE(tp2.scenario.has_value());
+  EXPECT_NE(tp2.reason.find("does not fit in GPU memory"), std::string::npos) << tp2.reason;
+  EXPECT_FALSE(tp1.scenario.has_value());
 }
