@@ -1,12 +1,12 @@
 // Output sets (models/core/atomic_file.hpp): a new output directory appears with the whole set or not at
 // all; an existing one gets every file of the set, and none where the set was not published.
 #include "models/core/atomic_file.hpp"
+#include "tests/support/golden_tables.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,10 +29,7 @@ struct Scratch {
 };
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return dpusim::testing::read_text(p);
 }
 
 std::size_t entries(const fs::path& dir) {

@@ -4,14 +4,21 @@
 
 using namespace dpusim::workload;
 
+namespace {
+
+// One GPT layer (multi-head attention, GELU, ffn = 4h) of hidden size 4096 and 32 heads.
+const TransformerShape kGptLayer{.name = "test",
+                                 .layers = 1,
+                                 .hidden = 4096,
+                                 .heads = 32,
+                                 .kv_heads = 32,
+                                 .ffn = 4 * 4096,
+                                 .vocab = 50000};
+
+} // namespace
+
 TEST(Memory, ActivationFormulasFollowKorthikanti) {
-  const TransformerShape m{.name = "test",
-                           .layers = 1,
-                           .hidden = 4096,
-                           .heads = 32,
-                           .kv_heads = 32,
-                           .ffn = 4 * 4096,
-                           .vocab = 50000};
+  const TransformerShape m = kGptLayer;
   const double sbh = 2048.0 * 1 * 4096;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none),
                    sbh * (34 + 5.0 * 32 * 2048 / 4096));
@@ -26,13 +33,7 @@ TEST(Memory, ActivationFormulasFollowKorthikanti) {
 
 // Without dropout no masks are kept: 1 + 1 of the 10 outside the tensor-parallel region, 1 of the 5as/h.
 TEST(Memory, AModelWithoutDropoutKeepsNoMasks) {
-  TransformerShape m{.name = "test",
-                     .layers = 1,
-                     .hidden = 4096,
-                     .heads = 32,
-                     .kv_heads = 32,
-                     .ffn = 4 * 4096,
-                     .vocab = 50000};
+  TransformerShape m = kGptLayer;
   m.dropout = false;
   const double sbh = 2048.0 * 1 * 4096;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 2048, 1, false, Recompute::none),

@@ -1,5 +1,6 @@
 // `--samples N`: every variant under N seeds, the files identical whatever --jobs, the distribution
 // consistent with the samples, and impossible counts refused as bad input with nothing written.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <filesystem>
@@ -31,10 +32,7 @@ seed: 3
 )";
 
 std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return dpusim::testing::read_text(p);
 }
 
 std::size_t lines(const std::string& text) {
