@@ -40,9 +40,12 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
   f.switch_model = "sn5600";
   if (auto s = m.optional("switch"))
     f.switch_model = catalog_name(*s, cat.switch_names(), "switch");
-  if (auto r = m.optional("routing"))
-    f.routing = r->as_choice({"ecmp", "adaptive"}) == "adaptive" ? topology::Routing::adaptive
-                                                                 : topology::Routing::ecmp;
+  if (auto r = m.optional("routing")) {
+    const auto mode = r->as_choice({"ecmp", "adaptive", "pinned"});
+    f.routing = mode == "adaptive" ? topology::Routing::adaptive
+                : mode == "pinned" ? topology::Routing::pinned
+                                   : topology::Routing::ecmp;
+  }
   m.finish();
   return f;
 }

@@ -71,29 +71,14 @@ std::vector<std::size_t> point_choice(const Plan& plan, std::size_t index) {
 }
 
 const std::vector<std::string>& input_columns() {
-  static const std::vector<std::string> columns = {"nodes",
-                                                   "gpus",
-                                                   "node",
-                                                   "nic",
-                                                   "dpu",
-                                                   "topology",
-                                                   "tiers",
-                                                   "link",
-                                                   "oversubscription",
-                                                   "encryption",
-                                                   "overlay",
-                                                   "tp",
-                                                   "pp",
-                                                   "cp",
-                                                   "ep",
-                                                   "dp",
-                                                   "virtual_stages",
-                                                   "recompute",
-                                                   "zero",
-                                                   "global_batch",
-                                                   "micro_batch",
-                                                   "seed",
-                                                   "variant"};
+  static const std::vector<std::string> columns = {"nodes",       "gpus",       "node",
+                                                   "nic",         "dpu",        "topology",
+                                                   "tiers",       "link",       "oversubscription",
+                                                   "routing",     "encryption", "overlay",
+                                                   "tp",          "pp",         "cp",
+                                                   "ep",          "dp",         "virtual_stages",
+                                                   "recompute",   "zero",       "global_batch",
+                                                   "micro_batch", "seed",       "variant"};
   return columns;
 }
 
@@ -209,6 +194,7 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
               text_at(p.tree, "cluster.fabric.tiers"),
               text_at(p.tree, "cluster.fabric.link"),
               text_at(p.tree, "cluster.fabric.oversubscription"),
+              text_at(p.tree, "cluster.fabric.routing"),
               text_at(p.tree, "cluster.services.encryption"),
               text_at(p.tree, "cluster.services.overlay"),
               degree("tp"),

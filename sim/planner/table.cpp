@@ -94,6 +94,8 @@ public:
       fabric += " " + text(row, "link");
     if (!text(row, "oversubscription").empty() && text(row, "oversubscription") != "1:1")
       fabric += " " + text(row, "oversubscription");
+    if (!text(row, "routing").empty() && text(row, "routing") != "ecmp")
+      fabric += " " + text(row, "routing") + " routing";
     return fmt::format("point {}: {} x {} ({} GPUs), {}, {}, {}, micro-batch {}, seed {}", text(row, "point"),
                        text(row, "nodes"), text(row, "node"), text(row, "gpus"), text(row, "variant"),
                        parallel, fabric, text(row, "micro_batch"), text(row, "seed"));

@@ -52,7 +52,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
   layout.tenants.uplink_share = model::isolated(s, variant) ? 1.0 - s.cluster.tenants.guarantee : 1.0;
   const auto topo = topology::Topology::build(layout);
-  const topology::Router router(topo, s.seed, model::failures_of(s, topo));
+  const topology::Router router(topo, s.seed, model::failures_of(s, topo), s.cluster.fabric.routing);
   const datapath::DataPath path(variant, s.cluster.services, hw);
   const platform::HostMap hosts(topo, hw, path_options(hw, path));
   platform::RouteRegistry routes(hosts, router);

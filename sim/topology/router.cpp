@@ -44,8 +44,9 @@ void put(const SparseDistanceMap& m, VertexId v, std::int64_t d) {
 
 } // namespace
 
-Router::Router(const Topology& topology, std::uint64_t seed, const Failures& failures)
-    : topo_(topology), seed_(seed), vertex_down_(boost::num_vertices(topology.graph()), false),
+Router::Router(const Topology& topology, std::uint64_t seed, const Failures& failures, Routing routing)
+    : topo_(topology), seed_(seed), pinned_(routing == Routing::pinned),
+      vertex_down_(boost::num_vertices(topology.graph()), false),
       edge_down_(static_cast<std::size_t>(topology.num_edges()), false) {
   for (auto v : failures.vertices)
     vertex_down_.at(v) = true;
@@ -63,6 +64,25 @@ Router::Router(const Topology& topology, std::uint64_t seed, const Failures& fai
     hash_key_[v] = next;
     if (kind != VertexKind::dpu_switch && kind != VertexKind::dpu_arm)
       ++next;
+  }
+  // A destination's slice: its index among the endpoints (NICs, storage servers) a leaf links down to,
+  // in the leaf's port order; the leaf's down-link index of Meta's path pinning (META-ROCE).
+  slice_ = hash_key_;
+  if (pinned_) {
+    std::vector<bool> sliced(slice_.size(), false);
+    for (VertexId v = 0; v < slice_.size(); ++v) {
+      if (g[v].kind != VertexKind::leaf)
+        continue;
+      std::uint64_t index = 0;
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        const VertexId w = boost::target(*e, g);
+        const auto kind = g[w].kind;
+        if ((kind == VertexKind::nic || kind == VertexKind::storage) && !sliced[w]) {
+          slice_[w] = index++;
+          sliced[w] = true;
+        }
+      }
+    }
   }
 }
 
@@ -187,7 +207,11 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst, std::uint64_t labe
     if (candidates.empty())
       throw std::runtime_error(fmt::format("routing table inconsistent at {}", g[v].name));
     std::size_t pick = 0;
-    if (candidates.size() > 1) {
+    const auto at = g[v].kind;
+    const bool fabric_switch = at == VertexKind::leaf || at == VertexKind::spine || at == VertexKind::core;
+    if (candidates.size() > 1 && pinned_ && fabric_switch) {
+      pick = static_cast<std::size_t>(slice_[dst] % candidates.size());
+    } else if (candidates.size() > 1) {
       std::uint64_t h =
           mix(seed_ ^ mix(hash_key_[src] * 0x100000001b3ULL ^ mix(hash_key_[dst] ^ mix(hash_key_[v]))));
       if (label != 0)

@@ -22,7 +22,11 @@ struct Failures {
 
 class Router {
 public:
-  Router(const Topology& topology, std::uint64_t seed, const Failures& failures = {});
+  /// With `routing` pinned, a switch's equal-cost choice is the destination's slice (its index among the
+  /// endpoints below its leaf) modulo the ports it may take, whatever the seed and connection label:
+  /// destination-based path pinning (docs/models/routing.md). Otherwise ECMP hashing.
+  Router(const Topology& topology, std::uint64_t seed, const Failures& failures = {},
+         Routing routing = Routing::ecmp);
 
   /// The directed edges from `src` to `dst`; throws std::runtime_error when there is no path. `label`
   /// tells apart connections between the same two ends (a queue pair's or socket's source port): each
@@ -49,8 +53,10 @@ private:
   const Topology& topo_;
   std::uint64_t seed_;
   std::vector<std::uint64_t> hash_key_; // by vertex: its identity for ECMP hashing (see the constructor)
-  std::vector<bool> vertex_down_;       // by vertex
-  std::vector<bool> edge_down_;         // by edge id
+  bool pinned_ = false;
+  std::vector<std::uint64_t> slice_; // by vertex: a fabric endpoint's index below its leaf (pinned routing)
+  std::vector<bool> vertex_down_;    // by vertex
+  std::vector<bool> edge_down_;      // by edge id
   // Memo of least-cost distance fields per destination (routing is a pure function of the graph). Sparse:
   // a field inside one server holds a few vertices, not the whole cluster's.
   mutable std::map<std::pair<int, VertexId>, Distances> dist_cache_;

@@ -25,7 +25,8 @@ struct Setup {
   bool pxn = false;    // NCCL's PXN (off: each GPU sends through its own NIC)
   int connections = 1; // connections each GPU-to-GPU route is hashed as
   double oversubscription = 1.0;
-  topology::Routing routing = topology::Routing::ecmp; // adaptive: pooled where the NIC places out of order
+  topology::Routing routing = topology::Routing::ecmp; // adaptive: pooled where the NIC places out of order;
+                                                       // pinned: by the destination's slice
 };
 
 struct Rig {
@@ -63,7 +64,7 @@ struct Rig {
     cc.fabric.routing = s.routing;
     layout = scenario::cluster_layout(cc, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
     topo = std::make_unique<topology::Topology>(topology::Topology::build(layout));
-    router = std::make_unique<topology::Router>(*topo, s.seed);
+    router = std::make_unique<topology::Router>(*topo, s.seed, topology::Failures{}, s.routing);
     platform::PathOptions options{s.transport, false, std::nullopt};
     options.pxn = s.pxn;
     options.connections = s.connections;

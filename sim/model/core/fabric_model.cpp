@@ -81,7 +81,8 @@ public:
         {"cluster.fabric.switch", "catalog switch", "sn5600", "gives the radix at the link speed"},
         {"cluster.fabric.routing", "choice", "ecmp",
          "ecmp (each connection hashed onto one equal-cost port) | adaptive (each packet over the least "
-         "loaded one; needs a switch that can and a NIC or DPU that places out-of-order packets)"},
+         "loaded one; needs a switch that can and a NIC or DPU that places out-of-order packets) | pinned "
+         "(each destination's traffic up the port of its index on its leaf)"},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -183,6 +184,13 @@ public:
             run.hardware.nic.name, catalog::link_layer_name(sw.link_layer),
             ooo_citation(run.hardware.nic, sw)));
     }
+    if (run.scenario.cluster.fabric.routing == topology::Routing::pinned)
+      r.notes.push_back(
+          "routing: pinned; each switch sends a destination's traffic up the port of the destination's index "
+          "on its leaf, modulo its equal-cost ports (path pinning, META-ROCE): no hashing, so more queue "
+          "pairs "
+          "spread nothing, and a failed spine or an idle slice leaves some ports carrying two destinations "
+          "(docs/models/routing.md)");
     if (topo.tiers() == 3)
       r.notes.push_back(
           fmt::format("the fabric has three tiers: {} leaves in {} pods, {} spines, {} core switches",

@@ -117,6 +117,31 @@ TEST(FabricProperties, AdaptiveRoutingIsNeverSlowerThanEcmpOnASymmetricFabric) {
   }
 }
 
+TEST(FabricProperties, PathPinningTakesTheRingOffEcmpLuckOnAFullyAllocatedFabric) {
+  // TP 8 x DP 64 on 64 nodes: every ring hop crosses between two leaves, each leaf's flows to distinct
+  // slices. Pinned, each has a spine of its own: the same time for every seed, never slower than
+  // hashing, which collides for some seeds; the run says how it routed.
+  TempDir tmp;
+  const Job j{64, 8, 64};
+  const std::string pinned = ", routing: pinned";
+  double first = 0;
+  int collided = 0;
+  for (int seed = 1; seed <= 5; ++seed) {
+    std::string out;
+    const double pin = simulate(tmp, "p" + std::to_string(seed), scenario(j, "fat-tree", seed, "", pinned),
+                                "dp_comm_s", &out);
+    const double hashed =
+        simulate(tmp, "h" + std::to_string(seed), scenario(j, "fat-tree", seed), "dp_comm_s");
+    if (seed == 1)
+      first = pin;
+    EXPECT_DOUBLE_EQ(pin, first) << "seed " << seed;
+    EXPECT_LE(pin, hashed * 1.001) << "seed " << seed;
+    collided += hashed > pin * 1.05 ? 1 : 0;
+    EXPECT_NE(out.find("note: routing: pinned"), std::string::npos) << out;
+  }
+  EXPECT_GE(collided, 1) << "no seed's hashing collided: the test shows nothing";
+}
+
 TEST(FabricProperties, TheBundledAdaptiveRoutingScenarioMakesItsClaim) {
   // scenarios/examples/moe-adaptive-routing.yaml: the ConnectX-7's connections are hashed, the
   // BlueField-3's sprayed; with routing: ecmp the two are the same, and without oversubscription the gain

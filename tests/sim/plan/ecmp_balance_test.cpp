@@ -12,10 +12,16 @@ using RigSetup = dpusim::testing::Setup;
 
 namespace {
 
-double imbalance(int connections, std::uint64_t seed, bool crossing) {
+double imbalance(int connections, std::uint64_t seed, bool crossing,
+                 topology::Routing routing = topology::Routing::ecmp) {
   // 64 single-NIC nodes on two leaves of 32 (32 spines).
-  Rig rig(RigSetup{
-      .nodes = 64, .gpus = 1, .nics = 1, .pcie_switches = 1, .seed = seed, .connections = connections});
+  Rig rig(RigSetup{.nodes = 64,
+                   .gpus = 1,
+                   .nics = 1,
+                   .pcie_switches = 1,
+                   .seed = seed,
+                   .connections = connections,
+                   .routing = routing});
   std::vector<int> order;
   for (int i = 0; i < 32; ++i) {
     order.push_back(i);
@@ -54,4 +60,11 @@ TEST(EcmpBalance, ManyHashedPathsPerPairApproachAnEvenSpread) {
 TEST(EcmpBalance, APartWhoseNicsAreItsBottleneckIsBalanced) {
   // Two hops cross the spines, one each way: no two flows share a spine link, and a NIC carries as much.
   EXPECT_DOUBLE_EQ(imbalance(1, 1, false), 1.0);
+}
+
+// Path pinning puts the crossing ring's 32 flows up each leaf on 32 different spines: balanced by
+// construction, whatever the seed, where one hash per pair collides.
+TEST(EcmpBalance, PinnedRoutingBalancesARingThatCrossesTheSpines) {
+  for (std::uint64_t seed : {1, 2, 3})
+    EXPECT_DOUBLE_EQ(imbalance(1, seed, true, topology::Routing::pinned), 1.0) << "seed " << seed;
 }

@@ -187,7 +187,7 @@ TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
   EXPECT_EQ(error_of("axes:\n  nodez: [2]\n"),
             "17:3 axes.nodez: unknown key; did you mean \"node\"? (valid keys "
             "here: node, nic, dpu, nodes, topology, tiers, link, "
-            "oversubscription, encryption, overlay, parallelism, recompute, zero, "
+            "oversubscription, routing, encryption, overlay, parallelism, recompute, zero, "
             "global_batch, micro_batch, seeds, variants)")
       << "unknown axis";
   EXPECT_NE(error_of("axes:\n  nodes: {from: 8, to: 4}\n").find("17:10 axes.nodes: empty range: from 8 to 4"),
@@ -367,4 +367,15 @@ TEST(PlanFile, AutoRecomputeTakesTheLeastThatFits) {
   EXPECT_FALSE(tp2.scenario.has_value());
   EXPECT_NE(tp2.reason.find("does not fit in GPU memory"), std::string::npos) << tp2.reason;
   EXPECT_FALSE(tp1.scenario.has_value());
+}
+
+TEST(PlanFile, ARoutingAxisSetsTheFabricsRouting) {
+  const auto p = parse("axes:\n  routing: [ecmp, pinned]\n  variants: [rdma-nic]\n");
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto pinned = build_point(p, 1, cat);
+  ASSERT_TRUE(pinned.scenario.has_value()) << pinned.reason;
+  EXPECT_EQ(pinned.inputs[column("routing")], "pinned");
+  EXPECT_EQ(pinned.scenario->cluster.fabric.routing, topology::Routing::pinned);
+  EXPECT_NE(error_of("axes:\n  routing: [hashed]\n").find("valid values: ecmp, adaptive, pinned"),
+            std::string::npos);
 }

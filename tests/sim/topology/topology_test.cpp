@@ -369,3 +369,42 @@ TEST(Router, AFailedLinkIsAvoidedInItsDirectionAndEveryFailedSpineLeavesNoRoute)
   const Router none(t, 1, Failures{spines, {}});
   EXPECT_THROW((void)none.route(t.nic(0, 0), t.nic(4, 0)), std::runtime_error);
 }
+
+// Path pinning: 32 flows from leaf 0 to the 32 NICs of leaf 1 each go up the spine of their
+// destination's index on its leaf, so no two share one (ECMP hashing collides), whatever the seed and
+// the connection's label; with a spine down, 31 ports take 32 slices and two destinations share one.
+TEST(Router, PinnedRoutingSendsEachDestinationUpItsOwnSpine) {
+  const auto t = Topology::build(dgx_like(8));
+  ASSERT_EQ(t.num_leaves(), 2);
+  const auto& g = t.graph();
+  auto spines_used = [&](const Router& r, std::uint64_t label) {
+    std::map<std::string, int> flows; // spine -> flows through it
+    for (int k = 0; k < 32; ++k) {
+      const int src_node = k / 8;
+      const int dst_node = 4 + k / 8;
+      for (const auto e : r.route(t.nic(src_node, k % 8), t.nic(dst_node, (k + 3) % 8), label))
+        if (t.vertex(t.edge_target(e)).kind == VertexKind::spine)
+          ++flows[t.vertex(t.edge_target(e)).name];
+    }
+    return flows;
+  };
+  for (const std::uint64_t seed : {1, 2}) {
+    const Router pinned(t, seed, {}, Routing::pinned);
+    for (const std::uint64_t label : {0, 5}) {
+      const auto flows = spines_used(pinned, label);
+      EXPECT_EQ(flows.size(), 32u) << "seed " << seed << " label " << label;
+    }
+    EXPECT_LT(spines_used(Router(t, seed), 0).size(), 32u) << "ECMP hashing collides (seed " << seed << ")";
+  }
+  VertexId down = 0;
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v)
+    if (g[v].name == "spine3")
+      down = v;
+  const auto flows = spines_used(Router(t, 1, Failures{{down}, {}}, Routing::pinned), 0);
+  EXPECT_EQ(flows.size(), 31u);
+  EXPECT_FALSE(flows.contains("spine3"));
+  int shared = 0;
+  for (const auto& [spine, n] : flows)
+    shared += n > 1 ? 1 : 0;
+  EXPECT_EQ(shared, 1);
+}
