@@ -35,6 +35,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
   g.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   g.kernel_floor = r.quantity<Seconds>("kernel_floor");
   g.tdp = r.quantity<Power>("tdp");
+  g.idle_power = r.optional_quantity<Power>("idle_power");
   g.interruptions = read_interruptions(r, "interruptions");
   auto gemm = r.map().required("gemm", "the measured GEMM throughput table").as_map();
   const auto table = gemm.required("table");

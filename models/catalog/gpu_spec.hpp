@@ -29,6 +29,7 @@ struct GpuSpec {
   Cited<units::DataRate> pcie_bandwidth;      // per direction
   Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
   Cited<units::Power> tdp;
+  std::optional<Cited<units::Power>> idle_power; // drawn while it waits (no kernel running)
   std::optional<InterruptionRate> interruptions; // per GPU, from a failure study
   std::string gemm_table_file;
   Citation gemm_table_cite;

@@ -36,6 +36,11 @@ Goodput goodput(double work_s, double delta_s, double mtbi_s, double restart_s, 
   return g;
 }
 
+double gpu_power_w(double tdp_w, double idle_w, double busy) {
+  const double idle = std::clamp(idle_w, 0.0, tdp_w);
+  return idle + (tdp_w - idle) * std::clamp(busy, 0.0, 1.0);
+}
+
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores) {
   if (cores_total <= 0)
     return 0;
@@ -68,7 +73,15 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   const int devices = node->nics.value * nodes;
   r.set_value("plan.devices", devices);
   r.set_value("plan.device_is_dpu", r.on_dpu ? 1 : 0);
-  r.set_value("plan.gpu_power_w", gpu->tdp.value.si() * r.gpus);
+  // A GPU draws its TDP while its kernels run and its idle power while it waits (exposed communication,
+  // pipeline bubbles, stalls); without a cited idle figure, TDP throughout. The busiest GPU's share of
+  // the step stands for all (an upper bound where stages are uneven).
+  const double busy =
+      r.metrics.step_time_s > 0 ? std::clamp(r.metrics.compute_s / r.metrics.step_time_s, 0.0, 1.0) : 1.0;
+  const double tdp_w = gpu->tdp.value.si();
+  const double idle_w = gpu->idle_power ? gpu->idle_power->value.si() : tdp_w;
+  r.set_value("plan.gpu_power_w", gpu_power_w(tdp_w, idle_w, busy) * r.gpus);
+  r.set_value("plan.gpu_busy", busy);
   r.set_value("plan.device_power_w", device->power.value.si() * devices);
   r.set_value("plan.host_tdp_w", cpu->tdp ? cpu->tdp->value.si() * node->cpu_sockets.value : 0);
   r.set_value("plan.host_tdp_known", cpu->tdp ? 1 : 0);

@@ -58,6 +58,10 @@ double wall_time(double work_s, double delta_s, double interval_s, double mtbi_s
 /// one step): each interruption loses half an interval of work and the restart time R.
 Goodput goodput(double work_s, double delta_s, double mtbi_s, double restart_s, double step_s);
 
+/// One GPU's mean power over a step: `tdp_w` while its kernels run (`busy`, a share of the step in
+/// 0..1) and `idle_w` while it waits.
+double gpu_power_w(double tdp_w, double idle_w, double busy);
+
 /// Host CPU power: the busy cores' share of the sockets' TDP (no idle floor: none is cited).
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores);
 

@@ -447,8 +447,13 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
                 1e-6 * cell(h, row, "capex_usd"));
     EXPECT_GE(cell(h, row, "switches"), 1);
     EXPECT_GE(cell(h, row, "links"), cell(h, row, "devices"));
-    // Power: at least the GPUs at 700 W and the switches at the stated 1 kW, times the PUE.
-    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + cell(h, row, "switches")) * 1.25);
+    // Power: the GPUs between their idle 88 W and their 700 W TDP (by the share of the step their
+    // kernels run), the switches at the stated 1 kW, the devices and busy host cores, times the PUE.
+    const double switches_kw = cell(h, row, "switches");
+    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.088 + switches_kw) * 1.25);
+    EXPECT_LT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + switches_kw +
+                                         cell(h, row, "devices") * 0.15 + cell(h, row, "nodes") * 0.7) *
+                                            1.25);
     EXPECT_EQ(text("devices"), std::to_string(8 * static_cast<int>(cell(h, row, "nodes"))));
     EXPECT_EQ(text("device_kind"), text("variant") == "dpu" ? "dpu" : "nic");
     ++checked;

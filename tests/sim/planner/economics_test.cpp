@@ -68,6 +68,11 @@ TEST(Goodput, CatalogRatesAddUpToTheLlama3Study) {
 }
 
 TEST(Power, HostPowerIsTheBusyCoresShareOfTdp) {
+  // A GPU at TDP while its kernels run, idle otherwise: an H100 busy 60% of the step draws 88 + 612 x 0.6.
+  EXPECT_DOUBLE_EQ(gpu_power_w(700.0, 88.0, 0.6), 88.0 + 612.0 * 0.6);
+  EXPECT_DOUBLE_EQ(gpu_power_w(700.0, 88.0, 1.0), 700.0);
+  EXPECT_DOUBLE_EQ(gpu_power_w(700.0, 88.0, 0.0), 88.0);
+  EXPECT_DOUBLE_EQ(gpu_power_w(700.0, 700.0, 0.3), 700.0); // no idle figure: TDP throughout
   EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 2.8), 17.5);
   EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 0.0), 0.0);
   EXPECT_DOUBLE_EQ(host_power_w(700.0, 112, 200.0), 700.0); // never above TDP
