@@ -241,6 +241,16 @@ void write_file_atomically(const fs::path& path, std::string_view content) {
   sync_directory(dir);
 }
 
+TemporaryDirectory::TemporaryDirectory(const fs::path& parent, std::string_view name) {
+  make_directory(parent);
+  remove_stale_temporaries(parent);
+  path_ = create_temporary_directory(parent, name);
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  remove_temporary_directory(path_);
+}
+
 OutputSet::OutputSet(fs::path dir, NewDirectory new_directory) : dir_(std::move(dir)) {
   if (!dir_.empty() && !dir_.has_filename()) // "out/x/"
     dir_ = dir_.parent_path();

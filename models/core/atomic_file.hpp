@@ -43,6 +43,22 @@ Temporary create_temporary(const std::filesystem::path& dir, std::string_view na
 /// PID was reused). Returns what it removed; never throws.
 std::vector<std::filesystem::path> remove_stale_temporaries(const std::filesystem::path& dir);
 
+/// A scratch directory of dpusim's naming in `parent` (e.g. the system's temporary directory) for files a
+/// command reads back before publishing them; removed with what it holds when the object dies. One a
+/// killed process left is removed by the next one made there (remove_stale_temporaries). Throws
+/// std::runtime_error naming `parent` when it cannot be created.
+class TemporaryDirectory {
+public:
+  TemporaryDirectory(const std::filesystem::path& parent, std::string_view name);
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  ~TemporaryDirectory();
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+private:
+  std::filesystem::path path_;
+};
+
 /// Files published together in one directory (see above).
 class OutputSet {
 public:

@@ -16,7 +16,9 @@
 #include "sim/run/variant_run.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -49,7 +51,9 @@ int command_compare(const std::vector<std::string>& args) {
       "attribute",
       "also simulate, for each variant, the baseline with each of its functions moved alone and the "
       "variant with each moved back, and report each function's share of the difference "
-      "(<out>/attribution.csv)");
+      "(<out>/attribution.csv)")(
+      "links", "also write each variant's link usage, hottest link first, as <out>/links-<variant>.csv "
+               "(the columns of run --links)");
   add_sample_options(options, true);
   add_report_option(options);
   add_common_options(options);
@@ -141,6 +145,18 @@ int command_compare(const std::vector<std::string>& args) {
   const auto samples = samples_requested(vm);
   if (samples && vm.count("attribute") != 0)
     throw po::error("--attribute and --samples cannot be combined");
+  const bool links = vm.count("links") != 0;
+  if (samples && links)
+    throw po::error(
+        "--links writes each variant's link usage in one run: it cannot be combined with --samples");
+  // Each simulation process writes its variant's links where the parent reads them back into the
+  // outputs' set (and the directory goes when the command ends, whatever happens).
+  std::optional<TemporaryDirectory> scratch;
+  if (links)
+    scratch.emplace(std::filesystem::temp_directory_path(), "links");
+  const auto links_file = [&](std::size_t i) {
+    return scratch->path() / ("links-" + variants[i].name + ".csv");
+  };
   std::vector<report::VariantSamples> sampled;
   if (samples) {
     int failed = 0;
@@ -154,7 +170,12 @@ int command_compare(const std::vector<std::string>& args) {
   std::size_t finished = 0;
   const auto outcomes = run_in_processes(
       samples ? 0 : variants.size(), jobs,
-      [&](std::size_t i) { return report::serialize(run::run_variant(s, cat, variants[i], ro)); },
+      [&](std::size_t i) {
+        auto variant_options = ro;
+        if (links)
+          variant_options.links_path = links_file(i).string();
+        return report::serialize(run::run_variant(s, cat, variants[i], variant_options));
+      },
       [&](std::size_t i, const JobOutcome& o) {
         ++finished;
         if (progress)
@@ -211,6 +232,17 @@ int command_compare(const std::vector<std::string>& args) {
     run.files.emplace_back("attribution.csv");
   for (const auto& f : sample_files)
     run.files.push_back(f.filename().string());
+  std::vector<std::filesystem::path> link_files;
+  for (std::size_t i = 0; links && i < variants.size(); ++i) {
+    const std::string name = "links-" + variants[i].name + ".csv";
+    std::ifstream in(links_file(i), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in)
+      throw std::runtime_error(fmt::format("cannot read back {}", links_file(i).string()));
+    link_files.push_back(outputs.add(name, text.str()));
+    run.files.push_back(name);
+  }
   const auto info_out = outputs.add("run-info.json", report::render_run_info(s, c, run));
   outputs.publish();
   if (vm.count("quiet") == 0) {
@@ -238,6 +270,8 @@ int command_compare(const std::vector<std::string>& args) {
     if (vm.count("attribute") != 0)
       std::cout << fmt::format("wrote {}\n", attribution_out.string());
     for (const auto& f : sample_files)
+      std::cout << fmt::format("wrote {}\n", f.string());
+    for (const auto& f : link_files)
       std::cout << fmt::format("wrote {}\n", f.string());
     std::cout << fmt::format("wrote {}\n", info_out.string());
   }

@@ -115,3 +115,24 @@ TEST(OutputSet, ATemporaryDirectoryOfAKilledRunIsRemovedByTheNext) {
   EXPECT_EQ(entries(s.path), 1u) << "the killed run's temporary directory was left";
   EXPECT_EQ(read(s.path / "run" / "a.csv"), "a\n");
 }
+
+TEST(TemporaryDirectory, GoesWithWhatItHoldsAndOneAKilledProcessLeftGoesWithTheNext) {
+  const Scratch s;
+  {
+    const dpusim::TemporaryDirectory t(s.path, "links");
+    std::ofstream(t.path() / "a.csv") << "a";
+    EXPECT_EQ(entries(s.path), 1u);
+  }
+  EXPECT_EQ(entries(s.path), 0u);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const dpusim::TemporaryDirectory t(s.path, "links");
+    std::ofstream(t.path() / "a.csv") << "a";
+    ::_exit(0); // as if killed: no destructor runs
+  }
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(entries(s.path), 1u);
+  const dpusim::TemporaryDirectory next(s.path, "links");
+  EXPECT_EQ(entries(s.path), 1u) << "the killed process's directory was left";
+}

@@ -1,5 +1,6 @@
 // `dpusim run --links FILE`: the per-link usage CSV, hottest link first, written only after a successful
-// run; a path that cannot be written fails the run with the path named and writes nothing.
+// run; a path that cannot be written fails the run with the path named and writes nothing. `dpusim
+// compare --links` writes each variant's into the comparison's outputs.
 #include "tests/support/subprocess.hpp"
 
 #include <filesystem>
@@ -124,6 +125,34 @@ TEST(LinksOutput, CannotBeCombinedWithSamples) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--links"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(fs::path(tmp.path()) / "links.csv"));
+}
+
+// compare --links: one file per variant, each the one `run --variant V --links` writes, published with
+// comparison.csv and listed in run-info.json; no scratch file left behind.
+TEST(LinksOutput, CompareWritesEachVariantsLinksWithTheComparison) {
+  TempDir tmp;
+  const std::string out = tmp.path() + "/compare";
+  const auto c = run_command({DPUSIM_BINARY, "compare", kQuickstart, "--links", "--out", out, "--quiet"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  for (const char* variant : {"host-tcp", "rdma-nic", "dpu"}) {
+    const fs::path file = fs::path(out) / (std::string("links-") + variant + ".csv");
+    ASSERT_TRUE(fs::exists(file)) << file;
+    const fs::path alone = fs::path(tmp.path()) / (std::string(variant) + ".csv");
+    const auto r = run_command({DPUSIM_BINARY, "run", kQuickstart, "--variant", variant, "--links",
+                                alone.string(), "--out", tmp.path() + "/run", "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(lines_of(file), lines_of(alone)) << variant;
+  }
+  const auto info = lines_of(fs::path(out) / "run-info.json");
+  std::string joined;
+  for (const auto& l : info)
+    joined += l;
+  EXPECT_NE(joined.find("links-rdma-nic.csv"), std::string::npos);
+  const auto samples = run_command(
+      {DPUSIM_BINARY, "compare", kQuickstart, "--links", "--samples", "2", "--out", tmp.path() + "/s"});
+  EXPECT_EQ(samples.exit_code, 2);
+  EXPECT_NE(samples.err.find("--links"), std::string::npos) << samples.err;
+  EXPECT_FALSE(fs::exists(tmp.path() + "/s"));
 }
 
 TEST(LinksOutput, HelpDescribesIt) {
