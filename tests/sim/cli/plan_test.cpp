@@ -3,6 +3,7 @@
 // shards; a plan killed with SIGKILL and resumed loses and duplicates no row.
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
+#include "tests/support/sanitized.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <algorithm>
@@ -507,11 +508,14 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
 namespace {
 
 // mpiexec for `ranks` ranks of `args` (as root too, as in a container; more ranks than cores allowed).
-// Under LeakSanitizer, what Open MPI's libraries keep until exit is not reported (tests/support/).
+// Under AddressSanitizer leak detection is off for the ranks: Open MPI's plugins, loaded and unloaded
+// with dlopen, keep allocations until exit that LeakSanitizer reports from an "unknown module" no
+// suppression can name. The plan command's own code is leak-checked by the tests without MPI.
 std::vector<std::string> under_mpi(int ranks, std::vector<std::string> args) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  ::setenv("LSAN_OPTIONS", "suppressions=" DPUSIM_SOURCE_DIR "/tests/support/lsan-open-mpi.supp", 1);
+  if (dpusim::testing::kSanitized)
+    ::setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
   std::vector<std::string> argv{DPUSIM_MPIEXEC, "--oversubscribe", "-n", std::to_string(ranks)};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
