@@ -316,16 +316,16 @@ int command_plan(const std::vector<std::string>& args) {
   const std::string journal_name =
       world ? fmt::format("points.rank-{}-of-{}.journal", world->rank(), world->size()) : kJournal;
   std::optional<OutputSet> outputs;
-  if (lead)
-    outputs.emplace(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
-  else
-    std::filesystem::create_directories(out);
   const bool quiet = vm.count("quiet") != 0 || !lead;
   std::vector<std::vector<std::string>> rows(points.size());
   std::vector<std::string> failures;
   std::optional<Journal> journal;
   // From here on, no rank may leave before the collective calls below: what fails is a failure to report.
   try {
+    if (lead)
+      outputs.emplace(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
+    else
+      std::filesystem::create_directories(out);
     journal.emplace(out / journal_name, journal_key, vm.count("resume") != 0);
     std::vector<std::size_t> to_run; // indices into points
     for (std::size_t k = 0; k < points.size(); ++k) {
