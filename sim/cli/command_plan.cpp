@@ -9,6 +9,7 @@
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
+#include "sim/estimate/step_estimate.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
@@ -83,9 +84,10 @@ std::uint64_t catalog_fingerprint(const std::filesystem::path& dir) {
   return hash;
 }
 
-/// Identifies a plan: its base scenario, axes, tokens, objectives and constraints, and the catalog.
-std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat) {
-  std::string text = fmt::format("{:016x}\n", catalog_fingerprint(cat.directory()));
+/// Identifies a plan: its base scenario, axes, tokens, objectives and constraints, the catalog, and how
+/// many points per configuration --refine simulates (-1: all of them).
+std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat, int refine) {
+  std::string text = fmt::format("{:016x}\nrefine {}\n", catalog_fingerprint(cat.directory()), refine);
   text += YAML::Dump(plan.scenario);
   for (const auto& a : plan.axes) {
     text += fmt::format("\naxis {}:", a.spec->name);
@@ -234,6 +236,40 @@ private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+/// The configuration a point belongs to for --refine: every input but the layout's (parallelism,
+/// recomputation, ZeRO stage, micro-batch), which are what the estimate ranks.
+std::string configuration_of(const BuiltPoint& p) {
+  static const std::set<std::string> layout = {"tp", "pp", "cp", "ep", "dp", "virtual_stages",
+                                               "recompute", "zero", "micro_batch"};
+  std::string key;
+  for (std::size_t c = 0; c < input_columns().size() && c < p.inputs.size(); ++c)
+    if (layout.count(input_columns()[c]) == 0)
+      key += p.inputs[c] + '\x1f';
+  return key;
+}
+
+/// A point's estimate: its row (tier estimated) and step; nullopt where the estimator does not model
+/// the point (it is then simulated whatever --refine says).
+struct PointEstimate {
+  double step_s = 0;
+  double tokens_per_s = 0;
+  std::vector<std::string> row;
+};
+
+std::optional<PointEstimate> estimate_point(const BuiltPoint& p, const catalog::Catalog& cat, const Plan& plan,
+                                            const SummarySpec& spec) {
+  try {
+    auto r = estimate::estimated_result(*p.scenario, cat);
+    add_point_facts(*p.scenario, cat, plan.goodput, r);
+    return PointEstimate{r.metrics.step_time_s, r.metrics.tokens_per_s,
+                         point_row(p, &r, {}, spec, "estimated", r.metrics.step_time_s)};
+  } catch (const estimate::NotEstimated&) {
+    return std::nullopt;
+  } catch (const InputError&) { // what the simulation would find wrong: it says so for the point
+    return std::nullopt;
+  }
+}
+
 } // namespace
 
 int command_plan(const std::vector<std::string>& args) {
@@ -245,6 +281,11 @@ int command_plan(const std::vector<std::string>& args) {
        "simulate only shard i of n (i/n): the points p with p mod n = i-1; "
        "dpusim merge joins the shards' directories")                                                        //
       ("resume", "keep the points an interrupted run of the same plan journalled in <out>")                 //
+      ("refine", po::value<int>(),
+       "estimate every point without simulating it (closed forms: docs/models/estimator.md) and simulate "
+       "only the K fastest estimates of each configuration (points that differ only in parallelism, "
+       "recompute, zero and micro_batch); 0 simulates none. Points the estimator does not model are "
+       "always simulated")                                                                                   //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");
@@ -286,6 +327,12 @@ int command_plan(const std::vector<std::string>& args) {
   int jobs = jobs_requested(vm);
   if (world && vm.count("jobs") == 0) // the machine's cores shared by its ranks
     jobs = std::max(1, jobs / world->local_size());
+  int refine = -1; // simulate every point
+  if (vm.count("refine") != 0) {
+    refine = vm["refine"].as<int>();
+    if (refine < 0)
+      throw po::error(fmt::format("--refine takes a number of points, 0 or more (found {})", refine));
+  }
   const auto cat = load_catalog(vm);
   const auto plan = load_plan(vm["scenario"].as<std::string>(), cat);
   const auto spec = summary_spec(plan);
@@ -294,21 +341,42 @@ int command_plan(const std::vector<std::string>& args) {
   // Every point of this shard built (its scenario read and checked) before anything is written. Only
   // what its row needs is kept: a simulation process builds its point again, so that a plan of many
   // points does not hold every scenario at once.
-  const std::uint64_t fingerprint = plan_fingerprint(plan, cat);
+  const std::uint64_t fingerprint = plan_fingerprint(plan, cat, refine);
   // The journal's rows are points.csv's: a journal of a dpusim with other columns is another plan's.
   std::uint64_t journal_key = fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
                                                 shard.count, csv_line(table_columns())));
+  // Every feasible point is estimated (the estimated_step_time_s column). With --refine the ranking
+  // within a configuration spans the whole plan, so every shard estimates every point.
   std::vector<BuiltPoint> points;
   std::vector<bool> feasible;
+  std::vector<std::optional<PointEstimate>> estimates;
+  std::map<std::string, std::vector<std::pair<double, std::size_t>>> by_configuration;
+  std::set<std::size_t> simulated; // with --refine: the points to simulate
   for (std::size_t i = 0; i < total; ++i) {
-    if (!shard.holds(i))
+    if (!shard.holds(i) && refine < 0)
       continue;
     auto p = build_point(plan, i, cat);
+    std::optional<PointEstimate> est;
+    if (p.scenario) {
+      est = estimate_point(p, cat, plan, spec);
+      if (refine >= 0 && est)
+        by_configuration[configuration_of(p)].emplace_back(-est->tokens_per_s, i);
+      else if (refine >= 0)
+        simulated.insert(i);
+    }
+    if (!shard.holds(i))
+      continue;
     journal_key = fnv1a(YAML::Dump(p.tree) + "\n", journal_key);
     feasible.push_back(p.scenario.has_value());
+    estimates.push_back(std::move(est));
     p.scenario.reset();
     p.tree.reset(); // rebinds (operator= would write a null into the tree and keep it)
     points.push_back(std::move(p));
+  }
+  for (auto& [configuration, ranked] : by_configuration) {
+    std::sort(ranked.begin(), ranked.end()); // fastest estimate first, ties by point
+    for (std::size_t r = 0; r < ranked.size() && r < static_cast<std::size_t>(refine); ++r)
+      simulated.insert(ranked[r].second);
   }
 
   const auto out = output_directory(vm, plan.name);
@@ -332,6 +400,8 @@ int command_plan(const std::vector<std::string>& args) {
       if (!feasible[k]) {
         rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
         points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
+      } else if (refine >= 0 && simulated.count(points[k].index) == 0) {
+        rows[k] = estimates[k]->row;
       } else if (const auto it = journal->kept().find(points[k].index); it != journal->kept().end())
         rows[k] = it->second;
       else
@@ -365,7 +435,9 @@ int command_plan(const std::vector<std::string>& args) {
             rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
           } else if (o.exit_code == kOk) {
             const auto r = report::deserialize(o.output);
-            rows[to_run[i]] = point_row(p, &r, {}, spec);
+            const auto& est = estimates[to_run[i]];
+            rows[to_run[i]] = point_row(p, &r, {}, spec, "simulated",
+                                        est ? std::optional<double>(est->step_s) : std::nullopt);
           } else {
             failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
           }

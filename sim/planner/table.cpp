@@ -15,7 +15,9 @@ namespace {
 const std::vector<std::string>& result_columns() {
   static const std::vector<std::string> columns = {"feasible",
                                                    "reason",
+                                                   "tier",
                                                    "step_time_s",
+                                                   "estimated_step_time_s",
                                                    "tokens_per_s",
                                                    "mfu",
                                                    "tflops_per_gpu",
@@ -278,7 +280,8 @@ SummarySpec summary_spec(const Plan& plan) {
 }
 
 std::vector<std::string> point_row(const BuiltPoint& point, const report::VariantResult* result,
-                                   const std::string& reason, const SummarySpec& spec) {
+                                   const std::string& reason, const SummarySpec& spec, std::string_view tier,
+                                   std::optional<double> estimated_step_s) {
   std::vector<std::string> row{std::to_string(point.index)};
   row.insert(row.end(), point.inputs.begin(), point.inputs.end());
   if (result == nullptr) {
@@ -304,7 +307,9 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
       (!c.power_cap_kw || (e.power_kw && *e.power_kw <= *c.power_cap_kw));
   row.insert(row.end(), {"true",
                          "",
+                         std::string(tier),
                          number(step),
+                         number(estimated_step_s),
                          number(tokens_per_s),
                          number(m.mfu),
                          number(m.tflops_per_gpu),
@@ -463,6 +468,13 @@ std::string render_summary(const std::vector<std::vector<std::string>>& table, c
                   token_text(spec.train_tokens));
   for (const auto& line : spec.stated)
     out += "  stated: " + line + "\n";
+  std::size_t estimated = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    estimated += rows.text(r, "tier") == "estimated" ? 1 : 0;
+  if (estimated > 0)
+    out += fmt::format("  {} of the {} feasible points estimated, not simulated (--refine: only the fastest "
+                       "estimates of each configuration were simulated; tier column)\n",
+                       estimated, feasible);
   // Ties go to the faster point, then to the earlier one: the same rows give the same answer.
   auto best = [&](auto key) {
     return *std::min_element(within.begin(), within.end(), [&](std::size_t a, std::size_t b) {

@@ -33,9 +33,13 @@ struct SummarySpec {
 };
 SummarySpec summary_spec(const Plan& plan);
 
-/// A point's row (cells in table_columns() order): `result` when it was simulated, else `reason`.
+/// A point's row (cells in table_columns() order): `result` when there is one, else `reason`. `tier`
+/// says where the result comes from (simulated | estimated); `estimated_step_s` is the estimator's step
+/// where it has one.
 std::vector<std::string> point_row(const BuiltPoint& point, const report::VariantResult* result,
-                                   const std::string& reason, const SummarySpec& spec);
+                                   const std::string& reason, const SummarySpec& spec,
+                                   std::string_view tier = "simulated",
+                                   std::optional<double> estimated_step_s = std::nullopt);
 
 /// One CSV line (RFC 4180 quoting where a cell needs it), ending in '\n'.
 std::string csv_line(const std::vector<std::string>& cells);

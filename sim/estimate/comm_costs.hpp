@@ -1,0 +1,65 @@
+// Closed forms for the time of a collective or a send on an uncongested cluster: the same algorithm
+// structures as the simulation (models/collectives/: which ranks exchange how many bytes in how many
+// steps), the same catalog rates, efficiencies and latencies, but no routes and no SimGrid. A
+// transfer takes its latency plus its busiest resource's bytes over that resource's rate: a NIC port, a
+// GPU's NVLink port, a PCIe switch's up-link (host-staged traffic) or the cores that run a connection's
+// kernel TCP. What it leaves out: ECMP collisions, oversubscribed up-links, and anything else that
+// runs on the fabric or the host cores at the same time (docs/models/estimator.md).
+#pragma once
+
+#include "models/collectives/collective.hpp"
+#include "sim/datapath/data_path.hpp"
+#include "sim/plan/collective_lowering.hpp"
+#include "sim/scenario/hardware.hpp"
+#include "sim/topology/topology.hpp"
+
+#include <vector>
+
+namespace dpusim::estimate {
+
+using collectives::CollectiveKind;
+using plan::CollectiveAlgorithm;
+
+/// A transfer's time as latency + bytes x seconds_per_byte (both closed forms are linear in bytes).
+struct CommCost {
+  double latency_s = 0;
+  double s_per_byte = 0;
+  double host_core_s_per_byte = 0; // kernel TCP and software services, all hosts
+  double arm_core_s_per_byte = 0;  // the same on the DPUs' Arm cores
+  [[nodiscard]] double time(double bytes) const { return bytes > 0 ? latency_s + bytes * s_per_byte : 0.0; }
+};
+
+class CommCosts {
+public:
+  CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path);
+
+  /// One collective of `kind` over each of `groups` at the same time (symmetric groups, such as the
+  /// data-parallel groups of every tensor-parallel rank of a stage), per byte per rank.
+  [[nodiscard]] CommCost collective(CollectiveKind kind, CollectiveAlgorithm algo,
+                                    const std::vector<std::vector<int>>& groups) const;
+  /// Sends from[i] -> to[i], all at the same time (a pipeline stage's tensor-parallel ranks).
+  [[nodiscard]] CommCost sends(const std::vector<int>& from, const std::vector<int>& to) const;
+
+private:
+  struct Ring {
+    CollectiveKind kind;
+    std::vector<int> gpus;
+  };
+  /// Rings that run at the same time (a phase), per byte of each ring's `bytes` = 1.
+  [[nodiscard]] CommCost rings(const std::vector<Ring>& calls) const;
+  [[nodiscard]] CommCost tree(const std::vector<std::vector<int>>& groups) const;
+  [[nodiscard]] CommCost nvls(const std::vector<std::vector<int>>& groups) const;
+  /// The longest route of a network hop between nodes that span `nodes` consecutive nodes.
+  [[nodiscard]] double network_route_s(int nodes) const;
+  [[nodiscard]] double network_step_s(int nodes) const;
+  [[nodiscard]] double nvlink_step_s() const;
+  [[nodiscard]] int node_of(int gpu) const { return gpu / layout_.node.gpus; }
+
+  topology::ClusterLayout layout_;
+  topology::FabricShape shape_;
+  const scenario::Hardware& hw_;
+  const datapath::DataPath& path_;
+  double nvlink_route_s_ = 0;
+};
+
+} // namespace dpusim::estimate

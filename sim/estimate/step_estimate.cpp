@@ -1,0 +1,292 @@
+#include "sim/estimate/step_estimate.hpp"
+
+#include "models/calibration/profile.hpp"
+#include "sim/estimate/comm_costs.hpp"
+#include "sim/model/congestion/congestion.hpp"
+#include "sim/model/noise/noise.hpp"
+#include "sim/model/registry.hpp"
+#include "sim/plan/pipeline_schedule.hpp"
+#include "sim/plan/stage_costs.hpp"
+#include "sim/run/variant_parts.hpp"
+#include "sim/scenario/cluster_layout.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <optional>
+
+namespace dpusim::estimate {
+
+namespace {
+
+void refuse_what_is_not_modelled(const scenario::Scenario& s) {
+  const auto& w = s.workload;
+  const auto& p = w.parallelism;
+  if (w.zero_stage >= 3 && p.dp * p.cp > 1)
+    throw NotEstimated("ZeRO-3 (per-layer parameter gathers) is not estimated");
+  if (w.model.moe() && p.ep > 1)
+    throw NotEstimated("expert parallelism (all-to-alls) is not estimated");
+  if (w.checkpoint)
+    throw NotEstimated("checkpoint writes are not estimated");
+  if (model::noise_of(s) != nullptr)
+    throw NotEstimated("noise is sampled, not estimated");
+  if (model::congestion_of(s) != nullptr)
+    throw NotEstimated("RoCE congestion is not estimated");
+  if (s.extensions.count("faults") != 0)
+    throw NotEstimated("faults are not estimated");
+  if (s.cluster.tenants.flows > 0)
+    throw NotEstimated("other tenants' traffic is not estimated");
+}
+
+double peak_flops(const scenario::Scenario& s, const scenario::Hardware& hw) {
+  switch (s.workload.precision) {
+  case workload::Precision::bf16:
+    return hw.gpu.peak_bf16.value.si();
+  case workload::Precision::fp16:
+    return hw.gpu.peak_fp16.value.si();
+  case workload::Precision::fp8:
+    return hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value.si() : hw.gpu.peak_bf16.value.si();
+  }
+  return hw.gpu.peak_bf16.value.si();
+}
+
+} // namespace
+
+StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware& hw) {
+  refuse_what_is_not_modelled(s);
+  const auto& w = s.workload;
+  const auto& p = w.parallelism;
+  const offload::Variant& variant = s.variants.front();
+  const datapath::DataPath path(variant, s.cluster.services, hw);
+  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  const CommCosts comm(layout, hw, path);
+  const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
+  const auto costs = run::stage_costs(w, run::gpu_compute(hw));
+
+  StepEstimate e;
+  const auto& first = costs.front();
+  if (p.tp > 1 && first.tp_bytes > 0)
+    e.tp_collective_s =
+        comm.collective(CollectiveKind::all_reduce, algo, {workload::tp_group(p, 0, 0)}).time(first.tp_bytes);
+  if (p.cp > 1 && first.cp_bytes > 0)
+    e.cp_collective_s =
+        comm.collective(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)}).time(first.cp_bytes);
+  const auto cp_each = [&](const plan::StageCosts& c) { return std::max(0.0, e.cp_collective_s - c.cp_hide_s); };
+
+  const int pp = p.pp;
+  const int v = w.virtual_stages;
+  const int m = w.micro_batches();
+  const int chunks = pp * v;
+  const auto at = [m](int vs, int mb) { return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + mb; };
+  std::vector<double> fwd_end(static_cast<std::size_t>(chunks) * m, -1.0);
+  std::vector<double> bwd_end = fwd_end;
+  // Sends between consecutive virtual stages (activations forward, their gradients back).
+  std::vector<CommCost> send_to_next(static_cast<std::size_t>(chunks));
+  for (int vs = 0; vs + 1 < chunks; ++vs) {
+    const int s0 = vs % pp;
+    const int s1 = (vs + 1) % pp;
+    send_to_next[static_cast<std::size_t>(vs)] =
+        comm.sends(workload::replica_group(p, 0, s0), workload::replica_group(p, 0, s1));
+  }
+  const auto send_s = [&](int vs) {
+    return send_to_next[static_cast<std::size_t>(vs)].time(costs[static_cast<std::size_t>(vs)].p2p_bytes);
+  };
+
+  // Each stage's operations in schedule order; an operation starts once its stream is free and its
+  // input has arrived. Stages advance in turn until every operation has run.
+  std::vector<std::vector<plan::PipelineOp>> ops(static_cast<std::size_t>(pp));
+  for (int st = 0; st < pp; ++st)
+    ops[static_cast<std::size_t>(st)] = plan::pipeline_schedule(st, pp, v, m);
+  std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
+  std::vector<double> free_at(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> last_backward(static_cast<std::size_t>(pp), 0.0);
+  std::vector<std::vector<double>> bucket_ready(static_cast<std::size_t>(chunks));
+  std::vector<std::vector<int>> chunk_order(static_cast<std::size_t>(pp));
+  std::vector<double> kernel_s(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> tp_s(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> cp_s(static_cast<std::size_t>(pp), 0.0);
+  const bool reduce = p.dp * p.cp > 1;
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int st = 0; st < pp; ++st) {
+      const auto si = static_cast<std::size_t>(st);
+      while (next[si] < ops[si].size()) {
+        const auto& op = ops[si][next[si]];
+        const int vs = plan::virtual_stage(st, pp, op.chunk);
+        const auto& c = costs[static_cast<std::size_t>(vs)];
+        double ready = 0;
+        if (op.forward && vs > 0) {
+          const double from = fwd_end[at(vs - 1, op.micro)];
+          if (from < 0)
+            break;
+          ready = from + send_s(vs - 1);
+        } else if (!op.forward && vs + 1 < chunks) {
+          const double from = bwd_end[at(vs + 1, op.micro)];
+          if (from < 0)
+            break;
+          ready = from + send_s(vs);
+        }
+        const double start = std::max(free_at[si], ready);
+        double end = start;
+        if (op.forward) {
+          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s + c.fwd_cp_collectives * cp_each(c);
+          kernel_s[si] += c.fwd_compute_s;
+          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          cp_s[si] += c.fwd_cp_collectives * cp_each(c);
+          fwd_end[at(vs, op.micro)] = end;
+        } else if (op.micro == m - 1 && reduce) {
+          // The chunk's last backward: each bucket's gradients are complete in turn.
+          for (const auto& b : c.buckets) {
+            end += b.compute_s + b.tp_collectives * e.tp_collective_s + b.cp_collectives * cp_each(c);
+            bucket_ready[static_cast<std::size_t>(vs)].push_back(end);
+          }
+          chunk_order[si].push_back(op.chunk);
+        } else {
+          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s + c.bwd_cp_collectives * cp_each(c);
+        }
+        if (!op.forward) {
+          kernel_s[si] += c.bwd_compute_s;
+          tp_s[si] += c.bwd_tp_collectives * e.tp_collective_s;
+          cp_s[si] += c.bwd_cp_collectives * cp_each(c);
+          bwd_end[at(vs, op.micro)] = end;
+          last_backward[si] = std::max(last_backward[si], end);
+        }
+        free_at[si] = end;
+        // Without overlap the sender's next operation waits for its send (a blocking send/receive).
+        if (!w.overlap_p2p) {
+          if (op.forward && vs + 1 < chunks)
+            free_at[si] = end + send_s(vs);
+          else if (!op.forward && vs > 0)
+            free_at[si] = end + send_s(vs - 1);
+        }
+        ++next[si];
+        progress = true;
+      }
+    }
+  }
+  for (int st = 0; st < pp; ++st)
+    if (next[static_cast<std::size_t>(st)] < ops[static_cast<std::size_t>(st)].size())
+      throw std::logic_error("the pipeline schedule did not complete");
+
+  // Gradient reduction per stage (one communicator, buckets in the order they are ready), then the
+  // optimizer and, with ZeRO-1/2, the gather of the updated parameters.
+  const auto kind = w.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  std::vector<double> dp_comm(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> dp_end(static_cast<std::size_t>(pp), 0.0);
+  for (int st = 0; st < pp; ++st) {
+    const auto si = static_cast<std::size_t>(st);
+    double chain = 0;
+    std::vector<std::vector<int>> groups;
+    for (int j = 0; j < p.tp; ++j)
+      groups.push_back(workload::gradient_group(p, j, st));
+    std::optional<CommCost> reduction;
+    if (reduce) {
+      reduction = comm.collective(kind, algo, groups);
+      for (int chunk : chunk_order[si]) {
+        const int vs = plan::virtual_stage(st, pp, chunk);
+        const auto& c = costs[static_cast<std::size_t>(vs)];
+        for (std::size_t k = 0; k < c.buckets.size(); ++k) {
+          const double ready = w.overlap_grad_reduce ? bucket_ready[static_cast<std::size_t>(vs)][k] : free_at[si];
+          const double start = std::max(chain, ready);
+          chain = start + reduction->time(c.buckets[k].bytes);
+          e.host_core_s += reduction->host_core_s_per_byte * c.buckets[k].bytes;
+          e.arm_core_s += reduction->arm_core_s_per_byte * c.buckets[k].bytes;
+          dp_comm[si] += chain - start;
+        }
+      }
+      dp_end[si] = chain;
+    }
+    double optimizer_s = 0;
+    double params = 0;
+    for (int chunk = 0; chunk < v; ++chunk) {
+      optimizer_s += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].optimizer_s;
+      params += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].params;
+    }
+    double end = std::max(free_at[si], chain) + optimizer_s;
+    kernel_s[si] += optimizer_s;
+    if (w.zero_stage >= 1 && reduce) {
+      const auto gather = comm.collective(CollectiveKind::all_gather, algo, groups);
+      end += gather.time(params * 2.0);
+      e.host_core_s += gather.host_core_s_per_byte * params * 2.0;
+      e.arm_core_s += gather.arm_core_s_per_byte * params * 2.0;
+    }
+    e.step_time_s = std::max(e.step_time_s, end);
+  }
+  const auto busiest =
+      static_cast<std::size_t>(std::max_element(kernel_s.begin(), kernel_s.end()) - kernel_s.begin());
+  e.compute_s = kernel_s[busiest];
+  e.tp_comm_s = tp_s[busiest];
+  e.cp_comm_s = cp_s[busiest];
+  e.dp_comm_s = dp_comm[busiest];
+  e.dp_exposed_s = std::max(0.0, dp_end[busiest] - last_backward[busiest]);
+
+  const double group = static_cast<double>(p.tp) * p.cp;
+  for (int vs = 0; vs < chunks; ++vs) {
+    const auto& c = costs[static_cast<std::size_t>(vs)];
+    e.model_flops += static_cast<double>(p.dp) * group * m * c.model_flops;
+    e.hw_flops += static_cast<double>(p.dp) * group * m * c.hw_flops;
+  }
+  // Pipeline sends of every replica, both ways, every micro-batch.
+  for (int vs = 0; vs + 1 < chunks; ++vs) {
+    const double bytes = 2.0 * m * p.dp * costs[static_cast<std::size_t>(vs)].p2p_bytes;
+    e.host_core_s += send_to_next[static_cast<std::size_t>(vs)].host_core_s_per_byte * bytes;
+    e.arm_core_s += send_to_next[static_cast<std::size_t>(vs)].arm_core_s_per_byte * bytes;
+  }
+  // Host cores: every GPU's launch thread issues its kernels (the simulation books the same).
+  if (const auto& launch = hw.cpu.kernel_launch_cpu) {
+    double kernels = 0;
+    for (int vs = 0; vs < chunks; ++vs) {
+      const auto& c = costs[static_cast<std::size_t>(vs)];
+      kernels += m * (c.layers * (c.layer_fwd_kernels + c.layer_bwd_kernels) + c.head_fwd_kernels +
+                      c.head_bwd_kernels);
+    }
+    kernels += 4.0 * v * pp; // the fused optimizer kernels
+    e.host_core_s += kernels * static_cast<double>(p.dp) * group * launch->value.si();
+  }
+  return e;
+}
+
+report::VariantResult estimated_result(const scenario::Scenario& s, const catalog::Catalog& cat) {
+  const auto& variant = s.variants.front();
+  std::optional<calibration::Profile> profile;
+  if (!s.calibration.empty())
+    profile = calibration::load_profile(s.calibration);
+  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, s.calibration);
+  const auto e = estimate_step(s, hw);
+  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+
+  report::VariantResult r;
+  r.scenario = s.name;
+  r.variant = variant.name;
+  r.device = hw.nic.name;
+  r.placement = offload::placement_text(variant.placement);
+  r.on_dpu = variant.on_dpu;
+  r.host_cores = hw.host_cores();
+  r.arm_cores = variant.on_dpu && hw.nic.arm ? hw.nic.arm->cores.value * layout.node.nics : 0;
+  r.seed = s.seed;
+  r.nodes = layout.nodes;
+  r.gpus = layout.nodes * layout.node.gpus;
+  r.tp_collective_s = e.tp_collective_s;
+  r.cp_collective_s = e.cp_collective_s;
+  r.calibrated = hw.calibrated;
+  r.gpu_performance = hw.gpu_performance;
+
+  auto& m = r.metrics;
+  m.step_time_s = e.step_time_s;
+  m.compute_s = e.compute_s;
+  m.exposed_comm_s = std::max(0.0, e.step_time_s - e.compute_s);
+  m.tp_comm_s = e.tp_comm_s;
+  m.cp_comm_s = e.cp_comm_s;
+  m.dp_comm_s = e.dp_comm_s;
+  m.dp_exposed_s = e.dp_exposed_s;
+  m.host_cpu_core_s = e.host_core_s;
+  if (e.step_time_s > 0) {
+    m.host_cpu_busy_cores = e.host_core_s / (e.step_time_s * std::max(1, r.nodes));
+    m.tflops_per_gpu = e.hw_flops / e.step_time_s / r.gpus / 1e12;
+    m.mfu = e.model_flops / e.step_time_s / r.gpus / peak_flops(s, hw);
+    m.tokens_per_s = static_cast<double>(s.workload.global_batch) * s.workload.seq_len / e.step_time_s;
+  }
+  r.notes.push_back("estimated without simulation (closed forms, no contention): docs/models/estimator.md");
+  return r;
+}
+
+} // namespace dpusim::estimate
