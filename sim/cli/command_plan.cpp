@@ -327,14 +327,13 @@ int command_plan(const std::vector<std::string>& args) {
   int jobs = jobs_requested(vm);
   if (world && vm.count("jobs") == 0) // the machine's cores shared by its ranks
     jobs = std::max(1, jobs / world->local_size());
-  int refine = -1; // simulate every point
-  if (vm.count("refine") != 0) {
-    refine = vm["refine"].as<int>();
-    if (refine < 0)
-      throw po::error(fmt::format("--refine takes a number of points, 0 or more (found {})", refine));
-  }
+  if (vm.count("refine") != 0 && vm["refine"].as<int>() < 0)
+    throw po::error(
+        fmt::format("--refine takes a number of points, 0 or more (found {})", vm["refine"].as<int>()));
   const auto cat = load_catalog(vm);
   const auto plan = load_plan(vm["scenario"].as<std::string>(), cat);
+  // -1: simulate every point.
+  const int refine = vm.count("refine") != 0 ? vm["refine"].as<int>() : plan.refine.value_or(-1);
   const auto spec = summary_spec(plan);
   const std::size_t total = point_count(plan);
 

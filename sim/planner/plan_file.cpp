@@ -549,7 +549,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   Plan p;
   p.file = root.file();
   auto m = root.as_map();
-  m.declare({"name", "description", "scenario", "train_tokens", "axes", "objectives", "constraints",
+  m.declare({"name", "description", "scenario", "train_tokens", "refine", "axes", "objectives", "constraints",
              "goodput", "power", "costs"});
   const auto name_node = m.required("name", "a short name for the plan");
   p.name = name_node.as_string();
@@ -626,6 +626,8 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
                             "or T (300B, 1.5T, 3e11), found \"{}\"",
                             tokens.as_string()));
   p.train_tokens = *parsed_tokens;
+  if (auto refine = m.optional("refine"))
+    p.refine = static_cast<int>(refine->as_int(0, static_cast<std::int64_t>(kMaxPoints)));
 
   if (auto axes = m.optional("axes")) {
     auto am = axes->as_map();

@@ -74,6 +74,9 @@ struct Plan {
   std::string scenario_file; // where it is: its file, or the plan's
   std::uint64_t base_seed = 1;
   double train_tokens = 0;
+  /// Simulate only the `refine` fastest estimates of each configuration (the rest are estimated);
+  /// absent: simulate every point. `dpusim plan --refine K` overrides it.
+  std::optional<int> refine;
   std::vector<Axis> axes; // in axis_specs() order, those the plan has; variants always (default: the base's)
   std::vector<Objective> objectives;
   Constraints constraints;

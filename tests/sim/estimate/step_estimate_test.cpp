@@ -1,0 +1,140 @@
+// The estimate against the simulation it stands in for: on uncongested fabrics (path pinning: no ECMP
+// collisions) every layout, schedule, algorithm and transport the estimator models comes within 5% of
+// `dpusim run`; what it does not model is refused, so that the planner simulates it.
+#include "sim/estimate/step_estimate.hpp"
+#include "sim/input/scenario_loader.hpp"
+#include "tests/support/run_csv.hpp"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace dpusim::estimate {
+namespace {
+
+using dpusim::testing::TempDir;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+const catalog::Catalog& bundled_catalog() {
+  static const auto cat =
+      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  return cat;
+}
+
+/// The scenario in `file` with `variant` as its only variant.
+scenario::Scenario with_variant(const std::string& file, const std::string& variant) {
+  auto s = input::load_scenario(file, bundled_catalog());
+  std::vector<offload::Variant> only;
+  for (const auto& v : s.variants)
+    if (v.name == variant)
+      only.push_back(v);
+  EXPECT_EQ(only.size(), 1u) << variant;
+  s.variants = only;
+  return s;
+}
+
+struct Case {
+  const char* name;
+  const char* variant;
+  std::vector<std::pair<std::string, std::string>> edits; // on the quickstart's text
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+
+const std::string kFabric = "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"}";
+const std::string kPinned =
+    "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\", routing: pinned}";
+
+class EstimateAgainstSimulation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(EstimateAgainstSimulation, WithinFivePercentOnAnUncongestedFabric) {
+  const auto& c = GetParam();
+  TempDir tmp;
+  std::string text = replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml"),
+                              kFabric, kPinned);
+  for (const auto& [from, to] : c.edits)
+    text = replaced(text, from, to);
+  const double simulated = dpusim::testing::simulate(tmp, c.name, text, "step_time_s", nullptr,
+                                                     {"--variant", c.variant});
+  const auto s = with_variant(tmp.path() + "/" + c.name + ".yaml", c.variant);
+  const auto r = estimated_result(s, bundled_catalog());
+  EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated) << c.name;
+  EXPECT_GT(r.metrics.mfu, 0.0);
+  EXPECT_LE(r.metrics.exposed_comm_s, r.metrics.step_time_s);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Quickstart, EstimateAgainstSimulation,
+    ::testing::Values(
+        Case{"host_tcp", "host-tcp", {}}, Case{"rdma_nic", "rdma-nic", {}}, Case{"dpu", "dpu", {}},
+        Case{"pipeline", "rdma-nic", {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"}}},
+        Case{"interleaved", "rdma-nic", {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8, virtual_stages: 5}"}}},
+        Case{"blocking_sends",
+             "rdma-nic",
+             {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"}, {"precision: bf16", "precision: bf16\n  overlap_p2p: false"}}},
+        Case{"host_tcp_pipeline", "host-tcp", {{"{tp: 8, dp: 8}", "{tp: 2, pp: 4, dp: 8}"}}},
+        Case{"zero1", "rdma-nic", {{"precision: bf16", "precision: bf16\n  zero: 1"}}},
+        Case{"no_overlap", "rdma-nic", {{"precision: bf16", "precision: bf16\n  overlap_grad_reduce: false"}}},
+        Case{"tree", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: tree}"}}},
+        Case{"nvls", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: nvls}"}}},
+        Case{"hierarchical",
+             "rdma-nic",
+             {{"{tp: 8, dp: 8}", "{tp: 2, dp: 32}"},
+              {"precision: bf16", "precision: bf16\n  zero: 1\n  communication: {algorithm: hierarchical}"}}},
+        Case{"selective", "rdma-nic", {{"precision: bf16", "precision: bf16\n  recompute: selective"}}}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
+  TempDir tmp;
+  const std::string text =
+      replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/long-context-cp.yaml"), kFabric, kPinned);
+  const double simulated =
+      dpusim::testing::simulate(tmp, "cp", text, "step_time_s", nullptr, {"--variant", "rdma-nic"});
+  const auto r = estimated_result(with_variant(tmp.path() + "/cp.yaml", "rdma-nic"), bundled_catalog());
+  EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated);
+  EXPECT_GT(r.cp_collective_s, 0.0);
+}
+
+TEST(Estimate, RefusesWhatItDoesNotModel) {
+  const std::string dir = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/";
+  for (const char* file : {"moe-expert-parallel.yaml", "host-tcp-os-noise.yaml", "checkpoint-incast-pfc.yaml",
+                           "slow-node.yaml", "shared-fabric-tenants.yaml"}) {
+    auto s = input::load_scenario(dir + file, bundled_catalog());
+    EXPECT_THROW((void)estimated_result(s, bundled_catalog()), NotEstimated) << file;
+  }
+  auto s = input::load_scenario(dir + "quickstart.yaml", bundled_catalog());
+  s.workload.zero_stage = 3;
+  EXPECT_THROW((void)estimated_result(s, bundled_catalog()), NotEstimated);
+}
+
+TEST(Estimate, MoreDataParallelBytesNeverMakeItFaster) {
+  // Property: on the same GPUs, a larger global batch (more micro-batches) costs more per step, and
+  // the step is at least the busiest GPU's kernels.
+  auto s = input::load_scenario(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                                bundled_catalog());
+  double previous = 0;
+  for (int gb : {64, 128, 256, 512, 1024}) {
+    s.workload.global_batch = gb;
+    const auto r = estimated_result(s, bundled_catalog());
+    EXPECT_GE(r.metrics.step_time_s, r.metrics.compute_s);
+    EXPECT_GT(r.metrics.step_time_s, previous) << gb;
+    previous = r.metrics.step_time_s;
+  }
+}
+
+} // namespace
+} // namespace dpusim::estimate
