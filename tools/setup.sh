@@ -12,7 +12,7 @@ if [ "${2:-}" = --browser ]; then browser=yes; fi
 packages=(
   g++ cmake ninja-build pkg-config git
   libsimgrid-dev libboost-graph-dev libboost-program-options-dev
-  libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev
+  libfmt-dev libyaml-cpp-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libssl-dev time
   fio ethtool
   python3-matplotlib

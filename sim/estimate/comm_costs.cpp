@@ -6,19 +6,25 @@
 #include "models/collectives/tree.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
+#include <unordered_map>
 
 namespace dpusim::estimate {
 
 namespace {
 
+/// A resource of one node (or the node itself): (node, index) packed in one key.
+std::int64_t key(int node, int index) {
+  return static_cast<std::int64_t>(node) * 4096 + index;
+}
+
 /// Bytes each resource carries at once, per byte of the operation: the busiest sets its pace.
 struct Loads {
-  std::map<std::pair<int, int>, double> nic_out, nic_in; // (node, local NIC)
-  std::map<int, double> nvlink_out;                      // GPU
-  std::map<std::pair<int, int>, double> pcie_up;         // (node, PCIe switch): host-staged traffic
-  std::map<int, int> host_loads;                         // node: cores the connections' ends occupy
-  std::map<std::pair<int, int>, int> arm_loads;          // (node, local NIC): Arm cores likewise
+  std::unordered_map<std::int64_t, double> nic_out, nic_in; // (node, local NIC)
+  std::unordered_map<std::int64_t, double> nvlink_out;      // GPU
+  std::unordered_map<std::int64_t, double> pcie_up;         // (node, PCIe switch): host-staged traffic
+  std::unordered_map<std::int64_t, int> host_loads;         // node: cores the connections' ends occupy
+  std::unordered_map<std::int64_t, int> arm_loads;          // (node, local NIC): Arm cores likewise
 };
 
 } // namespace
@@ -95,8 +101,8 @@ public:
     // staged traffic through the source's own NIC.
     const int out_nic = pxn_ ? nic_of(dst) : nic_of(src);
     const int in_nic = nic_of(dst);
-    l.nic_out[{a, out_nic}] += wire;
-    l.nic_in[{b, in_nic}] += wire;
+    l.nic_out[key(a, out_nic)] += wire;
+    l.nic_in[key(b, in_nic)] += wire;
     if (pxn_ && nic_of(src) != out_nic)
       l.nvlink_out[src] += bytes / hw_.gpu.nvlink_collective_efficiency.value;
     if (!rdma_) {
@@ -104,8 +110,8 @@ public:
       // up the receiver's (one PCIe switch per nics / pcie_switches NICs).
       const int per_switch_gpus = std::max(1, per_node_ / std::max(1, layout_.node.pcie_switches));
       const int per_switch_nics = std::max(1, layout_.node.nics / std::max(1, layout_.node.pcie_switches));
-      l.pcie_up[{a, (src % per_node_) / per_switch_gpus}] += wire;
-      l.pcie_up[{b, in_nic / per_switch_nics}] += wire;
+      l.pcie_up[key(a, (src % per_node_) / per_switch_gpus)] += wire;
+      l.pcie_up[key(b, in_nic / per_switch_nics)] += wire;
     }
     const int threads = std::max(1, host_threads_);
     if (host_core_s_[0] > 0)
@@ -114,9 +120,9 @@ public:
       l.host_loads[b] += threads;
     const int arm_threads = std::max(1, arm_threads_);
     if (arm_core_s_[0] > 0)
-      l.arm_loads[{a, nic_of(src)}] += arm_threads;
+      l.arm_loads[key(a, nic_of(src))] += arm_threads;
     if (arm_core_s_[1] > 0)
-      l.arm_loads[{b, in_nic}] += arm_threads;
+      l.arm_loads[key(b, in_nic)] += arm_threads;
     hop_bytes_ = std::max(hop_bytes_, bytes);
     host_core_s += (host_core_s_[0] + host_core_s_[1]) * bytes;
     arm_core_s += (arm_core_s_[0] + arm_core_s_[1]) * bytes;

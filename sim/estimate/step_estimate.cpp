@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace dpusim::estimate {
 
@@ -60,7 +62,21 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
   const CommCosts comm(layout, hw, path);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
-  const auto costs = run::stage_costs(w, run::gpu_compute(hw));
+  // A virtual stage's costs depend only on its layers and on whether it holds the embedding or the
+  // head: computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
+  const auto gpu = run::gpu_compute(hw);
+  std::vector<plan::StageCosts> costs;
+  std::map<std::tuple<int, bool, bool>, plan::StageCosts> kinds;
+  const int stages = p.pp * w.virtual_stages;
+  for (int vs = 0; vs < stages; ++vs) {
+    const std::tuple<int, bool, bool> kind{workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs), vs == 0,
+                                           vs == stages - 1};
+    auto it = kinds.find(kind);
+    if (it == kinds.end())
+      it = kinds.emplace(kind, plan::stage_costs(w, gpu, vs)).first;
+    costs.push_back(it->second);
+    costs.back().stage = vs;
+  }
 
   StepEstimate e;
   const auto& first = costs.front();
@@ -171,6 +187,26 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   // optimizer and, with ZeRO-1/2, the gather of the updated parameters.
   const auto kind = w.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   std::vector<double> dp_comm(static_cast<std::size_t>(pp), 0.0);
+  std::optional<CommCost> stage_reduction;
+  std::vector<std::vector<int>> first_groups;
+  const int per_node = layout.node.gpus;
+  const auto node_aligned = [&](const std::vector<std::vector<int>>& groups) {
+    if (first_groups.empty()) {
+      first_groups = groups;
+      return true;
+    }
+    const int shift = groups.front().front() - first_groups.front().front();
+    if (shift % per_node != 0 || groups.size() != first_groups.size())
+      return false;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (groups[g].size() != first_groups[g].size())
+        return false;
+      for (std::size_t i = 0; i < groups[g].size(); ++i)
+        if (groups[g][i] - first_groups[g][i] != shift)
+          return false;
+    }
+    return true;
+  };
   std::vector<double> dp_end(static_cast<std::size_t>(pp), 0.0);
   for (int st = 0; st < pp; ++st) {
     const auto si = static_cast<std::size_t>(st);
@@ -180,7 +216,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
       groups.push_back(workload::gradient_group(p, j, st));
     std::optional<CommCost> reduction;
     if (reduce) {
-      reduction = comm.collective(kind, algo, groups);
+      // Every stage's groups are stage 0's moved by whole nodes where the layout is regular: the same
+      // closed form.
+      const bool aligned = node_aligned(groups);
+      if (!stage_reduction || !aligned)
+        stage_reduction = comm.collective(kind, algo, groups);
+      reduction = stage_reduction;
       for (int chunk : chunk_order[si]) {
         const int vs = plan::virtual_stage(st, pp, chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
