@@ -6,6 +6,7 @@
 #include "models/collectives/tree.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <unordered_map>
 
@@ -25,13 +26,46 @@ struct Loads {
   std::unordered_map<std::int64_t, double> pcie_up;         // (node, PCIe switch): host-staged traffic
   std::unordered_map<std::int64_t, int> host_loads;         // node: cores the connections' ends occupy
   std::unordered_map<std::int64_t, int> arm_loads;          // (node, local NIC): Arm cores likewise
+  // Leaf up-links and spine-to-leaf down-links, per leaf: the wire bytes and the hashed paths they take.
+  std::unordered_map<int, std::pair<double, int>> leaf_up, leaf_down;
 };
+
+/// The expected largest of `bins` counts, each Binomial(n, 1/choices): how many of n hashed paths the
+/// busiest of a leaf's `choices` up-links gets, over the `bins` up-links that carry such traffic (taken
+/// as independent). Exact below a mean of 500 paths per link, the normal approximation above.
+double expected_busiest(int n, int choices, int bins) {
+  if (n <= 0 || choices <= 1)
+    return choices <= 1 ? n : 0.0;
+  const double p = 1.0 / choices;
+  const double mean = n * p;
+  const double b = std::max(1, bins);
+  if (mean > 500) {
+    const double sd = std::sqrt(n * p * (1 - p));
+    const double l = std::sqrt(2 * std::log(std::max(2.0, b)));
+    const double z = l - (std::log(std::log(std::max(2.0, b))) + std::log(4 * std::acos(-1.0))) / (2 * l);
+    return mean + sd * std::max(0.0, z);
+  }
+  // E[max] = sum over m >= 1 of P(max >= m) = 1 - F(m-1)^bins.
+  double pmf = std::exp(n * std::log1p(-p));
+  double cdf = pmf;
+  double expected = 0;
+  for (int m = 1; m <= n; ++m) {
+    const double at_least = 1 - std::pow(cdf, b);
+    if (at_least < 1e-12)
+      break;
+    expected += at_least;
+    pmf *= static_cast<double>(n - (m - 1)) / m * p / (1 - p);
+    cdf = std::min(1.0, cdf + pmf);
+  }
+  return expected;
+}
 
 } // namespace
 
 CommCosts::CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw,
-                     const datapath::DataPath& path)
-    : layout_(layout), shape_(topology::fabric_shape(layout)), hw_(hw), path_(path) {
+                     const datapath::DataPath& path, topology::Routing routing)
+    : layout_(layout), shape_(topology::fabric_shape(layout)), hw_(hw), path_(path),
+      hashed_(routing == topology::Routing::ecmp && !layout.fabric.pooled) {
   nvlink_route_s_ = 2 * layout_.node.nvlink_latency.si();
 }
 
@@ -72,11 +106,17 @@ namespace {
 
 class LoadBuilder {
 public:
-  LoadBuilder(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path)
-      : layout_(layout), hw_(hw), path_(path) {
+  LoadBuilder(const topology::ClusterLayout& layout, const topology::FabricShape& shape,
+              const scenario::Hardware& hw, const datapath::DataPath& path, bool hashed)
+      : layout_(layout), shape_(shape), hw_(hw), path_(path), hashed_(hashed) {
     per_node_ = layout.node.gpus;
     rdma_ = path.transport() == offload::Transport::rdma;
     pxn_ = rdma_ && hw.collective.pxn.value && layout.node.nvlink_per_gpu.si() > 0;
+    // A GPU-to-GPU route is as many hashed paths as the connections between the two NICs (docs/models/
+    // collectives.md, "Connections and ECMP"); an InfiniBand switch forwards each connection alike.
+    paths_ = hw.fabric_switch.hashes_each_connection.value
+                 ? hw.collective.channels_per_nic.value * (rdma_ ? hw.collective.qps_per_connection.value : 1)
+                 : 1;
     for (const auto& w : path.network_transfer(1.0)) {
       auto& per = w.processor == datapath::Processor::host_cpu ? host_core_s_ : arm_core_s_;
       per[w.end == datapath::End::sender ? 0 : 1] += w.core_s;
@@ -85,6 +125,11 @@ public:
   }
 
   [[nodiscard]] int nic_of(int gpu) const { return (gpu % per_node_) * layout_.node.nics / per_node_; }
+  [[nodiscard]] int leaf_of(int node, int nic) const {
+    return layout_.fabric.kind == topology::FabricKind::fat_tree
+               ? node / std::max(1, shape_.nodes_per_leaf)
+               : (node / std::max(1, shape_.down_ports)) * layout_.node.nics + nic;
+  }
 
   /// One hop of `bytes` (per byte of the operation) from GPU src to GPU dst; `collective`: at a ring's
   /// protocol efficiency (else a send's).
@@ -103,6 +148,18 @@ public:
     const int in_nic = nic_of(dst);
     l.nic_out[key(a, out_nic)] += wire;
     l.nic_in[key(b, in_nic)] += wire;
+    if (shape_.tiers >= 2) {
+      const int from = leaf_of(a, out_nic);
+      const int to = leaf_of(b, in_nic);
+      if (from != to) {
+        auto& up = l.leaf_up[from];
+        up.first += wire;
+        up.second += paths_;
+        auto& down = l.leaf_down[to];
+        down.first += wire;
+        down.second += paths_;
+      }
+    }
     if (pxn_ && nic_of(src) != out_nic)
       l.nvlink_out[src] += bytes / hw_.gpu.nvlink_collective_efficiency.value;
     if (!rdma_) {
@@ -150,6 +207,21 @@ public:
         s = std::max(s, bytes / nic_rate);
     for (const auto& [sw, bytes] : l.pcie_up)
       s = std::max(s, bytes / layout_.node.pcie_uplink.si());
+    // Leaf up-links (and spine down-links): a leaf's cross-leaf bytes over its spines, at the busiest
+    // spine's share where paths are hashed (the expected outcome of the hash, not the seed's), evenly
+    // where they are pinned or sprayed.
+    const int spines = layout_.fabric.pooled ? 1 : std::max(1, shape_.spines);
+    const double link = layout_.fabric.link.si() * shape_.links_per_spine * (layout_.fabric.pooled ? shape_.spines : 1);
+    for (const auto* side : {&l.leaf_up, &l.leaf_down}) {
+      const int bins = spines * static_cast<int>(side->size());
+      for (const auto& [leaf, load] : *side) {
+        const auto& [bytes, paths] = load;
+        const double busiest = hashed_ && spines > 1
+                                   ? expected_busiest(paths, spines, bins) * bytes / std::max(1, paths)
+                                   : bytes / spines;
+        s = std::max(s, busiest / link);
+      }
+    }
     // Kernel TCP (and software encryption, switching): each end of a connection keeps `threads` cores
     // busy; more loads than cores share them.
     const auto cpu = [&](const std::array<double, 2>& core_s, int threads, int cores, int loads) {
@@ -171,8 +243,11 @@ public:
 
 private:
   const topology::ClusterLayout& layout_;
+  const topology::FabricShape& shape_;
   const scenario::Hardware& hw_;
   const datapath::DataPath& path_;
+  bool hashed_ = true; // ECMP: each path's spine chosen by a hash
+  int paths_ = 1;      // hashed paths per GPU-to-GPU route
   int per_node_ = 1;
   bool rdma_ = true;
   bool pxn_ = false;
@@ -194,7 +269,7 @@ int span_of(const std::vector<int>& gpus, int per_node) {
 
 CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
   CommCost c;
-  LoadBuilder b(layout_, hw_, path_);
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
   const collectives::NodeShape node{layout_.node.gpus, layout_.node.nics};
   for (const auto& call : calls) {
@@ -213,7 +288,7 @@ CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
 
 CommCost CommCosts::tree(const std::vector<std::vector<int>>& groups) const {
   CommCost c;
-  LoadBuilder b(layout_, hw_, path_);
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
   const collectives::NodeShape node{layout_.node.gpus, layout_.node.nics};
   for (const auto& g : groups) {
@@ -234,7 +309,7 @@ CommCost CommCosts::tree(const std::vector<std::vector<int>>& groups) const {
 
 CommCost CommCosts::nvls(const std::vector<std::vector<int>>& groups) const {
   CommCost c;
-  LoadBuilder b(layout_, hw_, path_);
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
   double switch_s = 0;
   for (const auto& g : groups) {
@@ -324,7 +399,7 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
 
 CommCost CommCosts::sends(const std::vector<int>& from, const std::vector<int>& to) const {
   CommCost c;
-  LoadBuilder b(layout_, hw_, path_);
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
   bool network = false;
   for (std::size_t i = 0; i < from.size() && i < to.size(); ++i) {

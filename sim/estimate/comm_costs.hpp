@@ -11,6 +11,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/scenario/hardware.hpp"
+#include "sim/topology/fabric_kind.hpp"
 #include "sim/topology/topology.hpp"
 
 #include <vector>
@@ -31,7 +32,10 @@ struct CommCost {
 
 class CommCosts {
 public:
-  CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path);
+  /// `routing`: ECMP hashes each path onto a spine (the busiest spine sets the pace, at its expected
+  /// load); pinned and adaptive routing spread evenly.
+  CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path,
+            topology::Routing routing = topology::Routing::ecmp);
 
   /// One collective of `kind` over each of `groups` at the same time (symmetric groups, such as the
   /// data-parallel groups of every tensor-parallel rank of a stage), per byte per rank.
@@ -59,6 +63,7 @@ private:
   topology::FabricShape shape_;
   const scenario::Hardware& hw_;
   const datapath::DataPath& path_;
+  bool hashed_ = true;
   double nvlink_route_s_ = 0;
 };
 

@@ -23,8 +23,6 @@ namespace {
 void refuse_what_is_not_modelled(const scenario::Scenario& s) {
   const auto& w = s.workload;
   const auto& p = w.parallelism;
-  if (w.zero_stage >= 3 && p.dp * p.cp > 1)
-    throw NotEstimated("ZeRO-3 (per-layer parameter gathers) is not estimated");
   if (w.model.moe() && p.ep > 1)
     throw NotEstimated("expert parallelism (all-to-alls) is not estimated");
   if (w.checkpoint)
@@ -60,7 +58,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const offload::Variant& variant = s.variants.front();
   const datapath::DataPath path(variant, s.cluster.services, hw);
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
-  const CommCosts comm(layout, hw, path);
+  const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
   // A virtual stage's costs depend only on its layers and on whether it holds the embedding or the
   // head: computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
@@ -120,7 +118,101 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::vector<double> kernel_s(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> tp_s(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> cp_s(static_cast<std::size_t>(pp), 0.0);
-  const bool reduce = p.dp * p.cp > 1;
+  const bool zero3 = w.zero_stage >= 3 && p.dp * p.cp > 1;
+  const bool reduce = p.dp * p.cp > 1 && !zero3;
+  // ZeRO-3: each layer's parameters gathered before it runs (prefetched one layer ahead with
+  // overlap_param_gather), its gradients reduce-scattered after its backward; one gather chain and one
+  // scatter chain per stage, over every tensor-parallel rank's data- and context-parallel group.
+  std::vector<double> last_compute(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> before_last_compute(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> gather_chain(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> scatter_chain(static_cast<std::size_t>(pp), 0.0);
+  std::vector<double> zero3_comm(static_cast<std::size_t>(pp), 0.0);
+  std::vector<std::optional<std::pair<CommCost, CommCost>>> zero3_costs(static_cast<std::size_t>(pp));
+  const double launch_s = hw.cpu.kernel_launch_cpu ? hw.cpu.kernel_launch_cpu->value.si() : 0.0;
+  const auto peer_copies = [&](int tensors) {
+    return w.zero_per_peer_buffers && tensors > 0 ? static_cast<double>(tensors) * p.dp * p.cp * launch_s : 0.0;
+  };
+  const auto zero3_cost = [&](int st) -> const std::pair<CommCost, CommCost>& {
+    auto& c = zero3_costs[static_cast<std::size_t>(st)];
+    if (!c) {
+      std::vector<std::vector<int>> groups;
+      for (int j = 0; j < p.tp; ++j)
+        groups.push_back(workload::gradient_group(p, j, st));
+      c.emplace(comm.collective(CollectiveKind::all_gather, algo, groups),
+                comm.collective(CollectiveKind::reduce_scatter, algo, groups));
+    }
+    return *c;
+  };
+  // The gathers and the reduce-scatters cross the same NICs, each kind one after another: where a
+  // transfer meets one of the other kind in flight, the two share the NICs equally until the smaller
+  // has moved its bytes (a transfer's latency uses no bandwidth). A layer's reduce-scatter is booked
+  // once the next gather issued before it is, so that the gather it shares with is known.
+  struct PendingScatter {
+    double issued = 0;
+    double bytes = 0;
+    int tensors = 0;
+  };
+  std::vector<std::optional<PendingScatter>> pending(static_cast<std::size_t>(pp));
+  // A transfer of latency `lat` and `work` seconds at the full rate, starting at t0 beside a transfer
+  // of the other kind that ends at `other_end` (at the full rate, were it alone): both ends.
+  const auto share = [](double t0, double lat, double work, double other_end) {
+    const double bw = t0 + lat;
+    const double rest = std::max(0.0, other_end - bw);
+    if (rest <= 0)
+      return std::pair{bw + work, other_end};
+    return std::pair{bw + (work <= rest ? 2 * work : work + rest), bw + (rest <= work ? 2 * rest : work + rest)};
+  };
+  const auto book_scatter = [&](int st) {
+    const auto si = static_cast<std::size_t>(st);
+    if (!pending[si])
+      return;
+    const auto& scatter = zero3_cost(st).second;
+    const double bytes = pending[si]->bytes;
+    const double s0 = std::max(scatter_chain[si], pending[si]->issued);
+    const auto [end, gather_end] = share(s0, scatter.latency_s + peer_copies(pending[si]->tensors),
+                                         bytes * scatter.s_per_byte, gather_chain[si]);
+    scatter_chain[si] = end;
+    gather_chain[si] = gather_end;
+    zero3_comm[si] += end - s0;
+    e.host_core_s +=
+        scatter.host_core_s_per_byte * bytes + peer_copies(pending[si]->tensors) * p.tp * p.dp * p.cp;
+    pending[si].reset();
+  };
+  // One ZeRO-3 layer task of stage st: its gather, its compute (after `ready` for the op's first layer),
+  // and after a backward layer its gradients' reduce-scatter. Returns the compute's end.
+  const auto zero3_layer = [&](int st, double ready, double compute_s, double params, int tensors,
+                               bool backward) {
+    const auto si = static_cast<std::size_t>(st);
+    const auto& gather = zero3_cost(st).first;
+    const double wait = w.overlap_param_gather ? before_last_compute[si] : last_compute[si];
+    if (pending[si] && pending[si]->issued < wait)
+      book_scatter(st);
+    const double g0 = std::max(gather_chain[si], wait);
+    const auto [gathered, scatter_end] =
+        share(g0, gather.latency_s + peer_copies(tensors), params * 2.0 * gather.s_per_byte, scatter_chain[si]);
+    gather_chain[si] = gathered;
+    scatter_chain[si] = scatter_end;
+    e.host_core_s += gather.host_core_s_per_byte * params * 2.0 + peer_copies(tensors) * p.tp * p.dp * p.cp;
+    book_scatter(st); // issued with the gather or after it: it shares the rest of the gather's time
+    zero3_comm[si] += gather_chain[si] - g0;
+    const double start = std::max({free_at[si], ready, gather_chain[si]});
+    const double end = start + compute_s;
+    before_last_compute[si] = last_compute[si];
+    last_compute[si] = end;
+    free_at[si] = end;
+    if (backward)
+      pending[si] = PendingScatter{end, params * w.grad_bytes_per_param, tensors};
+    return end;
+  };
+  const auto layer_tensors = [](const plan::StageCosts& c, int l) {
+    if (l == c.layers)
+      return c.embed_tensors;
+    return c.layer_tensors + (l == 0 && c.first ? c.embed_tensors : 0);
+  };
+  const auto layer_params = [](const plan::StageCosts& c, int l) {
+    return l == c.layers ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+  };
   for (bool progress = true; progress;) {
     progress = false;
     for (int st = 0; st < pp; ++st) {
@@ -143,7 +235,27 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         }
         const double start = std::max(free_at[si], ready);
         double end = start;
-        if (op.forward) {
+        if (zero3 && op.forward) {
+          for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
+            const bool head = l == c.layers;
+            const double compute = head ? c.head_fwd_s
+                                        : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s + c.layer_fwd_cp * cp_each(c);
+            end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l), false);
+          }
+          kernel_s[si] += c.fwd_compute_s;
+          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          cp_s[si] += c.fwd_cp_collectives * cp_each(c);
+          fwd_end[at(vs, op.micro)] = end;
+        } else if (zero3) {
+          for (int l = c.layers - (c.last ? 0 : 1); l >= 0; --l) {
+            const bool head = l == c.layers;
+            const double compute = head ? c.head_bwd_s
+                                        : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s + c.layer_bwd_cp * cp_each(c);
+            end = zero3_layer(st, l == c.layers - (c.last ? 0 : 1) ? ready : 0.0, compute, layer_params(c, l),
+                              layer_tensors(c, l), true);
+          }
+          book_scatter(st);
+        } else if (op.forward) {
           end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s + c.fwd_cp_collectives * cp_each(c);
           kernel_s[si] += c.fwd_compute_s;
           tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
@@ -167,6 +279,10 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           last_backward[si] = std::max(last_backward[si], end);
         }
         free_at[si] = end;
+        if (!zero3) {
+          before_last_compute[si] = last_compute[si];
+          last_compute[si] = end;
+        }
         // Without overlap the sender's next operation waits for its send (a blocking send/receive).
         if (!w.overlap_p2p) {
           if (op.forward && vs + 1 < chunks)
@@ -242,7 +358,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
       optimizer_s += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].optimizer_s;
       params += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].params;
     }
-    double end = std::max(free_at[si], chain) + optimizer_s;
+    if (zero3) {
+      chain = scatter_chain[si];
+      dp_comm[si] = zero3_comm[si];
+      dp_end[si] = std::max(gather_chain[si], scatter_chain[si]);
+    }
+    double end = std::max(last_compute[si], chain) + optimizer_s;
     kernel_s[si] += optimizer_s;
     if (w.zero_stage >= 1 && reduce) {
       const auto gather = comm.collective(CollectiveKind::all_gather, algo, groups);

@@ -2,9 +2,10 @@
 // simulation (plan::stage_costs: GPU kernel seconds, FLOPs, buckets), the same 1F1B or interleaved
 // schedule (plan::pipeline_schedule), evaluated as a list schedule in which every operation starts
 // once its stream and its inputs are free, with communication times from closed forms
-// (estimate::CommCosts). Exact for compute and pipeline order; what it cannot see is contention:
-// ECMP collisions, oversubscribed up-links, host cores shared with other work, and the models that
-// exist to show them are refused (NotEstimated) so that such a point is always simulated.
+// (estimate::CommCosts). Exact for compute and pipeline order; what it cannot see is contention
+// between operations (and one seed's ECMP luck: it takes the expected collisions), and the models that
+// exist to show contention or variability are refused (NotEstimated) so that such a point is always
+// simulated.
 // docs/models/estimator.md.
 #pragma once
 
@@ -39,8 +40,8 @@ struct StepEstimate {
   double arm_core_s = 0;     // all DPUs: their share of the transport's functions
 };
 
-/// Throws NotEstimated for what it does not model: ZeRO-3, expert parallelism, checkpoints, noise,
-/// congestion, faults, other tenants.
+/// Throws NotEstimated for what it does not model: expert parallelism, checkpoints, noise, congestion,
+/// faults, other tenants.
 StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware& hw);
 
 /// The scenario's first variant, estimated: the result `dpusim plan` turns into a row (its metrics and

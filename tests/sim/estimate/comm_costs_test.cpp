@@ -12,7 +12,9 @@ namespace dpusim::estimate {
 namespace {
 
 struct Rig {
-  explicit Rig(const std::string& variant_name) {
+  explicit Rig(const std::string& variant_name, int nodes = 0) {
+    if (nodes > 0)
+      all.cluster.nodes = nodes;
     s.variants.clear();
     for (const auto& v : all.variants)
       if (v.name == variant_name)
@@ -20,7 +22,8 @@ struct Rig {
     hw = model::hardware_for(all, cat, variant, nullptr, "");
     path.emplace(variant, all.cluster.services, hw);
     layout = scenario::cluster_layout(all.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
-    costs.emplace(layout, hw, *path);
+    costs.emplace(layout, hw, *path, all.cluster.fabric.routing);
+    pinned.emplace(layout, hw, *path, topology::Routing::pinned);
   }
   catalog::Catalog cat = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
   scenario::Scenario all =
@@ -31,6 +34,7 @@ struct Rig {
   std::optional<datapath::DataPath> path;
   topology::ClusterLayout layout;
   std::optional<CommCosts> costs;
+  std::optional<CommCosts> pinned;
 };
 
 std::vector<int> range(int from, int n, int stride = 1) {
@@ -105,6 +109,28 @@ TEST(CommCosts, SendsAcrossNodesTakeOneStepAtTheRdmaEfficiency) {
   const auto inside = r.costs->sends(range(0, 4), range(4, 4));
   EXPECT_NEAR(inside.latency_s,
               r.hw.collective.step_latency_nvlink.value.si() + 2 * r.layout.node.nvlink_latency.si(), 1e-15);
+}
+
+TEST(CommCosts, HashedPathsCollideOnSpinesWherePinnedOnesDoNot) {
+  // 16 of the quickstart's nodes sit 4 to a leaf of 32 down-ports (and 32 up-links, one per spine):
+  // each data-parallel ring crosses between leaves once per leaf.
+  Rig r("rdma-nic", 16);
+  std::vector<std::vector<int>> groups;
+  for (int j = 0; j < 8; ++j)
+    groups.push_back(range(j, 16, 8));
+  const auto hashed = r.costs->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, groups);
+  const auto pinned = r.pinned->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, groups);
+  const double line = r.layout.node.nic_line_rate.si() * r.hw.nic.collective_efficiency.value;
+  // Pinned: a 1:1 fabric carries every NIC at its rate.
+  EXPECT_NEAR(pinned.s_per_byte * line, 2.0 * 15 / 16, 1e-9);
+  // Hashed: each leaf's 8 crossing hops, split over their connections' paths, land on 32 spines by
+  // hash; the busiest spine link (its expected load) carries more than a NIC's ring, less than two.
+  EXPECT_GT(hashed.s_per_byte, 1.05 * pinned.s_per_byte);
+  EXPECT_LT(hashed.s_per_byte, 2.0 * pinned.s_per_byte);
+  // Inside one leaf nothing is hashed.
+  const std::vector<std::vector<int>> one_leaf{range(0, 4, 8)};
+  EXPECT_EQ(r.costs->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, one_leaf).s_per_byte,
+            r.pinned->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, one_leaf).s_per_byte);
 }
 
 TEST(CommCosts, HierarchicalIsItsPhasesOneAfterAnother) {
