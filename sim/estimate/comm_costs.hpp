@@ -1,10 +1,11 @@
-// Closed forms for the time of a collective or a send on an uncongested cluster: the same algorithm
-// structures as the simulation (models/collectives/: which ranks exchange how many bytes in how many
-// steps), the same catalog rates, efficiencies and latencies, but no routes and no SimGrid. A
+// Closed forms for the time of a collective or a send on a cluster where nothing else runs: the same
+// algorithm structures as the simulation (models/collectives/: which ranks exchange how many bytes in
+// how many steps), the same catalog rates, efficiencies and latencies, but no routes and no SimGrid. A
 // transfer takes its latency plus its busiest resource's bytes over that resource's rate: a NIC port, a
-// GPU's NVLink port, a PCIe switch's up-link (host-staged traffic) or the cores that run a connection's
-// kernel TCP. What it leaves out: ECMP collisions, oversubscribed up-links, and anything else that
-// runs on the fabric or the host cores at the same time (docs/models/estimator.md).
+// GPU's NVLink port, a PCIe switch's up-link (host-staged traffic), the cores that run a connection's
+// kernel TCP, or a leaf's up-links to the spines (under ECMP, the expected load of the busiest). What
+// it leaves out: anything else on the fabric or the host cores at the same time, and one seed's hash
+// (docs/models/estimator.md).
 #pragma once
 
 #include "models/collectives/collective.hpp"
