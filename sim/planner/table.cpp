@@ -91,6 +91,8 @@ public:
       if (text(row, c) != "1")
         parallel += fmt::format(" {} {}", c, text(row, c));
     parallel += fmt::format(" dp {}", text(row, "dp"));
+    if (const auto v = text(row, "virtual_stages"); !v.empty() && v != "1")
+      parallel += fmt::format(" ({} model chunks per GPU)", v);
     std::string fabric = text(row, "topology");
     if (!text(row, "link").empty())
       fabric += " " + text(row, "link");
@@ -108,6 +110,8 @@ public:
         "per node)",
         days(row), value(row, "step_time_s"), value(row, "tokens_per_s"), 100 * value(row, "mfu"),
         value(row, "host_cores_busy"));
+    if (text(row, "tier") == "estimated")
+      out += ", estimated (not simulated)";
     if (has(row, "goodput"))
       out +=
           fmt::format("\n  goodput {:.1f}%: {:.0f} interruptions expected (one every {:.2f} h), a {:.0f} s "
