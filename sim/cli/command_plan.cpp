@@ -285,7 +285,7 @@ int command_plan(const std::vector<std::string>& args) {
        "estimate every point without simulating it (closed forms: docs/models/estimator.md) and simulate "
        "only the K fastest estimates of each configuration (points that differ only in parallelism, "
        "recompute, zero and micro_batch); 0 simulates none. Points the estimator does not model are "
-       "always simulated")                                                                                   //
+       "always simulated (checkpoints, noise, congestion, faults, other tenants)")                                                                                   //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");

@@ -1,5 +1,6 @@
 #include "sim/estimate/comm_costs.hpp"
 
+#include "models/collectives/all_to_all.hpp"
 #include "models/collectives/hierarchical.hpp"
 #include "models/collectives/nvls.hpp"
 #include "models/collectives/ring.hpp"
@@ -65,7 +66,7 @@ double expected_busiest(int n, int choices, int bins) {
 CommCosts::CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw,
                      const datapath::DataPath& path, topology::Routing routing)
     : layout_(layout), shape_(topology::fabric_shape(layout)), hw_(hw), path_(path),
-      hashed_(routing == topology::Routing::ecmp && !layout.fabric.pooled) {
+      hashed_(routing != topology::Routing::pinned && !layout.fabric.pooled) {
   nvlink_route_s_ = 2 * layout_.node.nvlink_latency.si();
 }
 
@@ -343,7 +344,7 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
     return rings(calls);
   };
   if (kind == CollectiveKind::all_to_all)
-    return as_rings(kind); // not estimated: the caller refuses expert parallelism
+    return all_to_all(groups);
   switch (algo) {
   case CollectiveAlgorithm::ring:
     return as_rings(kind);
@@ -395,6 +396,29 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
   }
   }
   return as_rings(kind);
+}
+
+CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups) const {
+  CommCost c;
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
+  Loads l;
+  const int per_node = layout_.node.gpus;
+  std::vector<int> rail_of_local;
+  for (int i = 0; i < per_node; ++i)
+    rail_of_local.push_back(i * layout_.node.nics / per_node);
+  const bool rdma = path_.transport() == offload::Transport::rdma;
+  for (const auto& g : groups) {
+    const auto plan = collectives::all_to_all(g, 1.0, per_node, rail_of_local, rdma);
+    for (const auto& part : plan.parts)
+      for (const auto& hop : part)
+        b.hop(l, hop.src, hop.dst, hop.bytes, false);
+    // Every send posted at once: one step of the slowest hop kind, then its route.
+    const double lat = plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node))
+                                      : nvlink_step_s();
+    if (!plan.parts.empty())
+      c.latency_s = std::max(c.latency_s, lat);
+  }
+  return b.cost(l, c.latency_s);
 }
 
 CommCost CommCosts::sends(const std::vector<int>& from, const std::vector<int>& to) const {

@@ -34,7 +34,8 @@ struct CommCost {
 class CommCosts {
 public:
   /// `routing`: ECMP hashes each path onto a spine (the busiest spine sets the pace, at its expected
-  /// load); pinned and adaptive routing spread evenly.
+  /// load); pinned routing, and adaptive routing where the layout is pooled (the device can), spread
+  /// evenly. Adaptive routing for a device that cannot falls back to the hash, as in the simulation.
   CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path,
             topology::Routing routing = topology::Routing::ecmp);
 
@@ -42,6 +43,9 @@ public:
   /// data-parallel groups of every tensor-parallel rank of a stage), per byte per rank.
   [[nodiscard]] CommCost collective(CollectiveKind kind, CollectiveAlgorithm algo,
                                     const std::vector<std::vector<int>>& groups) const;
+  /// An all-to-all over each of `groups` at the same time (every expert group of a stage), per byte
+  /// of each rank's send buffer.
+  [[nodiscard]] CommCost all_to_all(const std::vector<std::vector<int>>& groups) const;
   /// Sends from[i] -> to[i], all at the same time (a pipeline stage's tensor-parallel ranks).
   [[nodiscard]] CommCost sends(const std::vector<int>& from, const std::vector<int>& to) const;
 

@@ -4,6 +4,7 @@
 #include "sim/estimate/comm_costs.hpp"
 #include "sim/model/congestion/congestion.hpp"
 #include "sim/model/noise/noise.hpp"
+#include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
 #include "sim/plan/stage_costs.hpp"
@@ -22,9 +23,6 @@ namespace {
 
 void refuse_what_is_not_modelled(const scenario::Scenario& s) {
   const auto& w = s.workload;
-  const auto& p = w.parallelism;
-  if (w.model.moe() && p.ep > 1)
-    throw NotEstimated("expert parallelism (all-to-alls) is not estimated");
   if (w.checkpoint)
     throw NotEstimated("checkpoint writes are not estimated");
   if (model::noise_of(s) != nullptr)
@@ -47,6 +45,52 @@ double peak_flops(const scenario::Scenario& s, const scenario::Hardware& hw) {
     return hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value.si() : hw.gpu.peak_bf16.value.si();
   }
   return hw.gpu.peak_bf16.value.si();
+}
+
+/// One load of a replica's input pipeline: the longest of the storage server's media and port (shared by
+/// the loaders reading from it at once), the node's NIC, the decoding workers (one core each, sharing the
+/// host's cores with the node's other loaders) and the storage client (kernel TCP over the node's
+/// connections, or SNAP's threads on the DPU's Arm cores).
+double input_load_s(const scenario::Scenario& s, const scenario::Hardware& hw, const datapath::DataPath& path,
+                    const topology::ClusterLayout& layout) {
+  const auto& w = s.workload;
+  const auto& dc = *w.data;
+  const auto& p = w.parallelism;
+  const double bytes = w.micro_batch * dc.sample.si();
+  const double decode = w.micro_batch * dc.decode.si();
+  // Replicas whose loaders run at once, and those on replica 0's node (a large run simulates replica
+  // 0's alone, whose loaders then meet no others).
+  const bool one = model::representative_replica(s);
+  const int per_node = layout.node.gpus;
+  const int node0 = workload::replica_group(p, 0, 0).front() / per_node;
+  int on_node = 0;
+  for (int d = 0; d < (one ? 1 : p.dp); ++d)
+    on_node += workload::replica_group(p, d, 0).front() / per_node == node0 ? 1 : 0;
+  const int loaders = one ? 1 : p.dp;
+  double t = 0;
+  if (bytes > 0) {
+    const auto& st = s.cluster.storage;
+    const double sharing = std::max(1.0, static_cast<double>(loaders) / std::max(1, st.servers));
+    t = std::max(t, bytes * sharing / st.read_rate.si());
+    t = std::max(t, bytes * sharing / layout.storage.link.si());
+    t = std::max(t, bytes / layout.node.nic_line_rate.si());
+    for (const auto& work : path.storage_read(bytes, st.client_connections)) {
+      const int threads = std::max(1, work.threads);
+      if (work.processor == datapath::Processor::host_cpu) {
+        // Every loader of the node shares its connections (one core each).
+        const double share = std::max(1.0, static_cast<double>(on_node) * threads / std::max(1, st.client_connections));
+        t = std::max(t, work.core_s / threads * share);
+      } else if (hw.nic.arm) {
+        t = std::max(t, work.core_s / threads * std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));
+      }
+    }
+  }
+  if (decode > 0) {
+    const double share =
+        std::max(1.0, static_cast<double>(on_node) * dc.workers / std::max(1, hw.host_cores()));
+    t = std::max(t, decode / dc.workers * share);
+  }
+  return t;
 }
 
 } // namespace
@@ -78,12 +122,23 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
 
   StepEstimate e;
   const auto& first = costs.front();
+  double ep_core_s_per_use = 0; // host core-seconds of one all-to-all of every expert group
   if (p.tp > 1 && first.tp_bytes > 0)
     e.tp_collective_s =
         comm.collective(CollectiveKind::all_reduce, algo, {workload::tp_group(p, 0, 0)}).time(first.tp_bytes);
   if (p.cp > 1 && first.cp_bytes > 0)
     e.cp_collective_s =
         comm.collective(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)}).time(first.cp_bytes);
+  if (w.model.moe() && p.ep > 1 && first.ep_bytes > 0) {
+    // Every expert group of the first stage at once, as the simulation's probe runs them.
+    std::vector<std::vector<int>> groups;
+    for (int t = 0; t < p.tp; ++t)
+      for (int d = 0; d < p.dp; d += p.ep)
+        groups.push_back(workload::ep_group(p, t, d, 0));
+    const auto a2a = comm.all_to_all(groups);
+    e.ep_collective_s = a2a.time(first.ep_bytes);
+    ep_core_s_per_use = a2a.host_core_s_per_byte * first.ep_bytes;
+  }
   const auto cp_each = [&](const plan::StageCosts& c) { return std::max(0.0, e.cp_collective_s - c.cp_hide_s); };
 
   const int pp = p.pp;
@@ -118,6 +173,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::vector<double> kernel_s(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> tp_s(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> cp_s(static_cast<std::size_t>(pp), 0.0);
+  double ep_uses = 0; // all-to-alls of one replica's stages, forward and backward
   const bool zero3 = w.zero_stage >= 3 && p.dp * p.cp > 1;
   const bool reduce = p.dp * p.cp > 1 && !zero3;
   // ZeRO-3: each layer's parameters gathered before it runs (prefetched one layer ahead with
@@ -213,6 +269,13 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto layer_params = [](const plan::StageCosts& c, int l) {
     return l == c.layers ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
   };
+  // The input pipeline of each replica (sim/model/input_pipeline): load k, which fills micro-batch
+  // k + prefetch, starts once load k-1 has ended and micro-batch k has left the queue (its forward is
+  // next on the first stage); the forward of micro-batch k >= prefetch waits for load k - prefetch.
+  // A load takes the longest of its parts, all progressing together.
+  const double load_s = w.data ? input_load_s(s, hw, path, layout) : 0.0;
+  std::vector<double> load_end(static_cast<std::size_t>(m), 0.0);
+  double data_stall = 0;
   for (bool progress = true; progress;) {
     progress = false;
     for (int st = 0; st < pp; ++st) {
@@ -233,47 +296,65 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             break;
           ready = from + send_s(vs);
         }
+        if (w.data && st == 0 && op.forward && op.chunk == 0) {
+          const auto k = static_cast<std::size_t>(op.micro);
+          const double popped = last_compute[si];
+          load_end[k] = std::max(k > 0 ? load_end[k - 1] : 0.0, popped) + load_s;
+          if (op.micro >= w.data->prefetch) {
+            const double data = load_end[k - static_cast<std::size_t>(w.data->prefetch)];
+            data_stall += std::max(0.0, data - std::max(free_at[si], ready));
+            ready = std::max(ready, data);
+          }
+        }
         const double start = std::max(free_at[si], ready);
         double end = start;
         if (zero3 && op.forward) {
           for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
             const bool head = l == c.layers;
             const double compute = head ? c.head_fwd_s
-                                        : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s + c.layer_fwd_cp * cp_each(c);
+                                        : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s + c.layer_fwd_ep * e.ep_collective_s +
+                                              c.layer_fwd_cp * cp_each(c);
             end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l), false);
           }
           kernel_s[si] += c.fwd_compute_s;
           tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
         } else if (zero3) {
           for (int l = c.layers - (c.last ? 0 : 1); l >= 0; --l) {
             const bool head = l == c.layers;
             const double compute = head ? c.head_bwd_s
-                                        : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s + c.layer_bwd_cp * cp_each(c);
+                                        : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s + c.layer_bwd_ep * e.ep_collective_s +
+                                              c.layer_bwd_cp * cp_each(c);
             end = zero3_layer(st, l == c.layers - (c.last ? 0 : 1) ? ready : 0.0, compute, layer_params(c, l),
                               layer_tensors(c, l), true);
           }
           book_scatter(st);
         } else if (op.forward) {
-          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s + c.fwd_cp_collectives * cp_each(c);
+          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s + c.fwd_ep_collectives * e.ep_collective_s +
+                 c.fwd_cp_collectives * cp_each(c);
           kernel_s[si] += c.fwd_compute_s;
           tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
         } else if (op.micro == m - 1 && reduce) {
           // The chunk's last backward: each bucket's gradients are complete in turn.
           for (const auto& b : c.buckets) {
-            end += b.compute_s + b.tp_collectives * e.tp_collective_s + b.cp_collectives * cp_each(c);
+            end += b.compute_s + b.tp_collectives * e.tp_collective_s + b.ep_collectives * e.ep_collective_s +
+                   b.cp_collectives * cp_each(c);
             bucket_ready[static_cast<std::size_t>(vs)].push_back(end);
           }
           chunk_order[si].push_back(op.chunk);
         } else {
-          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s + c.bwd_cp_collectives * cp_each(c);
+          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s + c.bwd_ep_collectives * e.ep_collective_s +
+                 c.bwd_cp_collectives * cp_each(c);
         }
         if (!op.forward) {
           kernel_s[si] += c.bwd_compute_s;
           tp_s[si] += c.bwd_tp_collectives * e.tp_collective_s;
+          ep_uses += c.bwd_ep_collectives;
           cp_s[si] += c.bwd_cp_collectives * cp_each(c);
           bwd_end[at(vs, op.micro)] = end;
           last_backward[si] = std::max(last_backward[si], end);
@@ -373,6 +454,16 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     }
     e.step_time_s = std::max(e.step_time_s, end);
   }
+  if (w.data && m > 0) { // the last load fills the next iteration's queue: the step waits for it
+    const double last = load_end[static_cast<std::size_t>(m - 1)];
+    data_stall += std::max(0.0, last - e.step_time_s);
+    e.step_time_s = std::max(e.step_time_s, last);
+    e.host_core_s += static_cast<double>(p.dp) * m * w.micro_batch * w.data->decode.si();
+    for (const auto& work : path.storage_read(w.micro_batch * w.data->sample.si(), s.cluster.storage.client_connections))
+      (work.processor == datapath::Processor::host_cpu ? e.host_core_s : e.arm_core_s) +=
+          static_cast<double>(p.dp) * m * work.core_s;
+  }
+  e.data_stall_s = data_stall;
   const auto busiest =
       static_cast<std::size_t>(std::max_element(kernel_s.begin(), kernel_s.end()) - kernel_s.begin());
   e.compute_s = kernel_s[busiest];
@@ -387,6 +478,9 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     e.model_flops += static_cast<double>(p.dp) * group * m * c.model_flops;
     e.hw_flops += static_cast<double>(p.dp) * group * m * c.hw_flops;
   }
+  // Every all-to-all of the step: each of one replica's uses stands for its stage's expert groups, as
+  // the probe does.
+  e.host_core_s += ep_uses * ep_core_s_per_use;
   // Pipeline sends of every replica, both ways, every micro-batch.
   for (int vs = 0; vs + 1 < chunks; ++vs) {
     const double bytes = 2.0 * m * p.dp * costs[static_cast<std::size_t>(vs)].p2p_bytes;
@@ -429,13 +523,15 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
   r.gpus = layout.nodes * layout.node.gpus;
   r.tp_collective_s = e.tp_collective_s;
   r.cp_collective_s = e.cp_collective_s;
+  r.ep_collective_s = e.ep_collective_s;
   r.calibrated = hw.calibrated;
   r.gpu_performance = hw.gpu_performance;
 
   auto& m = r.metrics;
   m.step_time_s = e.step_time_s;
   m.compute_s = e.compute_s;
-  m.exposed_comm_s = std::max(0.0, e.step_time_s - e.compute_s);
+  m.data_stall_s = e.data_stall_s;
+  m.exposed_comm_s = std::max(0.0, e.step_time_s - e.compute_s - e.data_stall_s);
   m.tp_comm_s = e.tp_comm_s;
   m.cp_comm_s = e.cp_comm_s;
   m.dp_comm_s = e.dp_comm_s;

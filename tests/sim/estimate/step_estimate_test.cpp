@@ -3,9 +3,12 @@
 // `dpusim run`; what it does not model is refused, so that the planner simulates it.
 #include "sim/estimate/step_estimate.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
+#include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <gtest/gtest.h>
 #include <sstream>
 
@@ -114,9 +117,54 @@ TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
   EXPECT_GT(r.cp_collective_s, 0.0);
 }
 
+TEST(Estimate, ExpertParallelScenarioWithinFivePercent) {
+  TempDir tmp;
+  const std::string text = replaced(
+      read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-expert-parallel.yaml"), kFabric, kPinned);
+  for (const char* variant : {"rdma-nic", "host-tcp"}) {
+    const double simulated = dpusim::testing::simulate(tmp, std::string("moe-") + variant, text, "step_time_s",
+                                                       nullptr, {"--variant", variant});
+    const auto r =
+        estimated_result(with_variant(tmp.path() + "/moe-" + variant + ".yaml", variant), bundled_catalog());
+    EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated) << variant;
+    EXPECT_GT(r.ep_collective_s, 0.0);
+  }
+}
+
+TEST(Estimate, EveryBundledScenarioItModelsWithinFivePercentOfItsReference) {
+  // Each variant of each bundled example the estimator models, against its simulated reference
+  // (results/<name>/comparison.csv, which the golden tests hold to the simulation), ECMP as bundled.
+  std::size_t estimated = 0;
+  double worst = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples")) {
+    const auto all = input::load_scenario(entry.path().string(), bundled_catalog());
+    const auto reference = dpusim::testing::csv_rows(std::filesystem::path(DPUSIM_SOURCE_DIR) / "results" /
+                                                     all.name / "comparison.csv");
+    for (const auto& row : reference) {
+      auto s = all;
+      s.variants.clear();
+      for (const auto& v : all.variants)
+        if (v.name == row.at("variant"))
+          s.variants.push_back(v);
+      ASSERT_EQ(s.variants.size(), 1u) << all.name << " " << row.at("variant");
+      try {
+        const double est = estimated_result(s, bundled_catalog()).metrics.step_time_s;
+        const double sim = std::stod(row.at("step_time_s"));
+        EXPECT_NEAR(est, sim, 0.05 * sim) << all.name << " " << row.at("variant");
+        worst = std::max(worst, std::abs(est - sim) / sim);
+        ++estimated;
+      } catch (const NotEstimated&) {
+      }
+    }
+  }
+  EXPECT_GE(estimated, 25u);
+  RecordProperty("estimated_variants", static_cast<int>(estimated));
+  RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
 TEST(Estimate, RefusesWhatItDoesNotModel) {
   const std::string dir = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/";
-  for (const char* file : {"moe-expert-parallel.yaml", "host-tcp-os-noise.yaml", "checkpoint-incast-pfc.yaml",
+  for (const char* file : {"host-tcp-os-noise.yaml", "checkpoint-incast-pfc.yaml",
                            "slow-node.yaml", "shared-fabric-tenants.yaml"}) {
     auto s = input::load_scenario(dir + file, bundled_catalog());
     EXPECT_THROW((void)estimated_result(s, bundled_catalog()), NotEstimated) << file;
