@@ -239,8 +239,8 @@ private:
 /// The configuration a point belongs to for --refine: every input but the layout's (parallelism,
 /// recomputation, ZeRO stage, micro-batch), which are what the estimate ranks.
 std::string configuration_of(const BuiltPoint& p) {
-  static const std::set<std::string> layout = {"tp", "pp", "cp", "ep", "dp", "virtual_stages",
-                                               "recompute", "zero", "micro_batch"};
+  static const std::set<std::string> layout = {
+      "tp", "pp", "cp", "ep", "dp", "virtual_stages", "recompute", "zero", "micro_batch"};
   std::string key;
   for (std::size_t c = 0; c < input_columns().size() && c < p.inputs.size(); ++c)
     if (layout.count(input_columns()[c]) == 0)
@@ -256,8 +256,8 @@ struct PointEstimate {
   std::vector<std::string> row;
 };
 
-std::optional<PointEstimate> estimate_point(const BuiltPoint& p, const catalog::Catalog& cat, const Plan& plan,
-                                            const SummarySpec& spec) {
+std::optional<PointEstimate> estimate_point(const BuiltPoint& p, const catalog::Catalog& cat,
+                                            const Plan& plan, const SummarySpec& spec) {
   try {
     auto r = estimate::estimated_result(*p.scenario, cat);
     add_point_facts(*p.scenario, cat, plan.goodput, r);
@@ -266,6 +266,8 @@ std::optional<PointEstimate> estimate_point(const BuiltPoint& p, const catalog::
   } catch (const estimate::NotEstimated&) {
     return std::nullopt;
   } catch (const InputError&) { // what the simulation would find wrong: it says so for the point
+    return std::nullopt;
+  } catch (const std::invalid_argument&) { // a fabric that cannot hold the cluster: likewise
     return std::nullopt;
   }
 }
@@ -279,13 +281,13 @@ int command_plan(const std::vector<std::string>& args) {
       ("jobs,j", po::value<int>(), "simulation processes at once (default: one per core)") //
       ("shard", po::value<std::string>(),
        "simulate only shard i of n (i/n): the points p with p mod n = i-1; "
-       "dpusim merge joins the shards' directories")                                                        //
-      ("resume", "keep the points an interrupted run of the same plan journalled in <out>")                 //
+       "dpusim merge joins the shards' directories")                                        //
+      ("resume", "keep the points an interrupted run of the same plan journalled in <out>") //
       ("refine", po::value<int>(),
        "estimate every point without simulating it (closed forms: docs/models/estimator.md) and simulate "
        "only the K fastest estimates of each configuration (points that differ only in parallelism, "
        "recompute, zero and micro_batch); 0 simulates none. Points the estimator does not model are "
-       "always simulated (checkpoints, noise, congestion, faults, other tenants)")                                                                                   //
+       "always simulated (checkpoints, noise, congestion, faults, other tenants)")                          //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");

@@ -91,10 +91,10 @@ double CommCosts::network_route_s(int nodes) const {
       f.kind == topology::FabricKind::fat_tree ? shape_.nodes_per_leaf : std::max(1, shape_.down_ports);
   if (shape_.tiers >= 2 && nodes > per_leaf)
     s += 2 * f.latency.si();
-  const int per_pod = shape_.leaves_per_pod > 0
-                          ? (f.kind == topology::FabricKind::fat_tree ? shape_.leaves_per_pod * per_leaf
-                                                                      : shape_.leaves_per_pod / n.nics * per_leaf)
-                          : 0;
+  const int per_pod = shape_.leaves_per_pod > 0 ? (f.kind == topology::FabricKind::fat_tree
+                                                       ? shape_.leaves_per_pod * per_leaf
+                                                       : shape_.leaves_per_pod / n.nics * per_leaf)
+                                                : 0;
   if (shape_.tiers == 3 && per_pod > 0 && nodes > per_pod)
     s += 2 * f.latency.si();
   const bool pxn = path_.transport() == offload::Transport::rdma && hw_.collective.pxn.value;
@@ -212,7 +212,8 @@ public:
     // spine's share where paths are hashed (the expected outcome of the hash, not the seed's), evenly
     // where they are pinned or sprayed.
     const int spines = layout_.fabric.pooled ? 1 : std::max(1, shape_.spines);
-    const double link = layout_.fabric.link.si() * shape_.links_per_spine * (layout_.fabric.pooled ? shape_.spines : 1);
+    const double link =
+        layout_.fabric.link.si() * shape_.links_per_spine * (layout_.fabric.pooled ? shape_.spines : 1);
     for (const auto* side : {&l.leaf_up, &l.leaf_down}) {
       const int bins = spines * static_cast<int>(side->size());
       for (const auto& [leaf, load] : *side) {
@@ -280,8 +281,9 @@ CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
     for (const auto& channel : plan.channels)
       for (const auto& hop : channel)
         b.hop(l, hop.src, hop.dst, hop.bytes, true);
-    const double step = plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
-                                       : nvlink_step_s();
+    const double step =
+        plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
+                       : nvlink_step_s();
     c.latency_s = std::max(c.latency_s, hw_.collective.base_latency.value.si() + plan.steps * step);
   }
   return b.cost(l, c.latency_s);
@@ -413,8 +415,8 @@ CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups) cons
       for (const auto& hop : part)
         b.hop(l, hop.src, hop.dst, hop.bytes, false);
     // Every send posted at once: one step of the slowest hop kind, then its route.
-    const double lat = plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node))
-                                      : nvlink_step_s();
+    const double lat =
+        plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node)) : nvlink_step_s();
     if (!plan.parts.empty())
       c.latency_s = std::max(c.latency_s, lat);
   }
@@ -433,8 +435,9 @@ CommCost CommCosts::sends(const std::vector<int>& from, const std::vector<int>& 
   if (from.empty())
     return c;
   // One step of the hop's kind, then the route once; no base latency (a send is not a collective call).
-  c.latency_s = network ? network_step_s(1) + network_route_s(span_of({from.front(), to.front()}, layout_.node.gpus))
-                        : nvlink_step_s();
+  c.latency_s =
+      network ? network_step_s(1) + network_route_s(span_of({from.front(), to.front()}, layout_.node.gpus))
+              : nvlink_step_s();
   return b.cost(l, c.latency_s);
 }
 

@@ -36,8 +36,8 @@ public:
   /// `routing`: ECMP hashes each path onto a spine (the busiest spine sets the pace, at its expected
   /// load); pinned routing, and adaptive routing where the layout is pooled (the device can), spread
   /// evenly. Adaptive routing for a device that cannot falls back to the hash, as in the simulation.
-  CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw, const datapath::DataPath& path,
-            topology::Routing routing = topology::Routing::ecmp);
+  CommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw,
+            const datapath::DataPath& path, topology::Routing routing = topology::Routing::ecmp);
 
   /// One collective of `kind` over each of `groups` at the same time (symmetric groups, such as the
   /// data-parallel groups of every tensor-parallel rank of a stage), per byte per rank.

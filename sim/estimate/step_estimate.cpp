@@ -78,10 +78,12 @@ double input_load_s(const scenario::Scenario& s, const scenario::Hardware& hw, c
       const int threads = std::max(1, work.threads);
       if (work.processor == datapath::Processor::host_cpu) {
         // Every loader of the node shares its connections (one core each).
-        const double share = std::max(1.0, static_cast<double>(on_node) * threads / std::max(1, st.client_connections));
+        const double share =
+            std::max(1.0, static_cast<double>(on_node) * threads / std::max(1, st.client_connections));
         t = std::max(t, work.core_s / threads * share);
       } else if (hw.nic.arm) {
-        t = std::max(t, work.core_s / threads * std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));
+        t = std::max(t, work.core_s / threads *
+                            std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));
       }
     }
   }
@@ -111,8 +113,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::map<std::tuple<int, bool, bool>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
   for (int vs = 0; vs < stages; ++vs) {
-    const std::tuple<int, bool, bool> kind{workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs), vs == 0,
-                                           vs == stages - 1};
+    const std::tuple<int, bool, bool> kind{workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs),
+                                           vs == 0, vs == stages - 1};
     auto it = kinds.find(kind);
     if (it == kinds.end())
       it = kinds.emplace(kind, plan::stage_costs(w, gpu, vs)).first;
@@ -127,8 +129,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     e.tp_collective_s =
         comm.collective(CollectiveKind::all_reduce, algo, {workload::tp_group(p, 0, 0)}).time(first.tp_bytes);
   if (p.cp > 1 && first.cp_bytes > 0)
-    e.cp_collective_s =
-        comm.collective(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)}).time(first.cp_bytes);
+    e.cp_collective_s = comm.collective(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)})
+                            .time(first.cp_bytes);
   if (w.model.moe() && p.ep > 1 && first.ep_bytes > 0) {
     // Every expert group of the first stage at once, as the simulation's probe runs them.
     std::vector<std::vector<int>> groups;
@@ -139,13 +141,17 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     e.ep_collective_s = a2a.time(first.ep_bytes);
     ep_core_s_per_use = a2a.host_core_s_per_byte * first.ep_bytes;
   }
-  const auto cp_each = [&](const plan::StageCosts& c) { return std::max(0.0, e.cp_collective_s - c.cp_hide_s); };
+  const auto cp_each = [&](const plan::StageCosts& c) {
+    return std::max(0.0, e.cp_collective_s - c.cp_hide_s);
+  };
 
   const int pp = p.pp;
   const int v = w.virtual_stages;
   const int m = w.micro_batches();
   const int chunks = pp * v;
-  const auto at = [m](int vs, int mb) { return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + mb; };
+  const auto at = [m](int vs, int mb) {
+    return static_cast<std::size_t>(vs) * static_cast<std::size_t>(m) + mb;
+  };
   std::vector<double> fwd_end(static_cast<std::size_t>(chunks) * m, -1.0);
   std::vector<double> bwd_end = fwd_end;
   // Sends between consecutive virtual stages (activations forward, their gradients back).
@@ -187,7 +193,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::vector<std::optional<std::pair<CommCost, CommCost>>> zero3_costs(static_cast<std::size_t>(pp));
   const double launch_s = hw.cpu.kernel_launch_cpu ? hw.cpu.kernel_launch_cpu->value.si() : 0.0;
   const auto peer_copies = [&](int tensors) {
-    return w.zero_per_peer_buffers && tensors > 0 ? static_cast<double>(tensors) * p.dp * p.cp * launch_s : 0.0;
+    return w.zero_per_peer_buffers && tensors > 0 ? static_cast<double>(tensors) * p.dp * p.cp * launch_s
+                                                  : 0.0;
   };
   const auto zero3_cost = [&](int st) -> const std::pair<CommCost, CommCost>& {
     auto& c = zero3_costs[static_cast<std::size_t>(st)];
@@ -217,7 +224,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     const double rest = std::max(0.0, other_end - bw);
     if (rest <= 0)
       return std::pair{bw + work, other_end};
-    return std::pair{bw + (work <= rest ? 2 * work : work + rest), bw + (rest <= work ? 2 * rest : work + rest)};
+    return std::pair{bw + (work <= rest ? 2 * work : work + rest),
+                     bw + (rest <= work ? 2 * rest : work + rest)};
   };
   const auto book_scatter = [&](int st) {
     const auto si = static_cast<std::size_t>(st);
@@ -245,8 +253,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     if (pending[si] && pending[si]->issued < wait)
       book_scatter(st);
     const double g0 = std::max(gather_chain[si], wait);
-    const auto [gathered, scatter_end] =
-        share(g0, gather.latency_s + peer_copies(tensors), params * 2.0 * gather.s_per_byte, scatter_chain[si]);
+    const auto [gathered, scatter_end] = share(g0, gather.latency_s + peer_copies(tensors),
+                                               params * 2.0 * gather.s_per_byte, scatter_chain[si]);
     gather_chain[si] = gathered;
     scatter_chain[si] = scatter_end;
     e.host_core_s += gather.host_core_s_per_byte * params * 2.0 + peer_copies(tensors) * p.tp * p.dp * p.cp;
@@ -311,10 +319,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         if (zero3 && op.forward) {
           for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
             const bool head = l == c.layers;
-            const double compute = head ? c.head_fwd_s
-                                        : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s + c.layer_fwd_ep * e.ep_collective_s +
-                                              c.layer_fwd_cp * cp_each(c);
-            end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l), false);
+            const double compute = head
+                                       ? c.head_fwd_s
+                                       : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s +
+                                             c.layer_fwd_ep * e.ep_collective_s + c.layer_fwd_cp * cp_each(c);
+            end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l),
+                              false);
           }
           kernel_s[si] += c.fwd_compute_s;
           tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
@@ -324,16 +334,17 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         } else if (zero3) {
           for (int l = c.layers - (c.last ? 0 : 1); l >= 0; --l) {
             const bool head = l == c.layers;
-            const double compute = head ? c.head_bwd_s
-                                        : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s + c.layer_bwd_ep * e.ep_collective_s +
-                                              c.layer_bwd_cp * cp_each(c);
+            const double compute = head
+                                       ? c.head_bwd_s
+                                       : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s +
+                                             c.layer_bwd_ep * e.ep_collective_s + c.layer_bwd_cp * cp_each(c);
             end = zero3_layer(st, l == c.layers - (c.last ? 0 : 1) ? ready : 0.0, compute, layer_params(c, l),
                               layer_tensors(c, l), true);
           }
           book_scatter(st);
         } else if (op.forward) {
-          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s + c.fwd_ep_collectives * e.ep_collective_s +
-                 c.fwd_cp_collectives * cp_each(c);
+          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s +
+                 c.fwd_ep_collectives * e.ep_collective_s + c.fwd_cp_collectives * cp_each(c);
           kernel_s[si] += c.fwd_compute_s;
           tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
           ep_uses += c.fwd_ep_collectives;
@@ -348,8 +359,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           }
           chunk_order[si].push_back(op.chunk);
         } else {
-          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s + c.bwd_ep_collectives * e.ep_collective_s +
-                 c.bwd_cp_collectives * cp_each(c);
+          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s +
+                 c.bwd_ep_collectives * e.ep_collective_s + c.bwd_cp_collectives * cp_each(c);
         }
         if (!op.forward) {
           kernel_s[si] += c.bwd_compute_s;
@@ -423,7 +434,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         const int vs = plan::virtual_stage(st, pp, chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
         for (std::size_t k = 0; k < c.buckets.size(); ++k) {
-          const double ready = w.overlap_grad_reduce ? bucket_ready[static_cast<std::size_t>(vs)][k] : free_at[si];
+          const double ready =
+              w.overlap_grad_reduce ? bucket_ready[static_cast<std::size_t>(vs)][k] : free_at[si];
           const double start = std::max(chain, ready);
           chain = start + reduction->time(c.buckets[k].bytes);
           e.host_core_s += reduction->host_core_s_per_byte * c.buckets[k].bytes;
@@ -459,7 +471,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     data_stall += std::max(0.0, last - e.step_time_s);
     e.step_time_s = std::max(e.step_time_s, last);
     e.host_core_s += static_cast<double>(p.dp) * m * w.micro_batch * w.data->decode.si();
-    for (const auto& work : path.storage_read(w.micro_batch * w.data->sample.si(), s.cluster.storage.client_connections))
+    for (const auto& work :
+         path.storage_read(w.micro_batch * w.data->sample.si(), s.cluster.storage.client_connections))
       (work.processor == datapath::Processor::host_cpu ? e.host_core_s : e.arm_core_s) +=
           static_cast<double>(p.dp) * m * work.core_s;
   }
@@ -510,22 +523,13 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
   const auto e = estimate_step(s, hw);
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
 
-  report::VariantResult r;
-  r.scenario = s.name;
-  r.variant = variant.name;
-  r.device = hw.nic.name;
-  r.placement = offload::placement_text(variant.placement);
-  r.on_dpu = variant.on_dpu;
-  r.host_cores = hw.host_cores();
+  auto r = run::identity_of(s, variant, hw);
   r.arm_cores = variant.on_dpu && hw.nic.arm ? hw.nic.arm->cores.value * layout.node.nics : 0;
-  r.seed = s.seed;
   r.nodes = layout.nodes;
   r.gpus = layout.nodes * layout.node.gpus;
   r.tp_collective_s = e.tp_collective_s;
   r.cp_collective_s = e.cp_collective_s;
   r.ep_collective_s = e.ep_collective_s;
-  r.calibrated = hw.calibrated;
-  r.gpu_performance = hw.gpu_performance;
 
   auto& m = r.metrics;
   m.step_time_s = e.step_time_s;

@@ -27,19 +27,19 @@ public:
 
 struct StepEstimate {
   double step_time_s = 0;
-  double compute_s = 0;      // GPU kernel seconds of the busiest stage's GPUs
-  double tp_comm_s = 0;      // its tensor-parallel collectives
-  double cp_comm_s = 0;      // its context-parallel exchanges not hidden by attention
-  double dp_comm_s = 0;      // its data-parallel reductions, end to end
-  double dp_exposed_s = 0;   // of them, after its last backward
-  double data_stall_s = 0;   // first-stage GPUs waiting for their input micro-batches
+  double compute_s = 0;       // GPU kernel seconds of the busiest stage's GPUs
+  double tp_comm_s = 0;       // its tensor-parallel collectives
+  double cp_comm_s = 0;       // its context-parallel exchanges not hidden by attention
+  double dp_comm_s = 0;       // its data-parallel reductions, end to end
+  double dp_exposed_s = 0;    // of them, after its last backward
+  double data_stall_s = 0;    // first-stage GPUs waiting for their input micro-batches
   double tp_collective_s = 0; // one tensor-parallel all-reduce
   double cp_collective_s = 0; // one context-parallel all-gather
   double ep_collective_s = 0; // one expert-parallel all-to-all (every expert group of a stage at once)
-  double model_flops = 0;    // all GPUs, one step
-  double hw_flops = 0;       // all GPUs, one step (recomputation included)
-  double host_core_s = 0;    // all nodes: launch threads and kernel TCP
-  double arm_core_s = 0;     // all DPUs: their share of the transport's functions
+  double model_flops = 0;     // all GPUs, one step
+  double hw_flops = 0;        // all GPUs, one step (recomputation included)
+  double host_core_s = 0;     // all nodes: launch threads and kernel TCP
+  double arm_core_s = 0;      // all DPUs: their share of the transport's functions
 };
 
 /// Throws NotEstimated for what it does not model: checkpoints, noise, congestion, faults, other

@@ -88,18 +88,27 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   return in;
 }
 
-report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,
-                                const scenario::Hardware& hw, const metrics::MetricsInputs& in,
-                                const plan::IterationPlan& iteration) {
+report::VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
+                                  const scenario::Hardware& hw) {
   report::VariantResult r;
   r.scenario = s.name;
   r.variant = variant.name;
   r.device = hw.nic.name;
   r.placement = offload::placement_text(variant.placement);
   r.on_dpu = variant.on_dpu;
+  r.host_cores = hw.host_cores();
+  r.seed = s.seed;
+  r.calibrated = hw.calibrated;
+  r.gpu_performance = hw.gpu_performance;
+  return r;
+}
+
+report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,
+                                const scenario::Hardware& hw, const metrics::MetricsInputs& in,
+                                const plan::IterationPlan& iteration) {
+  auto r = identity_of(s, variant, hw);
   r.host_cores = in.host_cores;
   r.arm_cores = in.arm_cores;
-  r.seed = s.seed;
   r.nodes = in.nodes;
   r.gpus = in.gpus;
   r.tp_collective_s = in.tp_collective_s;
@@ -108,8 +117,6 @@ report::VariantResult result_of(const scenario::Scenario& s, const offload::Vari
   r.tp_collectives_reused = iteration.tp_collectives;
   r.ep_collectives_reused = iteration.ep_collectives;
   r.cp_collectives_reused = iteration.cp_collectives;
-  r.calibrated = hw.calibrated;
-  r.gpu_performance = hw.gpu_performance;
   return r;
 }
 

@@ -33,6 +33,11 @@ std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
                                       const platform::HostMap& hosts);
 
+/// The result's identity (scenario, variant, device, host cores, seed) and calibration: what a result
+/// says of itself before anything is run.
+report::VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
+                                  const scenario::Hardware& hw);
+
 /// The result's identity (scenario, variant, device, cluster), its calibration and its probes; the
 /// metrics and the simulation's statistics are the caller's to add.
 report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,

@@ -104,8 +104,8 @@ TEST(PlanRefine, ZeroSimulatesNothingAndShardsMergeToTheSameTable) {
   (void)plan_rows(tmp, plan, "serial", {"--refine", "3"});
   (void)plan_rows(tmp, plan, "s1", {"--refine", "3", "--shard", "1/2"});
   (void)plan_rows(tmp, plan, "s2", {"--refine", "3", "--shard", "2/2"});
-  const auto merged = run_command(
-      {DPUSIM_BINARY, "merge", tmp.path() + "/s1", tmp.path() + "/s2", "--out", tmp.path() + "/merged", "--quiet"});
+  const auto merged = run_command({DPUSIM_BINARY, "merge", tmp.path() + "/s1", tmp.path() + "/s2", "--out",
+                                   tmp.path() + "/merged", "--quiet"});
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   EXPECT_EQ(read_text(fs::path(tmp.path()) / "merged/points.csv"),
             read_text(fs::path(tmp.path()) / "serial/points.csv"));
@@ -172,8 +172,8 @@ TEST(PlanRefine, TheBundledSearchRefinesItsTwentyFastestEstimates) {
       continue;
     if (r.at("tier") == "simulated")
       best = std::min(best, std::stod(r.at("step_time_s")));
-    if (r.at("tp") == "8" && r.at("pp") == "8" && r.at("virtual_stages") == "1" && r.at("micro_batch") == "1" &&
-        r.at("zero") == "0")
+    if (r.at("tp") == "8" && r.at("pp") == "8" && r.at("virtual_stages") == "1" &&
+        r.at("micro_batch") == "1" && r.at("zero") == "0")
       base = std::stod(r.at("step_time_s"));
   }
   ASSERT_GT(base, 0.0);

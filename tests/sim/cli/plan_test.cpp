@@ -144,7 +144,8 @@ TEST(PlanCommand, WritesEveryPointWithItsReasonAndTheSummary) {
     lines.push_back(line);
   ASSERT_EQ(lines.size(), 9u) << csv; // the header and 8 points
   EXPECT_EQ(lines[0].rfind("point,nodes,gpus,", 0), 0u);
-  EXPECT_NE(lines[0].find(",feasible,reason,tier,step_time_s,estimated_step_time_s,tokens_per_s,mfu,"), std::string::npos);
+  EXPECT_NE(lines[0].find(",feasible,reason,tier,step_time_s,estimated_step_time_s,tokens_per_s,mfu,"),
+            std::string::npos);
   for (std::size_t i = 1; i < lines.size(); ++i) {
     EXPECT_EQ(lines[i].rfind(std::to_string(i - 1) + ",", 0), 0u) << "rows in point order: " << lines[i];
     const bool tp3 = lines[i].find(",3,1,1,1,,") != std::string::npos; // tp 3: no dp

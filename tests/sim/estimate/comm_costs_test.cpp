@@ -25,7 +25,8 @@ struct Rig {
     costs.emplace(layout, hw, *path, all.cluster.fabric.routing);
     pinned.emplace(layout, hw, *path, topology::Routing::pinned);
   }
-  catalog::Catalog cat = catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
+  catalog::Catalog cat =
+      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
   scenario::Scenario all =
       input::load_scenario(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml", cat);
   scenario::Scenario s;
@@ -68,8 +69,8 @@ TEST(CommCosts, DataParallelRingsOfEveryTensorRankLoadEachNicWithOneRing) {
   std::vector<std::vector<int>> one{range(0, 8, 8)};
   const auto alone = r.costs->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, one);
   EXPECT_NEAR(alone.s_per_byte, c.s_per_byte, 1e-15) << "one ring per NIC whether or not the others run";
-  EXPECT_GT(c.latency_s, r.hw.collective.base_latency.value.si() +
-                             14 * r.hw.collective.step_latency_network.value.si());
+  EXPECT_GT(c.latency_s,
+            r.hw.collective.base_latency.value.si() + 14 * r.hw.collective.step_latency_network.value.si());
   const auto rs = r.costs->collective(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, groups);
   EXPECT_NEAR(rs.s_per_byte * 2, c.s_per_byte, 1e-15) << "a reduce-scatter moves half an all-reduce";
 }
@@ -105,7 +106,8 @@ TEST(CommCosts, SendsAcrossNodesTakeOneStepAtTheRdmaEfficiency) {
   const auto c = r.costs->sends(range(0, 8), range(8, 8));
   EXPECT_NEAR(c.s_per_byte * r.layout.node.nic_line_rate.si() * r.hw.nic.rdma_efficiency.value, 1.0, 1e-9);
   EXPECT_GT(c.latency_s, r.hw.collective.step_latency_network.value.si());
-  EXPECT_LT(c.latency_s, r.hw.collective.base_latency.value.si() + r.hw.collective.step_latency_network.value.si());
+  EXPECT_LT(c.latency_s,
+            r.hw.collective.base_latency.value.si() + r.hw.collective.step_latency_network.value.si());
   const auto inside = r.costs->sends(range(0, 4), range(4, 4));
   EXPECT_NEAR(inside.latency_s,
               r.hw.collective.step_latency_nvlink.value.si() + 2 * r.layout.node.nvlink_latency.si(), 1e-15);
@@ -137,7 +139,8 @@ TEST(CommCosts, HierarchicalIsItsPhasesOneAfterAnother) {
   Rig r("rdma-nic");
   const std::vector<std::vector<int>> all{range(0, 64)};
   const auto h = r.costs->collective(CollectiveKind::all_reduce, CollectiveAlgorithm::hierarchical, all);
-  const auto inside = r.costs->collective(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, {range(0, 8)});
+  const auto inside =
+      r.costs->collective(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, {range(0, 8)});
   std::vector<std::vector<int>> rails;
   for (int j = 0; j < 8; ++j)
     rails.push_back(range(j, 8, 8));

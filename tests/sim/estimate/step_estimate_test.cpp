@@ -6,9 +6,9 @@
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 #include <gtest/gtest.h>
 #include <sstream>
 
@@ -56,11 +56,14 @@ struct Case {
   std::vector<std::pair<std::string, std::string>> edits; // on the quickstart's text
 };
 
-std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+  return os << c.name;
+}
 
-const std::string kFabric = "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"}";
-const std::string kPinned =
-    "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\", routing: pinned}";
+const std::string kFabric =
+    "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, oversubscription: \"1:1\"}";
+const std::string kPinned = "fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us, "
+                            "oversubscription: \"1:1\", routing: pinned}";
 
 class EstimateAgainstSimulation : public ::testing::TestWithParam<Case> {};
 
@@ -71,8 +74,8 @@ TEST_P(EstimateAgainstSimulation, WithinFivePercentOnAnUncongestedFabric) {
                               kFabric, kPinned);
   for (const auto& [from, to] : c.edits)
     text = replaced(text, from, to);
-  const double simulated = dpusim::testing::simulate(tmp, c.name, text, "step_time_s", nullptr,
-                                                     {"--variant", c.variant});
+  const double simulated =
+      dpusim::testing::simulate(tmp, c.name, text, "step_time_s", nullptr, {"--variant", c.variant});
   const auto s = with_variant(tmp.path() + "/" + c.name + ".yaml", c.variant);
   const auto r = estimated_result(s, bundled_catalog());
   EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated) << c.name;
@@ -88,17 +91,22 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"interleaved", "rdma-nic", {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8, virtual_stages: 5}"}}},
         Case{"blocking_sends",
              "rdma-nic",
-             {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"}, {"precision: bf16", "precision: bf16\n  overlap_p2p: false"}}},
+             {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"},
+              {"precision: bf16", "precision: bf16\n  overlap_p2p: false"}}},
         Case{"host_tcp_pipeline", "host-tcp", {{"{tp: 8, dp: 8}", "{tp: 2, pp: 4, dp: 8}"}}},
         Case{"zero1", "rdma-nic", {{"precision: bf16", "precision: bf16\n  zero: 1"}}},
         Case{"zero3", "rdma-nic", {{"precision: bf16", "precision: bf16\n  zero: 3"}}},
         Case{"zero3_per_peer_no_prefetch",
              "rdma-nic",
              {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"},
-              {"precision: bf16", "precision: bf16\n  zero: 3\n  zero_buffers: per_peer\n  overlap_param_gather: false"}}},
-        Case{"no_overlap", "rdma-nic", {{"precision: bf16", "precision: bf16\n  overlap_grad_reduce: false"}}},
-        Case{"tree", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: tree}"}}},
-        Case{"nvls", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: nvls}"}}},
+              {"precision: bf16",
+               "precision: bf16\n  zero: 3\n  zero_buffers: per_peer\n  overlap_param_gather: false"}}},
+        Case{
+            "no_overlap", "rdma-nic", {{"precision: bf16", "precision: bf16\n  overlap_grad_reduce: false"}}},
+        Case{
+            "tree", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: tree}"}}},
+        Case{
+            "nvls", "rdma-nic", {{"precision: bf16", "precision: bf16\n  communication: {algorithm: nvls}"}}},
         Case{"hierarchical",
              "rdma-nic",
              {{"{tp: 8, dp: 8}", "{tp: 2, dp: 32}"},
@@ -108,8 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
   TempDir tmp;
-  const std::string text =
-      replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/long-context-cp.yaml"), kFabric, kPinned);
+  const std::string text = replaced(
+      read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/long-context-cp.yaml"), kFabric, kPinned);
   const double simulated =
       dpusim::testing::simulate(tmp, "cp", text, "step_time_s", nullptr, {"--variant", "rdma-nic"});
   const auto r = estimated_result(with_variant(tmp.path() + "/cp.yaml", "rdma-nic"), bundled_catalog());
@@ -119,11 +127,12 @@ TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
 
 TEST(Estimate, ExpertParallelScenarioWithinFivePercent) {
   TempDir tmp;
-  const std::string text = replaced(
-      read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-expert-parallel.yaml"), kFabric, kPinned);
+  const std::string text =
+      replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-expert-parallel.yaml"), kFabric,
+               kPinned);
   for (const char* variant : {"rdma-nic", "host-tcp"}) {
-    const double simulated = dpusim::testing::simulate(tmp, std::string("moe-") + variant, text, "step_time_s",
-                                                       nullptr, {"--variant", variant});
+    const double simulated = dpusim::testing::simulate(tmp, std::string("moe-") + variant, text,
+                                                       "step_time_s", nullptr, {"--variant", variant});
     const auto r =
         estimated_result(with_variant(tmp.path() + "/moe-" + variant + ".yaml", variant), bundled_catalog());
     EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated) << variant;
@@ -136,7 +145,8 @@ TEST(Estimate, EveryBundledScenarioItModelsWithinFivePercentOfItsReference) {
   // (results/<name>/comparison.csv, which the golden tests hold to the simulation), ECMP as bundled.
   std::size_t estimated = 0;
   double worst = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples")) {
     const auto all = input::load_scenario(entry.path().string(), bundled_catalog());
     const auto reference = dpusim::testing::csv_rows(std::filesystem::path(DPUSIM_SOURCE_DIR) / "results" /
                                                      all.name / "comparison.csv");
@@ -164,8 +174,8 @@ TEST(Estimate, EveryBundledScenarioItModelsWithinFivePercentOfItsReference) {
 
 TEST(Estimate, RefusesWhatItDoesNotModel) {
   const std::string dir = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/";
-  for (const char* file : {"host-tcp-os-noise.yaml", "checkpoint-incast-pfc.yaml",
-                           "slow-node.yaml", "shared-fabric-tenants.yaml"}) {
+  for (const char* file : {"host-tcp-os-noise.yaml", "checkpoint-incast-pfc.yaml", "slow-node.yaml",
+                           "shared-fabric-tenants.yaml"}) {
     auto s = input::load_scenario(dir + file, bundled_catalog());
     EXPECT_THROW((void)estimated_result(s, bundled_catalog()), NotEstimated) << file;
   }
