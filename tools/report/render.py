@@ -171,6 +171,8 @@ class Outputs:
             for r in self.points:
                 r["feasible"] = r.get("feasible") == "true"
                 r["within_constraints"] = r.get("within_constraints") == "true"
+                # Where the plan was refined, most rows are estimates (docs/models/estimator.md).
+                r["estimated"] = r.get("tier") == "estimated"
                 for key in ("nodes", "gpus", "time_to_train_days", "step_time_s", "host_cores_busy"):
                     r[key] = number(r, key, path) if r["feasible"] or key in ("nodes", "gpus") else None
                 # Cost and energy are given only where the plan states prices and power (empty otherwise).
@@ -519,7 +521,8 @@ def figure_plan_scaling(out):
         "plan-time-to-train",
         "Time to train against cluster size",
         "For each variant and node count, the fastest feasible point of the plan (over its other axes): days "
-        "to train on the plan's tokens at the simulated step (points.csv, time_to_train_days). Filled markers "
+        "to train on the plan's tokens at the simulated step (points.csv, time_to_train_days), or at its "
+        "estimate where the plan was refined and the point not simulated (tier column). Filled markers "
         "are within the plan's constraints, hollow ones outside; each variant's fewest nodes within the "
         "constraints is labelled.",
         height=4.4,
@@ -577,7 +580,9 @@ def pareto(out, key, fid, title, what, xlabel, log2, days="time_to_train_days"):
         title,
         "Every feasible point of the plan, coloured by its variant (where the host functions run: host, NIC "
         f"or DPU); the line joins the Pareto-optimal points, those no other point beats on both {what} and days "
-        "to train; each variant's fastest point within the constraints is labelled.",
+        "to train; each variant's fastest point within the constraints is labelled."
+        + (" Crosses are estimates: points the refined plan did not simulate (tier column)."
+           if any(r["estimated"] for r in feasible) else ""),
         height=4.4,
     )
     for i, v in enumerate(out.variants()):
@@ -585,9 +590,17 @@ def pareto(out, key, fid, title, what, xlabel, log2, days="time_to_train_days"):
         if not pts:
             continue
         colour = VARIANT_COLOURS[i % len(VARIANT_COLOURS)]
-        sc = f.ax.scatter([r[key] for r in pts], [r["time_to_train_days"] for r in pts], color=colour, s=22,
-                          label=v, alpha=0.85)
-        f.mark(sc, f"v{i}")
+        simulated = [r for r in pts if not r["estimated"]]
+        estimated = [r for r in pts if r["estimated"]]
+        if simulated:
+            sc = f.ax.scatter([r[key] for r in simulated], [r["time_to_train_days"] for r in simulated],
+                              color=colour, s=22, label=v, alpha=0.85)
+            f.mark(sc, f"v{i}")
+        if estimated:
+            est = f.ax.scatter([r[key] for r in estimated], [r["time_to_train_days"] for r in estimated],
+                               color=colour, s=18, marker="x", linewidths=0.8, alpha=0.6,
+                               label=f"{v} (estimated)")
+            f.mark(est, f"v{i}e")
     front = []
     for r in sorted(feasible, key=lambda r: (r[key], r["time_to_train_days"])):
         if not front or r["time_to_train_days"] < front[-1]["time_to_train_days"]:
@@ -606,6 +619,8 @@ def pareto(out, key, fid, title, what, xlabel, log2, days="time_to_train_days"):
     f.data["front"] = [{"point": int(r["point"]), key: rounded(r[key]), "variant": r["variant"],
                         "days": rounded(r["time_to_train_days"])} for r in front]
     f.data["points"] = len(feasible)
+    if any(r["estimated"] for r in feasible):
+        f.data["estimated_points"] = sum(1 for r in feasible if r["estimated"])
     if log2:
         f.ax.set_xscale("log", base=2)
         ticks = sorted({r[key] for r in feasible})
