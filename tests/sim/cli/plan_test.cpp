@@ -555,6 +555,21 @@ TEST(PlanMpi, TwoRanksWriteWhatASerialRunWrites) {
   EXPECT_EQ(read(dir / "mpi3/points.csv"), read(dir / "serial/points.csv"));
 }
 
+TEST(PlanMpi, RefinedUnderTwoRanksIsTheSerialRefinement) {
+  // Every rank estimates every point and simulates its share of the fastest estimates.
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  const auto plan = (kSource / "plans/auto-parallelism-sc21-7.5b.yaml").string();
+  ASSERT_EQ(
+      run_command({DPUSIM_BINARY, "plan", plan, "--refine", "3", "--out", (dir / "serial").string(), "-q"})
+          .exit_code,
+      0);
+  const auto r = run_command(
+      under_mpi(2, {DPUSIM_BINARY, "plan", plan, "--refine", "3", "--out", (dir / "mpi").string(), "-q"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read(dir / "mpi/points.csv"), read(dir / "serial/points.csv"));
+}
+
 TEST(PlanMpi, ShardUnderMpiIsBadInputAndWritesNothing) {
   TempDir tmp;
   const auto plan = plan_in(tmp, kSmallAxes);
