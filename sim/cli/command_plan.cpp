@@ -283,7 +283,7 @@ int command_plan(const std::vector<std::string>& args) {
        "simulate only shard i of n (i/n): the points p with p mod n = i-1; "
        "dpusim merge joins the shards' directories")                                        //
       ("resume", "keep the points an interrupted run of the same plan journalled in <out>") //
-      ("refine", po::value<int>(),
+      ("refine", po::value<int>()->value_name("K"),
        "estimate every point without simulating it (closed forms: docs/models/estimator.md) and simulate "
        "only the K fastest estimates of each configuration (points that differ only in parallelism, "
        "recompute, zero and micro_batch); 0 simulates none. Points the estimator does not model are "
