@@ -1,5 +1,5 @@
 // How fast the planner's analytic tier is, per core: the bundled layout search
-// (plans/search-gpt3-175b-512xh100.yaml, 936 points) evaluated as `dpusim plan` does it.
+// (plans/search-gpt3-175b-512xh100.yaml, 1,248 points) evaluated as `dpusim plan` does it.
 //   Estimate:        one feasible configuration's step estimated and turned into its result (the
 //                    scenario already built: what the tier costs beyond reading the point);
 //   BuildAndEstimate: a point built from the plan (its YAML overrides read and checked like a scenario

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The planner's speed targets (docs/planner.md, "Two tiers"): the analytic tier's configurations per
 # second on one core (bench/estimate_benchmark.cpp, Google Benchmark: medians of 5 repetitions), and the
-# bundled 936-point layout search refined to its 20 fastest estimates (plans/search-gpt3-175b-512xh100.yaml)
+# bundled 1,248-point layout search refined to its 20 fastest estimates (plans/search-gpt3-175b-512xh100.yaml)
 # end to end on 2 cores: wall and CPU seconds, peak memory. Usage: tools/planner-benchmark.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ run() { # label, then the command; prints wall s, CPU s (user + sys) and peak RS
   printf '%-44s %8s %10s %10s\n' "$label" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$((kib / 1024))"
 }
 echo
-echo "== $plan (936 points)"
+echo "== $plan (1,248 points)"
 printf '%-44s %8s %10s %10s\n' "" "wall s" "CPU s" "peak MiB"
 run "estimate every point (--refine 0), 1 process" build/sim/dpusim plan "$plan" --refine 0 --out "$out/none"
 run "refine: 20 (the file's), --jobs 2" build/sim/dpusim plan "$plan" --jobs 2 --out "$out/refined"

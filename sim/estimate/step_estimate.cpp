@@ -190,22 +190,40 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::vector<double> gather_chain(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> scatter_chain(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> zero3_comm(static_cast<std::size_t>(pp), 0.0);
-  std::vector<std::optional<std::pair<CommCost, CommCost>>> zero3_costs(static_cast<std::size_t>(pp));
+  // Data-parallel collectives of a stage, over every tensor-parallel rank's data- and context-parallel
+  // group. Every stage's groups are stage 0's moved by whole nodes where the layout is regular: the
+  // same closed form, computed once.
+  const int per_node = layout.node.gpus;
+  std::vector<int> cost_stage(static_cast<std::size_t>(pp), 0); // the stage whose closed form a stage takes
+  std::vector<std::vector<std::vector<int>>> stage_groups(static_cast<std::size_t>(pp));
+  for (int st = 0; st < pp; ++st) {
+    auto& groups = stage_groups[static_cast<std::size_t>(st)];
+    for (int j = 0; j < p.tp; ++j)
+      groups.push_back(workload::gradient_group(p, j, st));
+    const auto& first_groups = stage_groups.front();
+    const int shift = groups.front().front() - first_groups.front().front();
+    bool aligned = shift % per_node == 0 && groups.size() == first_groups.size();
+    for (std::size_t g = 0; aligned && g < groups.size(); ++g) {
+      aligned = groups[g].size() == first_groups[g].size();
+      for (std::size_t i = 0; aligned && i < groups[g].size(); ++i)
+        aligned = groups[g][i] - first_groups[g][i] == shift;
+    }
+    cost_stage[static_cast<std::size_t>(st)] = aligned ? 0 : st;
+  }
+  std::map<std::pair<int, int>, CommCost> stage_costs;
+  const auto stage_collective = [&](CollectiveKind k, int st) -> const CommCost& {
+    const int from = cost_stage[static_cast<std::size_t>(st)];
+    const std::pair<int, int> key{static_cast<int>(k), from};
+    auto it = stage_costs.find(key);
+    if (it == stage_costs.end())
+      it = stage_costs.emplace(key, comm.collective(k, algo, stage_groups[static_cast<std::size_t>(from)]))
+               .first;
+    return it->second;
+  };
   const double launch_s = hw.cpu.kernel_launch_cpu ? hw.cpu.kernel_launch_cpu->value.si() : 0.0;
   const auto peer_copies = [&](int tensors) {
     return w.zero_per_peer_buffers && tensors > 0 ? static_cast<double>(tensors) * p.dp * p.cp * launch_s
                                                   : 0.0;
-  };
-  const auto zero3_cost = [&](int st) -> const std::pair<CommCost, CommCost>& {
-    auto& c = zero3_costs[static_cast<std::size_t>(st)];
-    if (!c) {
-      std::vector<std::vector<int>> groups;
-      for (int j = 0; j < p.tp; ++j)
-        groups.push_back(workload::gradient_group(p, j, st));
-      c.emplace(comm.collective(CollectiveKind::all_gather, algo, groups),
-                comm.collective(CollectiveKind::reduce_scatter, algo, groups));
-    }
-    return *c;
   };
   // The gathers and the reduce-scatters cross the same NICs, each kind one after another: where a
   // transfer meets one of the other kind in flight, the two share the NICs equally until the smaller
@@ -231,7 +249,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     const auto si = static_cast<std::size_t>(st);
     if (!pending[si])
       return;
-    const auto& scatter = zero3_cost(st).second;
+    const auto& scatter = stage_collective(CollectiveKind::reduce_scatter, st);
     const double bytes = pending[si]->bytes;
     const double s0 = std::max(scatter_chain[si], pending[si]->issued);
     const auto [end, gather_end] = share(s0, scatter.latency_s + peer_copies(pending[si]->tensors),
@@ -248,7 +266,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto zero3_layer = [&](int st, double ready, double compute_s, double params, int tensors,
                                bool backward) {
     const auto si = static_cast<std::size_t>(st);
-    const auto& gather = zero3_cost(st).first;
+    const auto& gather = stage_collective(CollectiveKind::all_gather, st);
     const double wait = w.overlap_param_gather ? before_last_compute[si] : last_compute[si];
     if (pending[si] && pending[si]->issued < wait)
       book_scatter(st);
@@ -395,41 +413,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   // optimizer and, with ZeRO-1/2, the gather of the updated parameters.
   const auto kind = w.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
   std::vector<double> dp_comm(static_cast<std::size_t>(pp), 0.0);
-  std::optional<CommCost> stage_reduction;
-  std::vector<std::vector<int>> first_groups;
-  const int per_node = layout.node.gpus;
-  const auto node_aligned = [&](const std::vector<std::vector<int>>& groups) {
-    if (first_groups.empty()) {
-      first_groups = groups;
-      return true;
-    }
-    const int shift = groups.front().front() - first_groups.front().front();
-    if (shift % per_node != 0 || groups.size() != first_groups.size())
-      return false;
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      if (groups[g].size() != first_groups[g].size())
-        return false;
-      for (std::size_t i = 0; i < groups[g].size(); ++i)
-        if (groups[g][i] - first_groups[g][i] != shift)
-          return false;
-    }
-    return true;
-  };
   std::vector<double> dp_end(static_cast<std::size_t>(pp), 0.0);
   for (int st = 0; st < pp; ++st) {
     const auto si = static_cast<std::size_t>(st);
     double chain = 0;
-    std::vector<std::vector<int>> groups;
-    for (int j = 0; j < p.tp; ++j)
-      groups.push_back(workload::gradient_group(p, j, st));
-    std::optional<CommCost> reduction;
     if (reduce) {
-      // Every stage's groups are stage 0's moved by whole nodes where the layout is regular: the same
-      // closed form.
-      const bool aligned = node_aligned(groups);
-      if (!stage_reduction || !aligned)
-        stage_reduction = comm.collective(kind, algo, groups);
-      reduction = stage_reduction;
+      const auto& reduction = stage_collective(kind, st);
       for (int chunk : chunk_order[si]) {
         const int vs = plan::virtual_stage(st, pp, chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
@@ -437,9 +426,9 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           const double ready =
               w.overlap_grad_reduce ? bucket_ready[static_cast<std::size_t>(vs)][k] : free_at[si];
           const double start = std::max(chain, ready);
-          chain = start + reduction->time(c.buckets[k].bytes);
-          e.host_core_s += reduction->host_core_s_per_byte * c.buckets[k].bytes;
-          e.arm_core_s += reduction->arm_core_s_per_byte * c.buckets[k].bytes;
+          chain = start + reduction.time(c.buckets[k].bytes);
+          e.host_core_s += reduction.host_core_s_per_byte * c.buckets[k].bytes;
+          e.arm_core_s += reduction.arm_core_s_per_byte * c.buckets[k].bytes;
           dp_comm[si] += chain - start;
         }
       }
@@ -459,7 +448,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     double end = std::max(last_compute[si], chain) + optimizer_s;
     kernel_s[si] += optimizer_s;
     if (w.zero_stage >= 1 && reduce) {
-      const auto gather = comm.collective(CollectiveKind::all_gather, algo, groups);
+      const auto& gather = stage_collective(CollectiveKind::all_gather, st);
       end += gather.time(params * 2.0);
       e.host_core_s += gather.host_core_s_per_byte * params * 2.0;
       e.arm_core_s += gather.arm_core_s_per_byte * params * 2.0;
