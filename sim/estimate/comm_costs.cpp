@@ -373,21 +373,24 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
   }
   case CollectiveAlgorithm::hierarchical: {
     // Phases one after another; each phase's rings together.
+    // Each phase's calls carry a fraction of the bytes: a ring of call.bytes per byte of the whole.
     std::vector<std::vector<Ring>> phases;
+    std::vector<double> fractions;
     for (const auto& g : groups) {
       const auto plan = collectives::hierarchical(kind, g, 1.0, layout_.node.gpus);
       if (!plan)
         return as_rings(kind);
       phases.resize(std::max(phases.size(), plan->phases.size()));
-      for (std::size_t p = 0; p < plan->phases.size(); ++p)
+      for (std::size_t p = 0; p < plan->phases.size(); ++p) {
+        if (p >= fractions.size())
+          fractions.push_back(plan->phases[p].front().bytes);
         for (const auto& call : plan->phases[p])
           phases[p].push_back({call.kind, call.gpus});
+      }
     }
-    // Each phase's calls carry a fraction of the bytes: a ring of call.bytes per byte of the whole.
     CommCost total;
     for (std::size_t p = 0; p < phases.size(); ++p) {
-      const auto plan = collectives::hierarchical(kind, groups.front(), 1.0, layout_.node.gpus);
-      const double fraction = plan->phases[p].front().bytes;
+      const double fraction = fractions[p];
       const auto phase = rings(phases[p]);
       total.latency_s += phase.latency_s;
       total.s_per_byte += phase.s_per_byte * fraction;
