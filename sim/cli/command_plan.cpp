@@ -400,7 +400,7 @@ int command_plan(const std::vector<std::string>& args) {
     for (std::size_t k = 0; k < points.size(); ++k) {
       if (!feasible[k]) {
         rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
-        points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}}; // its row is all it needed
+        points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}, {}}; // its row is all it needed
       } else if (refine >= 0 && simulated.count(points[k].index) == 0) {
         rows[k] = estimates[k]->row;
       } else if (const auto it = journal->kept().find(points[k].index); it != journal->kept().end())

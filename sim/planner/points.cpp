@@ -1,6 +1,7 @@
 #include "sim/planner/points.hpp"
 
 #include "sim/input/scenario_loader.hpp"
+#include "sim/scenario/rank_memory.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -42,6 +43,11 @@ void set_at(YAML::Node tree, std::string_view key, const YAML::Node& value) {
   if (!tree[head].IsMap())
     tree[head] = YAML::Node(YAML::NodeType::Map);
   set_at(tree[head], key.substr(dot + 1), value);
+}
+
+scenario::MemoryFit memory_of(const scenario::Scenario& s, const catalog::Catalog& cat) {
+  return scenario::memory_fit(s.workload,
+                              scenario::usable_gpu_memory(*cat.gpu(cat.node(s.cluster.node)->gpu)));
 }
 
 std::optional<long long> whole(const std::string& text) {
@@ -167,16 +173,28 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
     const auto file = std::make_shared<const std::string>(plan.scenario_file);
     const std::vector<std::string> tries =
         recompute_auto ? std::vector<std::string>{"none", "selective", "full"} : std::vector<std::string>{""};
+    // An uncertain fit (rank_memory.hpp) is taken only where no more recomputation fits for sure.
+    std::string uncertain;
     for (const auto& recompute : tries) {
       if (!recompute.empty())
         p.tree["workload"]["recompute"] = recompute;
       try {
         p.scenario = input::parse_scenario(yaml::Node(p.tree, file, "", Location{*file, 1, 1}), cat);
         p.reason.clear();
-        break;
+        p.memory = memory_of(*p.scenario, cat);
+        if (p.memory->verdict == scenario::MemoryFit::Verdict::fits || recompute.empty())
+          break;
+        if (uncertain.empty())
+          uncertain = recompute;
       } catch (const InputError& e) {
         p.reason = e.key().empty() ? e.message() : fmt::format("{}: {}", e.key(), e.message());
       }
+    }
+    if (!uncertain.empty() && p.memory->verdict != scenario::MemoryFit::Verdict::fits) {
+      p.tree["workload"]["recompute"] = uncertain;
+      p.scenario = input::parse_scenario(yaml::Node(p.tree, file, "", Location{*file, 1, 1}), cat);
+      p.reason.clear();
+      p.memory = memory_of(*p.scenario, cat);
     }
   }
 

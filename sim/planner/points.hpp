@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/planner/plan_file.hpp"
+#include "sim/scenario/rank_memory.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <optional>
@@ -27,7 +28,8 @@ struct BuiltPoint {
   YAML::Node tree;                 // the base scenario with the point's overrides
   std::vector<std::string> inputs; // by input_columns()
   std::optional<scenario::Scenario> scenario;
-  std::string reason; // why it is infeasible (then no scenario)
+  std::string reason;                        // why it is infeasible (then no scenario)
+  std::optional<scenario::MemoryFit> memory; // its GPU memory, with the scenario
 };
 
 /// Builds point `index`: its scenario, or the reason it has none. Never throws for the point's own

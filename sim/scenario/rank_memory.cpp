@@ -1,11 +1,20 @@
 #include "sim/scenario/rank_memory.hpp"
 
+#include "models/catalog/gpu_spec.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 namespace dpusim::scenario {
 
-workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_out) {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace
+
+workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_out, InFlight in_flight) {
   const auto& p = w.parallelism;
   workload::MemoryBreakdown worst;
   for (int s = 0; s < p.pp; ++s) {
@@ -23,9 +32,9 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.zero_stage = w.zero_stage;
     c.layers_on_rank = workload::stage_layers(p, w.model.layers, s);
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
-    // 1F1B keeps up to (pp - stage) micro-batches of activations alive; interleaving keeps more of
-    // them, each on a 1/v share of the stage's layers (Megatron: warm-up of 2(pp-s-1) + (v-1)pp chunks).
-    if (w.virtual_stages > 1)
+    // 1F1B keeps up to (pp - stage) micro-batches of activations alive; Megatron's interleaving keeps
+    // more of them, each on a 1/v share of the stage's layers (its warm-up of 2(pp-s-1) + (v-1)pp chunks).
+    if (w.virtual_stages > 1 && in_flight == InFlight::megatron)
       c.in_flight_micro_batches = static_cast<int>(
           std::ceil(std::min<double>(2.0 * (p.pp - s - 1) + (w.virtual_stages - 1) * p.pp + 1,
                                      static_cast<double>(w.micro_batches()) * w.virtual_stages) /
@@ -40,6 +49,36 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     }
   }
   return worst;
+}
+
+double usable_gpu_memory(const catalog::GpuSpec& gpu) {
+  const double context = gpu.context_memory ? gpu.context_memory->value.si() : 0.0;
+  return gpu.memory.value.si() - context;
+}
+
+MemoryFit memory_fit(const WorkloadConfig& w, double usable) {
+  MemoryFit f;
+  f.usable = usable;
+  f.need = peak_rank_memory(w, &f.stage, InFlight::megatron);
+  f.floor = peak_rank_memory(w, &f.floor_stage, InFlight::one_f_one_b);
+  if (f.need.total() <= usable)
+    f.verdict = MemoryFit::Verdict::fits;
+  else if (f.floor.total() <= usable)
+    f.verdict = MemoryFit::Verdict::uncertain;
+  else
+    f.verdict = MemoryFit::Verdict::too_large;
+  return f;
+}
+
+std::string memory_warning(const MemoryFit& fit, std::string_view gpu) {
+  return fmt::format(
+      "GPU memory may not suffice: Megatron's interleaved schedule keeps activations for more micro-batches "
+      "than 1F1B, so a GPU of pipeline stage {} needs {:.1f} GiB (activations {:.1f}) where each {} has "
+      "{:.1f} GiB; a schedule keeping no more micro-batches in flight than 1F1B needs {:.1f} GiB "
+      "(activations {:.1f}, stage {}). Whether it fits depends on the framework's schedule: check its "
+      "peak memory on one pipeline before committing",
+      fit.stage, fit.need.total() / kGiB, fit.need.activations / kGiB, gpu, fit.usable / kGiB,
+      fit.floor.total() / kGiB, fit.floor.activations / kGiB, fit.floor_stage);
 }
 
 } // namespace dpusim::scenario

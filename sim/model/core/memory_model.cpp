@@ -1,6 +1,8 @@
 // GPU memory: every rank must hold its shard of weights, gradients and optimizer state and the
 // activations its schedule keeps alive (sim/scenario/rank_memory.hpp).
 #include "sim/model/model.hpp"
+#include "sim/report/variant_result.hpp"
+#include "sim/scenario/hardware.hpp"
 #include "sim/scenario/rank_memory.hpp"
 
 #include <fmt/format.h>
@@ -20,25 +22,35 @@ public:
     const auto* node = cat.node(s.cluster.node);
     if (!out.empty() || node == nullptr)
       return;
-    int stage = 0;
-    const auto mem = scenario::peak_rank_memory(s.workload, &stage);
     const auto* gpu = cat.gpu(node->gpu);
-    // What training may hold: the device's memory less what the CUDA context takes first.
-    const double context = gpu->context_memory ? gpu->context_memory->value.si() : 0.0;
-    const double usable = gpu->memory.value.si() - context;
-    if (mem.total() <= usable)
-      return;
+    const auto fit = scenario::memory_fit(s.workload, scenario::usable_gpu_memory(*gpu));
+    if (fit.verdict != scenario::MemoryFit::Verdict::too_large)
+      return; // an uncertain fit runs, and its result says so (report)
+    // Refused on what even 1F1B's count of in-flight micro-batches needs.
+    const auto& mem = fit.floor;
     auto gib = [](double b) { return b / (1024.0 * 1024.0 * 1024.0); };
+    const double context = gpu->memory.value.si() - fit.usable;
     out.push_back(
         {"workload",
          fmt::format("the model does not fit in GPU memory: a GPU of pipeline stage {} needs {:.1f} GiB "
                      "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}) but each {} "
                      "has {:.1f} GiB for them ({:.1f} GiB, less {:.1f} GiB for the CUDA context); try "
                      "recompute: full, a smaller micro_batch, more tensor or pipeline parallelism, or a ZeRO "
-                     "stage (zero: 1, 2 or 3)",
-                     stage, gib(mem.total()), gib(mem.weights), gib(mem.gradients), gib(mem.optimizer),
-                     gib(mem.activations), gpu->name, gib(usable), gib(gpu->memory.value.si()),
-                     gib(context))});
+                     "stage (zero: 1, 2 or 3){}",
+                     fit.floor_stage, gib(mem.total()), gib(mem.weights), gib(mem.gradients),
+                     gib(mem.optimizer), gib(mem.activations), gpu->name, gib(fit.usable),
+                     gib(gpu->memory.value.si()), gib(context),
+                     s.workload.virtual_stages > 1
+                         ? fmt::format(" (this counts the micro-batches 1F1B keeps in flight; Megatron's "
+                                       "interleaved schedule keeps more: {:.1f} GiB at stage {})",
+                                       gib(fit.need.total()), fit.stage)
+                         : std::string())});
+  }
+  void report(const RunView& run, report::VariantResult& r) const override {
+    const auto fit =
+        scenario::memory_fit(run.scenario.workload, scenario::usable_gpu_memory(run.hardware.gpu));
+    if (fit.verdict == scenario::MemoryFit::Verdict::uncertain)
+      r.notes.push_back(scenario::memory_warning(fit, run.hardware.gpu.name));
   }
 };
 
