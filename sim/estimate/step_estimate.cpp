@@ -1,7 +1,9 @@
 #include "sim/estimate/step_estimate.hpp"
 
 #include "models/calibration/profile.hpp"
+#include "sim/estimate/checkpoint_estimate.hpp"
 #include "sim/estimate/comm_costs.hpp"
+#include "sim/model/checkpoint/checkpoint.hpp"
 #include "sim/model/congestion/congestion.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/plan_size.hpp"
@@ -23,8 +25,8 @@ namespace {
 
 void refuse_what_is_not_modelled(const scenario::Scenario& s) {
   const auto& w = s.workload;
-  if (w.checkpoint)
-    throw NotEstimated("checkpoint writes are not estimated");
+  if (w.checkpoint && w.checkpoint->async)
+    throw NotEstimated("asynchronous checkpoints are not estimated");
   if (model::noise_of(s) != nullptr)
     throw NotEstimated("noise is sampled, not estimated");
   if (model::congestion_of(s) != nullptr)
@@ -535,6 +537,10 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
     m.tflops_per_gpu = e.hw_flops / e.step_time_s / r.gpus / 1e12;
     m.mfu = e.model_flops / e.step_time_s / r.gpus / peak_flops(s, hw);
     m.tokens_per_s = static_cast<double>(s.workload.global_batch) * s.workload.seq_len / e.step_time_s;
+  }
+  if (s.workload.checkpoint) {
+    const datapath::DataPath path(variant, s.cluster.services, hw);
+    model::add_checkpoint_step(s, e.step_time_s + checkpoint_write_s(s, hw, path, layout), m);
   }
   r.notes.push_back("estimated without simulation (closed forms, no contention): docs/models/estimator.md");
   return r;

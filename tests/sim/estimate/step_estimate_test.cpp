@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <sstream>
 
 namespace dpusim::estimate {
@@ -113,6 +114,72 @@ INSTANTIATE_TEST_SUITE_P(
               {"precision: bf16", "precision: bf16\n  zero: 1\n  communication: {algorithm: hierarchical}"}}},
         Case{"selective", "rdma-nic", {{"precision: bf16", "precision: bf16\n  recompute: selective"}}}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// A synchronous checkpoint's write (checkpoint_step_s - step_time_s) against the simulation's, bound
+// in turn by the servers' media, their ports, the nodes' NICs, a separate storage fabric's node ports,
+// and the storage client's cores on the host or on the DPU's Arm cores (SNAP).
+struct CheckpointCase {
+  const char* name;
+  const char* variant;
+  const char* storage;
+};
+
+std::ostream& operator<<(std::ostream& os, const CheckpointCase& c) {
+  return os << c.name;
+}
+
+class CheckpointAgainstSimulation : public ::testing::TestWithParam<CheckpointCase> {};
+
+TEST_P(CheckpointAgainstSimulation, WriteWithinFivePercent) {
+  const auto& c = GetParam();
+  TempDir tmp;
+  std::string text = replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml"),
+                              kFabric, kPinned + "\n  storage: " + c.storage);
+  text = replaced(text, "precision: bf16", "precision: bf16\n  checkpoint: {every: 10, mode: sync}");
+  if (std::string(c.variant) == "snap")
+    text = replaced(text, "variants: [rdma-nic, dpu]",
+                    "variants: [rdma-nic, dpu, {name: snap, placement: \"rdma-nic+storage=dpu_arm\"}]");
+  const double step =
+      dpusim::testing::simulate(tmp, c.name, text, "step_time_s", nullptr, {"--variant", c.variant});
+  const double with_checkpoint = dpusim::testing::simulate(
+      tmp, std::string(c.name) + "-ck", text, "checkpoint_step_s", nullptr, {"--variant", c.variant});
+  const double simulated = with_checkpoint - step;
+  ASSERT_GT(simulated, 0.0);
+  const auto r =
+      estimated_result(with_variant(tmp.path() + "/" + c.name + ".yaml", c.variant), bundled_catalog());
+  const double estimated = r.metrics.checkpoint_step_s - r.metrics.step_time_s;
+  EXPECT_NEAR(estimated, simulated, 0.05 * simulated) << c.name;
+  std::cout << c.name << ": simulated " << simulated << " s, estimated " << estimated << " s\n";
+  RecordProperty("simulated_write_s", std::to_string(simulated));
+  RecordProperty("estimated_write_s", std::to_string(estimated));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Quickstart, CheckpointAgainstSimulation,
+    ::testing::Values(
+        CheckpointCase{"media", "rdma-nic",
+                       "{servers: 2, link: 400Gbps, read_rate: 10GB/s, write_rate: 2GB/s}"},
+        CheckpointCase{"server_port", "rdma-nic", "{servers: 2, link: 100Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"nic", "rdma-nic", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{
+            "separate", "rdma-nic",
+            "{servers: 64, link: 400Gbps, read_rate: 40GB/s, fabric: separate, node_link: 100Gbps}"},
+        CheckpointCase{"host_client", "host-tcp", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"host_client_connections", "host-tcp",
+                       "{servers: 64, link: 400Gbps, read_rate: 40GB/s, client_connections: 4}"},
+        CheckpointCase{"dpu", "dpu", "{servers: 4, link: 400Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"snap", "snap", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+TEST(Estimate, AnAsynchronousCheckpointIsRefused) {
+  auto s = input::load_scenario(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                                bundled_catalog());
+  s.cluster.storage.servers = 2;
+  s.workload.checkpoint = scenario::CheckpointConfig{};
+  s.workload.checkpoint->every = 10;
+  s.workload.checkpoint->async = true;
+  EXPECT_THROW((void)estimated_result(s, bundled_catalog()), NotEstimated);
+}
 
 TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
   TempDir tmp;
