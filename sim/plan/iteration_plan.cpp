@@ -607,4 +607,18 @@ IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vect
   return Builder(w, costs, routes, lowering, representative, host, extensions).build();
 }
 
+IterationPlan build_host_tasks(platform::RouteRegistry& routes, const HostSide& host,
+                               const std::vector<const IterationExtension*>& extensions) {
+  IterationPlan plan;
+  std::vector<engine::TaskId> finals;
+  HostWork work(routes, host, plan);
+  const IterationContext ctx{host, 0, [](int) { return ReplicaInput{}; }, finals};
+  for (const auto* extension : extensions)
+    extension->add_tasks(work, ctx);
+  plan.end = work.add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
+  for (auto t : finals)
+    plan.graph.depend(t, plan.end);
+  return plan;
+}
+
 } // namespace dpusim::plan

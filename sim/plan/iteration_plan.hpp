@@ -119,4 +119,9 @@ IterationPlan build_iteration(const scenario::WorkloadConfig& w, const std::vect
                               bool representative, const HostSide& host = {},
                               const std::vector<const IterationExtension*>& extensions = {});
 
+/// The host-side tasks `extensions` add to an iteration that has nothing else (no GPU work, nothing to
+/// wait for): what a synchronous checkpoint writes, simulated alone where nothing else overlaps it.
+IterationPlan build_host_tasks(platform::RouteRegistry& routes, const HostSide& host,
+                               const std::vector<const IterationExtension*>& extensions);
+
 } // namespace dpusim::plan

@@ -18,6 +18,9 @@ struct RunOptions {
   std::string trace_path;         // Chrome trace-event JSON to write, empty for none
   std::string links_path;         // per-link usage CSV to write, empty for none
   std::function<void(std::size_t, std::size_t)> progress; // tasks done / total
+  // false: simulate the whole iteration that writes a synchronous checkpoint even where its writes
+  // alone would do (tests compare the two)
+  bool checkpoint_writes_alone = true;
 };
 
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,

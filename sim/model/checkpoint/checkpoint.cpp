@@ -123,7 +123,9 @@ double checkpoint_bytes_per_gpu(const scenario::WorkloadConfig& w) {
   auto sharded = w;
   sharded.zero_stage = 3;
   const auto m = scenario::peak_rank_memory(sharded);
-  return m.weights + m.optimizer;
+  // ZeRO-3's memory counts the layer gathered in flight beside the shard: it is not saved.
+  const double gathered = 2.0 * workload::layer_parameter_count(w.model, w.parallelism.ep) / w.parallelism.tp;
+  return m.weights - gathered + m.optimizer;
 }
 
 plan::HostSide writing_checkpoint(const scenario::Scenario& s, plan::HostSide host) {

@@ -5,6 +5,8 @@
 #include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace dpusim;
 
@@ -105,4 +107,71 @@ offload: {baseline: rdma-nic}
   EXPECT_GE(r.metrics.cp_comm_s, 0.0);
   EXPECT_LE(r.metrics.cp_comm_s, 2 * 4 * 3 * r.cp_collective_s + 1e-12);
   EXPECT_GE(r.metrics.step_time_s, r.metrics.compute_s + r.metrics.tp_comm_s + r.metrics.cp_comm_s - 1e-9);
+}
+
+namespace {
+
+/// checkpoint_step_s of the scenario's first variant, simulated in a child process (one SimGrid engine
+/// per process), with the synchronous checkpoint's writes simulated alone or within the whole iteration.
+double checkpoint_step_in_child(const std::string& text, const std::string& variant, bool writes_alone) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return -1;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    double v = -1;
+    try {
+      const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+      run::RunOptions o;
+      o.checkpoint_writes_alone = writes_alone;
+      for (const auto& candidate : s.variants)
+        if (candidate.name == variant)
+          v = run::run_variant(s, the_catalog(), candidate, o).metrics.checkpoint_step_s;
+    } catch (...) {
+    }
+    (void)!write(fds[1], &v, sizeof v);
+    _exit(0);
+  }
+  close(fds[1]);
+  double v = -1;
+  if (read(fds[0], &v, sizeof v) != static_cast<ssize_t>(sizeof v))
+    v = -1;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return v;
+}
+
+} // namespace
+
+TEST(Iteration, ASynchronousCheckpointsWritesAloneGiveTheWholeIterationsStep) {
+  // The shortcut (writes simulated alone, added to the plain step) against the iteration that writes
+  // one, simulated whole: host TCP, RDMA, a BlueField and SNAP, with and without a pipeline.
+  const std::string base = R"(name: ck
+cluster:
+  nodes: 4
+  node: dgx-h100
+  nic: connectx-7
+  fabric: {topology: fat-tree, tiers: 2, link: 400Gbps, latency: 1us}
+  storage: {servers: 3, link: 100Gbps, read_rate: 8GB/s, write_rate: 4GB/s}
+workload:
+  model: gpt3-2.7b
+  seq_len: 2048
+  global_batch: 64
+  micro_batch: 2
+  parallelism: PARALLELISM
+  checkpoint: {every: 10, mode: sync}
+offload: {baseline: host-tcp, variants: [rdma-nic, dpu, {name: snap, placement: "rdma-nic+storage=dpu_arm"}]}
+)";
+  for (const std::string parallelism : {"{tp: 2, dp: 16}", "{tp: 2, pp: 2, dp: 8}"}) {
+    std::string text = base;
+    text.replace(text.find("PARALLELISM"), 11, parallelism);
+    for (const char* variant : {"host-tcp", "rdma-nic", "dpu", "snap"}) {
+      const double alone = checkpoint_step_in_child(text, variant, true);
+      const double whole = checkpoint_step_in_child(text, variant, false);
+      ASSERT_GT(whole, 0.0) << parallelism << " " << variant;
+      EXPECT_NEAR(alone, whole, 1e-9 * whole) << parallelism << " " << variant;
+    }
+  }
 }
