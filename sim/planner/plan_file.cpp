@@ -53,7 +53,8 @@ const std::vector<AxisSpec>& axis_specs() {
        {"none", "ipsec", "tls"}},
       {"overlay", "cluster.services.overlay", AxisKind::choice, "tenant overlays", {"none", "vxlan"}},
       {"parallelism", "workload.parallelism", AxisKind::parallelism,
-       "{tp, pp, cp, ep, dp, virtual_stages} mappings (without dp, the GPUs left over), or auto: every "
+       "{tp, pp, cp, ep, dp, virtual_stages, first_stage_layers, last_stage_layers} mappings (without dp, "
+       "the GPUs left over), or auto: every "
        "layout Megatron could run (docs/planner.md)"},
       {"recompute",
        "workload.recompute",
@@ -147,7 +148,7 @@ void expect_plain_count(const yaml::Node& n, std::int64_t min, std::int64_t max,
 AxisValue read_parallelism(const yaml::Node& n) {
   AxisValue v;
   auto m = n.as_map();
-  m.declare({"tp", "pp", "cp", "ep", "dp", "virtual_stages"});
+  m.declare({"tp", "pp", "cp", "ep", "dp", "virtual_stages", "first_stage_layers", "last_stage_layers"});
   auto degree = [&](std::string_view key) -> std::optional<int> {
     if (auto d = m.optional(key))
       return static_cast<int>(d->as_int(1, kMaxCount));
@@ -159,11 +160,17 @@ AxisValue read_parallelism(const yaml::Node& n) {
   v.ep = degree("ep").value_or(1);
   v.dp = degree("dp");
   v.virtual_stages = degree("virtual_stages");
+  v.first_stage_layers = degree("first_stage_layers");
+  v.last_stage_layers = degree("last_stage_layers");
   m.finish();
   v.text = fmt::format("tp{}.pp{}.cp{}.ep{}.dp{}", v.tp, v.pp, v.cp, v.ep,
                        v.dp ? std::to_string(*v.dp) : std::string("rest"));
   if (v.virtual_stages)
     v.text += fmt::format(".v{}", *v.virtual_stages);
+  if (v.first_stage_layers)
+    v.text += fmt::format(".first{}", *v.first_stage_layers);
+  if (v.last_stage_layers)
+    v.text += fmt::format(".last{}", *v.last_stage_layers);
   return v;
 }
 

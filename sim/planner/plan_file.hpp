@@ -44,6 +44,7 @@ struct AxisValue {
   std::optional<int> dp;      // parallelism axis; absent: the GPUs left over
   int ep = 1;
   std::optional<int> virtual_stages;
+  std::optional<int> first_stage_layers, last_stage_layers; // uneven pipeline stages
 };
 
 struct Axis {

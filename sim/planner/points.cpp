@@ -139,6 +139,10 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       par["ep"] = parallelism->ep;
     if (parallelism->virtual_stages)
       par["virtual_stages"] = *parallelism->virtual_stages;
+    if (parallelism->first_stage_layers)
+      par["first_stage_layers"] = *parallelism->first_stage_layers;
+    if (parallelism->last_stage_layers)
+      par["last_stage_layers"] = *parallelism->last_stage_layers;
     const long long model_parallel =
         static_cast<long long>(parallelism->tp) * parallelism->pp * parallelism->cp;
     if (parallelism->dp) {
