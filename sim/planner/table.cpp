@@ -128,11 +128,17 @@ public:
       out += ", estimated (not simulated)";
     if (has(row, "goodput"))
       out +=
-          fmt::format("\n  goodput {:.1f}%: {:.0f} interruptions expected (one every {:.2f} h), a {:.0f} s "
+          fmt::format("\n  goodput {:.1f}%: {:.0f} interruptions expected (one every {:.2f} h), a {:.3g} s "
                       "checkpoint every {:.0f} s; {:.2f} days without failures",
                       100 * value(row, "goodput"), value(row, "interruptions"), value(row, "mtbi_h"),
                       value(row, "checkpoint_write_s"), value(row, "checkpoint_interval_s"),
                       value(row, "time_to_train_days"));
+    if (text(row, "memory_fit") == "uncertain")
+      out +=
+          fmt::format("\n  GPU memory uncertain: {:.1f} GiB with Megatron's interleaved warm-up, more than "
+                      "the GPU holds; it fits only if the framework keeps no more micro-batches in flight "
+                      "than 1F1B (docs/models/workload.md)",
+                      value(row, "gpu_memory_gib"));
     if (has(row, "power_kw"))
       out += fmt::format("\n  {:.1f} kW at the facility, {:.1f} MWh per run", value(row, "power_kw"),
                          value(row, "energy_mwh"));
