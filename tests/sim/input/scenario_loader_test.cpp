@@ -2,9 +2,7 @@
 #include "sim/input/scenario_loader.hpp"
 #include "sim/scenario/rank_memory.hpp"
 #include "tests/support/bundled_catalog.hpp"
-#include "tests/support/sanitized.hpp"
 
-#include <chrono>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <string>
@@ -199,21 +197,19 @@ TEST(ScenarioLoader, PassesAHundredThousandGpus) {
   EXPECT_EQ(s.cluster.nodes * s.cluster.gpus_per_node, 100352);
 }
 
-TEST(ScenarioLoader, ReadsVariantsInLinearTimeAndBoundsTheirNumber) {
-  // 19,000 named variants (40,000 took 16 s when each was looked up among the previous ones).
+TEST(ScenarioLoader, BoundsTheNumberOfVariantsAndRunsARepeatedOneOnce) {
+  // 19,000 named variants, refused past 1,000 once all are read (their reading time per variant is
+  // bench/scenario_reader_benchmark.cpp's: constant across list lengths).
   std::string list = "offload:\n  baseline: rdma-nic\n  variants:\n";
   for (int i = 0; i < 19'000; ++i)
     list += fmt::format("    - {{name: v{}, placement: rdma-nic}}\n", i);
   const auto text = with(kBase, "offload: {baseline: host-tcp, variants: [rdma-nic, dpu, rdma-nic]}\n", list);
-  const auto start = std::chrono::steady_clock::now();
   const auto msg = error_of(text);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(
       msg.find("test.yaml:15:5: error: offload.variants: 19001 variants, the baseline included; at most "
                "1000 are compared"),
       std::string::npos)
       << msg;
-  EXPECT_LT(seconds, dpusim::testing::kSanitized ? 10.0 : 2.0);
   // The same variant listed again runs once, however often.
   std::string repeated = "offload:\n  baseline: rdma-nic\n  variants: [";
   for (int i = 0; i < 20'000; ++i)
