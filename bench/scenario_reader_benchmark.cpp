@@ -9,6 +9,9 @@
 #include <benchmark/benchmark.h>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -21,25 +24,20 @@ const catalog::Catalog& the_catalog() {
   return cat;
 }
 
+/// The quickstart scenario with `n` named variants in place of its own.
 std::string scenario_with_variants(int n) {
-  std::string text = R"(name: t
-cluster:
-  nodes: 2
-  node: dgx-h100
-  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
-workload:
-  model: gpt3-13b
-  seq_len: 2048
-  global_batch: 64
-  micro_batch: 1
-  parallelism: {tp: 8, dp: 2}
-offload:
-  baseline: rdma-nic
-  variants:
-)";
+  std::ifstream in(std::filesystem::path(DPUSIM_SOURCE_DIR) / "scenarios/examples/quickstart.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string own = "offload: {baseline: host-tcp, variants: [rdma-nic, dpu]}\n";
+  std::string list = "offload:\n  baseline: rdma-nic\n  variants:\n";
   for (int i = 0; i < n; ++i)
-    text += fmt::format("    - {{name: v{}, placement: rdma-nic}}\n", i);
-  return text;
+    list += fmt::format("    - {{name: v{}, placement: rdma-nic}}\n", i);
+  const auto at = text.find(own);
+  if (at == std::string::npos)
+    throw std::runtime_error("scenarios/examples/quickstart.yaml no longer has " + own);
+  return text.replace(at, own.size(), list);
 }
 
 void ReadVariants(benchmark::State& state) {
