@@ -1,7 +1,8 @@
 // How fast the scenario reader takes a long list of offload variants: N named variants (each looked up
 // among the previous ones for duplicates) read and checked, the read refused past 1,000 variants as it
-// must be. Linear time shows as a constant time per variant across N (items_per_second: variants per
-// second). Run: build/bench/dpusim_bench_scenario_reader.
+// must be. Near-linear time shows as a near-constant time per variant across N (items_per_second:
+// variants per second); a lookup among the previous variants would grow it N-fold. Run:
+// build/bench/dpusim_bench_scenario_reader.
 #include "models/core/input_error.hpp"
 #include "models/core/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
