@@ -1,5 +1,5 @@
-// How fast the scenario reader takes a long list of offload variants: N named variants (each looked up
-// among the previous ones for duplicates) read and checked, the read refused past 1,000 variants as it
+// How fast the scenario reader takes a long list of offload variants: N named variants (each checked
+// against the previous ones for duplicates) read and checked, the read refused past 1,000 variants as it
 // must be. Near-linear time shows as a near-constant time per variant across N (items_per_second:
 // variants per second); a lookup among the previous variants would grow it N-fold. Run:
 // build/bench/dpusim_bench_scenario_reader.
