@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <iostream>
 #include <sstream>
 
 namespace dpusim::estimate {
@@ -149,7 +148,6 @@ TEST_P(CheckpointAgainstSimulation, WriteWithinFivePercent) {
       estimated_result(with_variant(tmp.path() + "/" + c.name + ".yaml", c.variant), bundled_catalog());
   const double estimated = r.metrics.checkpoint_step_s - r.metrics.step_time_s;
   EXPECT_NEAR(estimated, simulated, 0.05 * simulated) << c.name;
-  std::cout << c.name << ": simulated " << simulated << " s, estimated " << estimated << " s\n";
   RecordProperty("simulated_write_s", std::to_string(simulated));
   RecordProperty("estimated_write_s", std::to_string(estimated));
 }
