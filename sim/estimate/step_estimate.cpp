@@ -184,6 +184,11 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   double ep_uses = 0; // all-to-alls of one replica's stages, forward and backward
   const bool zero3 = w.zero_stage >= 3 && p.dp * p.cp > 1;
   const bool reduce = p.dp * p.cp > 1 && !zero3;
+  // ZeRO-1/2 with overlap_param_gather: the updated parameters are gathered bucket by bucket during each
+  // chunk's first forward (sim/plan/iteration_plan.cpp, forward_gathering), not after the step.
+  const bool gather_in_forward =
+      w.zero_stage >= 1 && w.zero_stage < 3 && p.dp * p.cp > 1 && w.param_gather_overlapped();
+  std::vector<double> forward_gather_comm(static_cast<std::size_t>(pp), 0.0);
   // ZeRO-3: each layer's parameters gathered before it runs (prefetched one layer ahead with
   // overlap_param_gather), its gradients reduce-scattered after its backward; one gather chain and one
   // scatter chain per stage, over every tensor-parallel rank's data- and context-parallel group.
@@ -269,7 +274,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
                                bool backward) {
     const auto si = static_cast<std::size_t>(st);
     const auto& gather = stage_collective(CollectiveKind::all_gather, st);
-    const double wait = w.overlap_param_gather ? before_last_compute[si] : last_compute[si];
+    const double wait = w.param_gather_overlapped() ? before_last_compute[si] : last_compute[si];
     if (pending[si] && pending[si]->issued < wait)
       book_scatter(st);
     const double g0 = std::max(gather_chain[si], wait);
@@ -362,6 +367,30 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
                               layer_tensors(c, l), true);
           }
           book_scatter(st);
+        } else if (op.forward && gather_in_forward && op.micro == 0) {
+          // The first bucket's gather waits for the stream and the input; each later one for the previous
+          // gather and for the start of the part that uses the previous bucket.
+          const auto& gather = stage_collective(CollectiveKind::all_gather, st);
+          double before = start;
+          for (auto b = c.buckets.rbegin(); b != c.buckets.rend(); ++b) {
+            double part_start = end;
+            if (b->params > 0) {
+              const double g0 = std::max(gather_chain[si], before);
+              gather_chain[si] = g0 + gather.time(b->params * 2.0);
+              forward_gather_comm[si] += gather_chain[si] - g0;
+              e.host_core_s += gather.host_core_s_per_byte * b->params * 2.0;
+              e.arm_core_s += gather.arm_core_s_per_byte * b->params * 2.0;
+              part_start = std::max(end, gather_chain[si]);
+            }
+            before = end;
+            end = part_start + b->fwd_compute_s + b->fwd_tp_collectives * e.tp_collective_s +
+                  b->fwd_ep_collectives * e.ep_collective_s + b->fwd_cp_collectives * cp_each(c);
+          }
+          kernel_s[si] += c.fwd_compute_s;
+          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          ep_uses += c.fwd_ep_collectives;
+          cp_s[si] += c.fwd_cp_collectives * cp_each(c);
+          fwd_end[at(vs, op.micro)] = end;
         } else if (op.forward) {
           end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s +
                  c.fwd_ep_collectives * e.ep_collective_s + c.fwd_cp_collectives * cp_each(c);
@@ -449,7 +478,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     }
     double end = std::max(last_compute[si], chain) + optimizer_s;
     kernel_s[si] += optimizer_s;
-    if (w.zero_stage >= 1 && reduce) {
+    dp_comm[si] += forward_gather_comm[si];
+    if (w.zero_stage >= 1 && reduce && !gather_in_forward) {
       const auto& gather = stage_collective(CollectiveKind::all_gather, st);
       end += gather.time(params * 2.0);
       e.host_core_s += gather.host_core_s_per_byte * params * 2.0;

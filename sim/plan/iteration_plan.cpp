@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <tuple>
 
 namespace dpusim::plan {
 
@@ -102,6 +103,8 @@ public:
         extensions_(extensions), p_(w.parallelism), v_(w.virtual_stages), m_(w.micro_batches()),
         replicas_(representative ? 1 : w.parallelism.dp),
         zero3_(w.zero_stage >= 3 && w.parallelism.dp * w.parallelism.cp > 1),
+        gather_in_forward_(w.zero_stage >= 1 && w.zero_stage < 3 && w.parallelism.dp * w.parallelism.cp > 1 &&
+                           w.param_gather_overlapped()),
         algorithm_(parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring)) {}
 
   IterationPlan build() {
@@ -116,6 +119,8 @@ public:
     gather_last_.assign(groups, -1);
     scatter_last_.assign(groups, -1);
     chunk_order_.assign(static_cast<std::size_t>(p_.pp), {});
+    shared_.assign(static_cast<std::size_t>(p_.pp), {});
+    shared_next_.assign(groups, 0);
     data_slot_.assign(static_cast<std::size_t>(replicas_ * m_), -1);
     next_op_.assign(op_first_.size(), -1);
     for (int d = 0; d < replicas_; ++d)
@@ -279,9 +284,10 @@ private:
   /// independent and symmetric), after `after`; chained on the communicator `chain`.
   /// `host_s`: work each rank does on the collective's critical path before it completes (ZeRO-3's
   /// per-peer copies).
-  engine::TaskId dp_collective(CollectiveKind kind, int s, double bytes, const std::string& label,
-                               const std::vector<engine::TaskId>& after, engine::TaskId& chain,
-                               double host_s = 0) {
+  std::pair<engine::TaskId, engine::TaskId> dp_collective(CollectiveKind kind, int s, double bytes,
+                                                          const std::string& label,
+                                                          const std::vector<engine::TaskId>& after,
+                                                          engine::TaskId& chain, double host_s = 0) {
     Lowered all;
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
@@ -319,7 +325,26 @@ private:
     if (chain >= 0)
       plan_.graph.depend(chain, first);
     chain = last;
-    return last;
+    return {first, last};
+  }
+
+  /// A collective over stage s's whole data-parallel group that every replica's schedule reaches in the
+  /// same order (ZeRO's parameter gathers and gradient reduce-scatters): replica 0 builds it, after its
+  /// own `after`; every other replica joins it, which then also waits for that replica's `after`.
+  /// Returns its {first, last} tasks.
+  template <typename Build>
+  std::pair<engine::TaskId, engine::TaskId> joined(int d, int s, const std::vector<engine::TaskId>& after,
+                                                   Build&& build) {
+    auto& shared = shared_[static_cast<std::size_t>(s)];
+    if (d == 0) {
+      shared.push_back(build(after));
+      return shared.back();
+    }
+    auto& next = shared_next_[static_cast<std::size_t>(group(d, s))];
+    const auto ids = shared.at(next++);
+    for (auto t : after)
+      plan_.graph.depend(t, ids.first);
+    return ids;
   }
 
   /// The synchronous collectives fused into compute tasks, each simulated once alone on the platform
@@ -337,11 +362,15 @@ private:
     const auto g = static_cast<std::size_t>(group(d, s));
     std::vector<engine::TaskId> after;
     // Without prefetch a layer's parameters are gathered only once the previous layer has finished.
-    const auto wait_for = w_.overlap_param_gather ? stream_before_last_[g] : stream_last_[g];
+    const auto wait_for = w_.param_gather_overlapped() ? stream_before_last_[g] : stream_last_[g];
     if (wait_for >= 0)
       after.push_back(wait_for);
-    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, after, gather_last_[g],
-                         peer_copies(d, s, tensors));
+    return joined(d, s, after,
+                  [&](const std::vector<engine::TaskId>& a) {
+                    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, a,
+                                         gather_last_[g], peer_copies(d, s, tensors));
+                  })
+        .second;
   }
 
   /// With per-peer buffers, a ZeRO-3 collective over n ranks hands the library one tensor per peer for
@@ -371,7 +400,9 @@ private:
     engine::TaskId last = -1;
     if (host_.data && s == 0 && chunk == 0)
       data_slot_[static_cast<std::size_t>(d * m_ + mb)] = stream_last_[static_cast<std::size_t>(group(d, s))];
-    if (!zero3_) {
+    if (gather_in_forward_ && mb == 0) {
+      std::tie(first, last) = forward_gathering(d, s, c, tag);
+    } else if (!zero3_) {
       TaskInfo i = make_info(TaskCategory::forward, tag);
       i.micro = mb;
       i.compute_s = c.fwd_compute_s;
@@ -403,6 +434,50 @@ private:
     }
     op_first_[op_index(d, s, chunk, mb, true)] = first;
     op_last_[op_index(d, s, chunk, mb, true)] = last;
+  }
+
+  /// The first micro-batch's forward through a chunk under ZeRO-1/2 with overlap_param_gather
+  /// (Megatron-Core's distributed optimizer): the updated parameters are all-gathered bucket by bucket, in
+  /// forward order. The chunk's first forward pre-hook dispatches the first bucket's gather and waits for
+  /// it; each later bucket's is dispatched once the previous one has been waited for, as the part of the
+  /// forward that uses the previous bucket starts. Returns the part's {first, last} tasks.
+  std::pair<engine::TaskId, engine::TaskId> forward_gathering(int d, int s, const StageCosts& c,
+                                                              const std::string& tag) {
+    const auto g = static_cast<std::size_t>(group(d, s));
+    const auto nb = c.buckets.size();
+    engine::TaskId first = -1;
+    engine::TaskId last = -1;
+    engine::TaskId before_previous = stream_last_[g]; // the stream's task before the previous part
+    for (std::size_t k = 0; k < nb; ++k) {
+      const auto& b = c.buckets[nb - 1 - k];
+      const auto before = before_previous;
+      before_previous = stream_last_[g];
+      std::pair<engine::TaskId, engine::TaskId> gathered{-1, -1};
+      if (b.params > 0) {
+        std::vector<engine::TaskId> after;
+        if (before >= 0)
+          after.push_back(before);
+        gathered = joined(d, s, after, [&](const std::vector<engine::TaskId>& a) {
+          return dp_collective(CollectiveKind::all_gather, s, b.params * 2.0,
+                               fmt::format("{} gather params {}/{}", tag, k + 1, nb), a, gather_last_[g]);
+        });
+      }
+      TaskInfo i =
+          make_info(TaskCategory::forward, nb > 1 ? fmt::format("{} part {}/{}", tag, k + 1, nb) : tag);
+      i.micro = 0;
+      i.compute_s = b.fwd_compute_s;
+      i.tp_collectives = b.fwd_tp_collectives;
+      i.ep_collectives = b.fwd_ep_collectives;
+      i.cp_collectives = b.fwd_cp_collectives;
+      i.cp_hide_s = c.cp_hide_s;
+      const auto id = compute(d, s, std::move(i), b.fwd_kernels);
+      if (gathered.second >= 0)
+        plan_.graph.depend(gathered.second, id);
+      if (first < 0) // what the forward waits for (its input) holds up the first gather too
+        first = gathered.first >= 0 ? gathered.first : id;
+      last = id;
+    }
+    return {first, last};
   }
 
   void backward(int d, int s, int chunk, int mb) {
@@ -440,9 +515,11 @@ private:
         const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
                              head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
         plan_.graph.depend(gathered, id);
-        dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
-                      fmt::format("{} reduce-scatter grads {}", tag, l), {id}, scatter_last_[g],
-                      peer_copies(d, s, layer_tensors(c, l)));
+        joined(d, s, {id}, [&](const std::vector<engine::TaskId>& a) {
+          return dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
+                               fmt::format("{} reduce-scatter grads {}", tag, l), a, scatter_last_[g],
+                               peer_copies(d, s, layer_tensors(c, l)));
+        });
         if (first < 0)
           first = id;
         last = id;
@@ -565,11 +642,12 @@ private:
       optimizers.push_back(opt);
       finals.push_back(opt);
     }
-    if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp * p_.cp > 1) {
+    if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp * p_.cp > 1 && !gather_in_forward_) {
       // Each rank updated its shard of the parameters: gather the updated 16-bit parameters.
       engine::TaskId chain = -1;
-      finals.push_back(dp_collective(CollectiveKind::all_gather, s, params * 2.0, "dp param all-gather",
-                                     optimizers, chain));
+      finals.push_back(
+          dp_collective(CollectiveKind::all_gather, s, params * 2.0, "dp param all-gather", optimizers, chain)
+              .second);
     }
   }
 
@@ -585,6 +663,7 @@ private:
   int m_;
   int replicas_;
   bool zero3_;
+  bool gather_in_forward_; // ZeRO-1/2 gather the updated parameters during the first forward
   CollectiveAlgorithm algorithm_;
   IterationPlan plan_;
   std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
@@ -594,6 +673,8 @@ private:
   std::vector<engine::TaskId> stream_before_last_;      // by group: the one before it
   std::vector<engine::TaskId> gather_last_;             // by group: ZeRO-3 parameter gathers, in order
   std::vector<engine::TaskId> scatter_last_;            // by group: ZeRO-3 gradient reduce-scatters, in order
+  std::vector<std::vector<std::pair<engine::TaskId, engine::TaskId>>> shared_; // by stage: joined()
+  std::vector<std::size_t> shared_next_;      // by group: its stage's next shared collective
   std::vector<std::vector<int>> chunk_order_; // by stage: chunks in the order their gradients complete
   std::vector<engine::TaskId> data_slot_;     // by replica * m + micro-batch: the task before its forward
 };

@@ -120,35 +120,53 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   struct Item {
     double compute_s;
     int ars;
-    double bytes;
+    double params; // parameters whose gradients the item completes
     int a2as = 0;
     int kvs = 0;
+    double fwd_s = 0; // the same part of the forward pass
+    int fwd_ars = 0;
+    int fwd_a2as = 0;
+    int fwd_kvs = 0;
+    int fwd_kernels = 0;
   };
   std::vector<Item> items;
+  const bool shared_head = m.tied_embeddings && chunks == 1; // the head's gradients are the embedding's
   if (last)
     items.push_back(
-        {head_bwd_s, 0, (m.tied_embeddings && chunks == 1) ? 0.0 : embed_params * w.grad_bytes_per_param});
+        {head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, head_fwd_s, 0, 0, 0, c.head_fwd_kernels});
   for (int l = 0; l < c.layers; ++l)
-    items.push_back(
-        {layer_bwd_s, layer_bwd_ar, layer_params * w.grad_bytes_per_param, layer_bwd_a2a, layer_bwd_cp});
-  if (first)
-    items.push_back(
-        {0.0, 0,
-         (last && !(m.tied_embeddings && chunks == 1)) ? 0.0 : embed_params * w.grad_bytes_per_param});
+    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params, layer_bwd_a2a, layer_bwd_cp, layer_fwd_s,
+                     c.layer_fwd_tp, layer_a2a, layer_cp, c.layer_fwd_kernels});
+  if (first) // the vocab-parallel embedding's all-reduce is in the forward pass only
+    items.push_back({0.0, 0, (last && !shared_head) ? 0.0 : embed_params, 0, 0, 0.0, p.tp > 1 ? 1 : 0});
   GradBucket open;
   for (const auto& it : items) {
     open.compute_s += it.compute_s;
     open.tp_collectives += it.ars;
     open.ep_collectives += it.a2as;
     open.cp_collectives += it.kvs;
-    open.bytes += it.bytes;
+    open.params += it.params;
+    open.bytes += it.params * w.grad_bytes_per_param;
+    open.fwd_compute_s += it.fwd_s;
+    open.fwd_tp_collectives += it.fwd_ars;
+    open.fwd_ep_collectives += it.fwd_a2as;
+    open.fwd_cp_collectives += it.fwd_kvs;
+    open.fwd_kernels += it.fwd_kernels;
     if (open.bytes >= w.grad_bucket.si()) {
       c.buckets.push_back(open);
       open = GradBucket{};
     }
   }
-  if (open.bytes > 0 || open.compute_s > 0 || c.buckets.empty())
+  if (open.bytes > 0 || open.compute_s > 0 || c.buckets.empty()) {
     c.buckets.push_back(open);
+  } else { // forward work only (the embedding's all-reduce): it runs with the last bucket's parameters
+    auto& b = c.buckets.back();
+    b.fwd_compute_s += open.fwd_compute_s;
+    b.fwd_tp_collectives += open.fwd_tp_collectives;
+    b.fwd_ep_collectives += open.fwd_ep_collectives;
+    b.fwd_cp_collectives += open.fwd_cp_collectives;
+    b.fwd_kernels += open.fwd_kernels;
+  }
 
   // Adam step, memory-bound: read gradient (4 B), read and write fp32 master weight and both moments
   // (3 x 8 B), write the 16-bit weight (2 B) per parameter held by this rank's optimizer.

@@ -17,6 +17,13 @@ struct GradBucket {
   int ep_collectives = 0; // expert-parallel all-to-alls inside the slice
   int cp_collectives = 0; // context-parallel key/value exchanges inside the slice
   double bytes = 0;       // gradient bytes (per rank) the bucket reduces
+  double params = 0;      // parameters (per rank) the bucket holds: ZeRO-1/2 gather them after the step
+  // The forward pass over the same parameters (it runs the buckets in reverse order).
+  double fwd_compute_s = 0;
+  int fwd_tp_collectives = 0;
+  int fwd_ep_collectives = 0;
+  int fwd_cp_collectives = 0;
+  double fwd_kernels = 0;
 };
 
 struct StageCosts {

@@ -101,7 +101,11 @@ struct WorkloadConfig {
   bool sequence_parallel = false;
   workload::AttentionKernel attention = workload::AttentionKernel::flash;
   bool overlap_grad_reduce = true;
-  bool overlap_param_gather = true; // ZeRO-3: prefetch the next layer's parameters during this layer
+  // Parameter all-gathers overlapped with the forward pass: ZeRO-3 prefetches the next layer's during
+  // this layer; ZeRO-1/2 (Megatron-Core's distributed optimizer) gathers each bucket during the first
+  // micro-batch's forward instead of after the optimizer step. Absent: true for ZeRO-3 (FSDP's
+  // prefetch), false for ZeRO-1/2 (Megatron-Core's default). See param_gather_overlapped().
+  std::optional<bool> overlap_param_gather;
   bool overlap_p2p = true;  // pipeline sends run beside the sender's next computation (false: it waits)
   units::Bytes grad_bucket; // gradient bytes per data-parallel all-reduce bucket
   double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)
@@ -118,6 +122,9 @@ struct WorkloadConfig {
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)
 
+  [[nodiscard]] bool param_gather_overlapped() const {
+    return overlap_param_gather.value_or(zero_stage >= 3);
+  }
   [[nodiscard]] int micro_batches() const { // at most global_batch; the product is taken in 64 bits
     return static_cast<int>(global_batch / (static_cast<std::int64_t>(micro_batch) * parallelism.dp));
   }

@@ -36,7 +36,9 @@ public:
         {"workload.attention", "choice", "flash", "flash | unfused"},
         {"workload.overlap_grad_reduce", "bool", "true",
          "gradient reduction overlapped with the backward pass"},
-        {"workload.overlap_param_gather", "bool", "true", "ZeRO-3: next layer's parameters gathered ahead"},
+        {"workload.overlap_param_gather", "bool", "true with zero 3, false with zero 1 or 2",
+         "parameter all-gathers overlapped with the forward pass (ZeRO-3: the next layer's gathered ahead; "
+         "ZeRO-1/2: each bucket gathered during the first micro-batch's forward)"},
         {"workload.overlap_p2p", "bool", "true", "pipeline sends run beside the sender's next computation"},
         {"workload.grad_reduce_dtype", "choice", "fp32", "fp32 | bf16 | fp16: gradients as reduced"},
         {"workload.grad_bucket", "bytes", "max(40M, 1M x dp) parameters",
@@ -74,6 +76,14 @@ public:
       out.push_back({"workload.zero_buffers",
                      "zero_buffers: per_peer describes ZeRO-3's parameter gathers and "
                      "gradient reduce-scatters; set zero: 3 or remove the key"});
+    if (w.overlap_param_gather && w.zero_stage < 1)
+      out.push_back({"workload.overlap_param_gather",
+                     "overlap_param_gather describes the parameter all-gathers of a sharded optimizer or "
+                     "model; set zero: 1, 2 or 3, or remove the key"});
+    if (w.zero_stage >= 1 && w.zero_stage < 3 && w.param_gather_overlapped() && !w.overlap_grad_reduce)
+      out.push_back({"workload.overlap_param_gather",
+                     "with zero 1 or 2, overlap_param_gather needs overlap_grad_reduce: true (Megatron-Core "
+                     "asserts it); set overlap_grad_reduce: true or overlap_param_gather: false"});
     const auto& p = w.parallelism;
     const auto per_step = static_cast<std::int64_t>(w.micro_batch) * p.dp; // 2^20 x 2^20 overflows an int
     if (degrees_positive(w) && w.global_batch % per_step != 0)
