@@ -371,7 +371,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           // The first bucket's gather waits for the stream and the input; each later one for the previous
           // gather and for the start of the part that uses the previous bucket.
           const auto& gather = stage_collective(CollectiveKind::all_gather, st);
-          double before = start;
+          double before = w.align_param_gather ? 0.0 : start; // aligned: dispatched at the start
           for (auto b = c.buckets.rbegin(); b != c.buckets.rend(); ++b) {
             double part_start = end;
             if (b->params > 0) {
@@ -382,7 +382,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
               e.arm_core_s += gather.arm_core_s_per_byte * b->params * 2.0;
               part_start = std::max(end, gather_chain[si]);
             }
-            before = end;
+            if (!w.align_param_gather)
+              before = end;
             end = part_start + b->fwd_compute_s + b->fwd_tp_collectives * e.tp_collective_s +
                   b->fwd_ep_collectives * e.ep_collective_s + b->fwd_cp_collectives * cp_each(c);
           }

@@ -84,6 +84,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     w.overlap_grad_reduce = o->as_bool();
   if (auto o = m.optional("overlap_param_gather"))
     w.overlap_param_gather = o->as_bool();
+  if (auto o = m.optional("align_param_gather"))
+    w.align_param_gather = o->as_bool();
   if (auto o = m.optional("overlap_p2p"))
     w.overlap_p2p = o->as_bool();
   if (auto g = m.optional("grad_reduce_dtype"))

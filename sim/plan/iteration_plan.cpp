@@ -440,7 +440,9 @@ private:
   /// (Megatron-Core's distributed optimizer): the updated parameters are all-gathered bucket by bucket, in
   /// forward order. The chunk's first forward pre-hook dispatches the first bucket's gather and waits for
   /// it; each later bucket's is dispatched once the previous one has been waited for, as the part of the
-  /// forward that uses the previous bucket starts. Returns the part's {first, last} tasks.
+  /// forward that uses the previous bucket starts. With align_param_gather every stage dispatches all its
+  /// chunks' gathers at the iteration's start instead, in chunk order: each only after the one before.
+  /// Returns the part's {first, last} tasks.
   std::pair<engine::TaskId, engine::TaskId> forward_gathering(int d, int s, const StageCosts& c,
                                                               const std::string& tag) {
     const auto g = static_cast<std::size_t>(group(d, s));
@@ -455,7 +457,7 @@ private:
       std::pair<engine::TaskId, engine::TaskId> gathered{-1, -1};
       if (b.params > 0) {
         std::vector<engine::TaskId> after;
-        if (before >= 0)
+        if (before >= 0 && !w_.align_param_gather)
           after.push_back(before);
         gathered = joined(d, s, after, [&](const std::vector<engine::TaskId>& a) {
           return dp_collective(CollectiveKind::all_gather, s, b.params * 2.0,
@@ -474,7 +476,7 @@ private:
       if (gathered.second >= 0)
         plan_.graph.depend(gathered.second, id);
       if (first < 0) // what the forward waits for (its input) holds up the first gather too
-        first = gathered.first >= 0 ? gathered.first : id;
+        first = gathered.first >= 0 && !w_.align_param_gather ? gathered.first : id;
       last = id;
     }
     return {first, last};

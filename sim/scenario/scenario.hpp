@@ -106,6 +106,9 @@ struct WorkloadConfig {
   // micro-batch's forward instead of after the optimizer step. Absent: true for ZeRO-3 (FSDP's
   // prefetch), false for ZeRO-1/2 (Megatron-Core's default). See param_gather_overlapped().
   std::optional<bool> overlap_param_gather;
+  // ZeRO-1/2, interleaved: every stage dispatches its chunks' parameter gathers at the iteration's start
+  // (Megatron-Core's align_param_gather) instead of at each chunk's first forward.
+  bool align_param_gather = false;
   bool overlap_p2p = true;  // pipeline sends run beside the sender's next computation (false: it waits)
   units::Bytes grad_bucket; // gradient bytes per data-parallel all-reduce bucket
   double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)

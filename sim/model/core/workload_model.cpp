@@ -39,6 +39,9 @@ public:
         {"workload.overlap_param_gather", "bool", "true with zero 3, false with zero 1 or 2",
          "parameter all-gathers overlapped with the forward pass (ZeRO-3: the next layer's gathered ahead; "
          "ZeRO-1/2: each bucket gathered during the first micro-batch's forward)"},
+        {"workload.align_param_gather", "bool", "false",
+         "ZeRO-1/2 gathering in the forward pass, interleaved: every stage dispatches its gathers at the "
+         "iteration's start"},
         {"workload.overlap_p2p", "bool", "true", "pipeline sends run beside the sender's next computation"},
         {"workload.grad_reduce_dtype", "choice", "fp32", "fp32 | bf16 | fp16: gradients as reduced"},
         {"workload.grad_bucket", "bytes", "max(40M, 1M x dp) parameters",
@@ -84,6 +87,12 @@ public:
       out.push_back({"workload.overlap_param_gather",
                      "with zero 1 or 2, overlap_param_gather needs overlap_grad_reduce: true (Megatron-Core "
                      "asserts it); set overlap_grad_reduce: true or overlap_param_gather: false"});
+    if (w.align_param_gather &&
+        (w.zero_stage < 1 || w.zero_stage > 2 || !w.param_gather_overlapped() || w.virtual_stages < 2))
+      out.push_back({"workload.align_param_gather",
+                     "align_param_gather aligns the parameter gathers of zero 1 or 2 with "
+                     "overlap_param_gather: true in an interleaved schedule (virtual_stages > 1; Megatron-LM "
+                     "turns it off otherwise); set those or remove the key"});
     const auto& p = w.parallelism;
     const auto per_step = static_cast<std::int64_t>(w.micro_batch) * p.dp; // 2^20 x 2^20 overflows an int
     if (degrees_positive(w) && w.global_batch % per_step != 0)
