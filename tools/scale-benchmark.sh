@@ -6,6 +6,8 @@
 # Usage: tools/scale-benchmark.sh [--write] [GPUS ...]   (--write puts the table in docs/scaling.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/doc-table.sh
+. tools/doc-table.sh
 # shellcheck source=tools/scale-scenario.sh
 . tools/scale-scenario.sh
 write=0
@@ -43,14 +45,4 @@ for r in "${rows[@]}"; do
 done
 table+=$'\n\n'"Fitted growth (log-log least squares over these rows): CPU time ∝ GPUs^$(fit 2), peak memory ∝ GPUs^$(fit 3). One run each on $(nproc) cores; CPU seconds are user + system of the whole process."
 echo "$table"
-if [ "$write" = 1 ]; then
-  python3 - "$table" <<'PY'
-import sys
-p = 'docs/scaling.md'
-s = open(p).read()
-a, b = '<!-- scale-benchmark:begin -->', '<!-- scale-benchmark:end -->'
-i, j = s.index(a) + len(a), s.index(b)
-open(p, 'w').write(s[:i] + '\n' + sys.argv[1] + '\n' + s[j:])
-PY
-  echo "wrote docs/scaling.md" >&2
-fi
+if [ "$write" = 1 ]; then write_doc_table docs/scaling.md scale-benchmark "$table"; fi

@@ -13,6 +13,8 @@
 # Usage: tools/strong-scaling-study.sh [--write]   (--write puts the table in docs/strong-scaling.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/doc-table.sh
+. tools/doc-table.sh
 write=0
 if [ "${1:-}" = "--write" ]; then write=1; shift; fi
 tools/setup.sh default >/dev/null
@@ -70,14 +72,4 @@ for r in "${rows[@]}"; do
   table+=$'\n'"| $g | $v | $m | $step | $tf | $c | $tp | $dp | $st | $rest |"
 done
 echo "$table"
-if [ "$write" = 1 ]; then
-  python3 - "$table" <<'PY'
-import sys
-p = 'docs/strong-scaling.md'
-s = open(p).read()
-a, b = '<!-- strong-scaling-study:begin -->', '<!-- strong-scaling-study:end -->'
-i, j = s.index(a) + len(a), s.index(b)
-open(p, 'w').write(s[:i] + '\n' + sys.argv[1] + '\n' + s[j:])
-PY
-  echo "wrote docs/strong-scaling.md" >&2
-fi
+if [ "$write" = 1 ]; then write_doc_table docs/strong-scaling.md strong-scaling-study "$table"; fi
