@@ -34,6 +34,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
   g.nvls_efficiency = r.number("nvls_efficiency", 0.0, 1.0);
   g.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   g.kernel_floor = r.quantity<Seconds>("kernel_floor");
+  g.sms = r.optional_number("sms", 1, 1 << 16);
   g.tdp = r.quantity<Power>("tdp");
   g.idle_power = r.optional_quantity<Power>("idle_power");
   g.interruptions = read_interruptions(r, "interruptions");

@@ -28,6 +28,7 @@ struct GpuSpec {
                                               // bandwidth; 0 where the NVSwitch cannot reduce (NVLS)
   Cited<units::DataRate> pcie_bandwidth;      // per direction
   Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
+  std::optional<Cited<double>> sms;           // streaming multiprocessors (kernels that take some share them)
   Cited<units::Power> tdp;
   std::optional<Cited<units::Power>> idle_power; // drawn while it waits (no kernel running)
   std::optional<InterruptionRate> interruptions; // per GPU, from a failure study

@@ -15,6 +15,7 @@ struct GpuComputeParams {
   double fp8_speedup = 2.0;      // peak fp8 / peak bf16 (tensor cores), applied to the bf16 table
   units::DataRate hbm_bandwidth; // achieved HBM bandwidth (peak x measured efficiency)
   units::Seconds kernel_floor;   // shortest time any kernel occupies the GPU
+  int sms = 0;                   // streaming multiprocessors (0: not in the catalog)
 };
 
 class GpuComputeModel {

@@ -143,6 +143,11 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     e.ep_collective_s = a2a.time(first.ep_bytes);
     ep_core_s_per_use = a2a.host_core_s_per_byte * first.ep_bytes;
   }
+  const auto tp_each = workload::tp_each_s(first.tp_overlap_gemms, first.tp_overlap, e.tp_collective_s);
+  // What `all` fused tensor-parallel all-reduces add, `bwd` of them in a backward pass proper.
+  const auto tp_time = [&](int all, int bwd) {
+    return (all - bwd) * tp_each.forward_s + bwd * tp_each.backward_s;
+  };
   const auto cp_each = [&](const plan::StageCosts& c) {
     return std::max(0.0, e.cp_collective_s - c.cp_hide_s);
   };
@@ -346,13 +351,13 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             const bool head = l == c.layers;
             const double compute = head
                                        ? c.head_fwd_s
-                                       : c.layer_fwd_s + c.layer_fwd_tp * e.tp_collective_s +
+                                       : c.layer_fwd_s + tp_time(c.layer_fwd_tp, 0) +
                                              c.layer_fwd_ep * e.ep_collective_s + c.layer_fwd_cp * cp_each(c);
             end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l),
                               false);
           }
           kernel_s[si] += c.fwd_compute_s;
-          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          tp_s[si] += tp_time(c.fwd_tp_collectives, 0);
           ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
@@ -361,7 +366,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             const bool head = l == c.layers;
             const double compute = head
                                        ? c.head_bwd_s
-                                       : c.layer_bwd_s + c.layer_bwd_tp * e.tp_collective_s +
+                                       : c.layer_bwd_s + tp_time(c.layer_bwd_tp, c.layer_bwd_tp_bwd) +
                                              c.layer_bwd_ep * e.ep_collective_s + c.layer_bwd_cp * cp_each(c);
             end = zero3_layer(st, l == c.layers - (c.last ? 0 : 1) ? ready : 0.0, compute, layer_params(c, l),
                               layer_tensors(c, l), true);
@@ -384,37 +389,37 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             }
             if (!w.align_param_gather)
               before = end;
-            end = part_start + b->fwd_compute_s + b->fwd_tp_collectives * e.tp_collective_s +
+            end = part_start + b->fwd_compute_s + tp_time(b->fwd_tp_collectives, 0) +
                   b->fwd_ep_collectives * e.ep_collective_s + b->fwd_cp_collectives * cp_each(c);
           }
           kernel_s[si] += c.fwd_compute_s;
-          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          tp_s[si] += tp_time(c.fwd_tp_collectives, 0);
           ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
         } else if (op.forward) {
-          end += c.fwd_compute_s + c.fwd_tp_collectives * e.tp_collective_s +
+          end += c.fwd_compute_s + tp_time(c.fwd_tp_collectives, 0) +
                  c.fwd_ep_collectives * e.ep_collective_s + c.fwd_cp_collectives * cp_each(c);
           kernel_s[si] += c.fwd_compute_s;
-          tp_s[si] += c.fwd_tp_collectives * e.tp_collective_s;
+          tp_s[si] += tp_time(c.fwd_tp_collectives, 0);
           ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
         } else if (op.micro == m - 1 && reduce) {
           // The chunk's last backward: each bucket's gradients are complete in turn.
           for (const auto& b : c.buckets) {
-            end += b.compute_s + b.tp_collectives * e.tp_collective_s + b.ep_collectives * e.ep_collective_s +
-                   b.cp_collectives * cp_each(c);
+            end += b.compute_s + tp_time(b.tp_collectives, b.tp_bwd_collectives) +
+                   b.ep_collectives * e.ep_collective_s + b.cp_collectives * cp_each(c);
             bucket_ready[static_cast<std::size_t>(vs)].push_back(end);
           }
           chunk_order[si].push_back(op.chunk);
         } else {
-          end += c.bwd_compute_s + c.bwd_tp_collectives * e.tp_collective_s +
+          end += c.bwd_compute_s + tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives) +
                  c.bwd_ep_collectives * e.ep_collective_s + c.bwd_cp_collectives * cp_each(c);
         }
         if (!op.forward) {
           kernel_s[si] += c.bwd_compute_s;
-          tp_s[si] += c.bwd_tp_collectives * e.tp_collective_s;
+          tp_s[si] += tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives);
           ep_uses += c.bwd_ep_collectives;
           cp_s[si] += c.bwd_cp_collectives * cp_each(c);
           bwd_end[at(vs, op.micro)] = end;

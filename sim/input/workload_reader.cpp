@@ -84,6 +84,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     w.overlap_grad_reduce = o->as_bool();
   if (auto o = m.optional("overlap_param_gather"))
     w.overlap_param_gather = o->as_bool();
+  if (auto o = m.optional("tp_comm_overlap"))
+    w.tp_comm_overlap = o->as_bool();
   if (auto o = m.optional("align_param_gather"))
     w.align_param_gather = o->as_bool();
   if (auto o = m.optional("overlap_p2p"))

@@ -79,6 +79,9 @@ double TaskInfo::arm_cpu_core_s() const {
 }
 
 void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, double cp_collective_s) {
+  const auto each = workload::tp_each_s(tp_overlap_gemms, tp_overlap, tp_collective_s);
+  tp_fwd_each_s = each.forward_s;
+  tp_bwd_each_s = each.backward_s;
   for (std::size_t i = 0; i < info.size(); ++i) {
     const auto& ti = info[i];
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
@@ -86,8 +89,7 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, 
       continue;
     // The first load is the GPU's; any others are its launch threads on the host.
     auto& task = graph.mutable_task(static_cast<engine::TaskId>(i));
-    task.loads.front().amount = ti.compute_s + ti.tp_collectives * tp_collective_s +
-                                ti.ep_collectives * ep_collective_s +
+    task.loads.front().amount = ti.compute_s + tp_exposed_s(ti) + ti.ep_collectives * ep_collective_s +
                                 ti.cp_collectives * std::max(0.0, cp_collective_s - ti.cp_hide_s);
   }
 }
@@ -109,6 +111,8 @@ public:
 
   IterationPlan build() {
     build_probes();
+    plan_.tp_overlap_gemms = costs_.front().tp_overlap_gemms;
+    plan_.tp_overlap = costs_.front().tp_overlap;
     plan_.simulated_replicas = replicas_;
     const auto groups = static_cast<std::size_t>(replicas_ * p_.pp);
     op_first_.assign(groups * static_cast<std::size_t>(v_ * m_ * 2), -1);
@@ -491,11 +495,12 @@ private:
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
     const double per_s_kernels =
         c.bwd_compute_s > 0 ? (c.layers * c.layer_bwd_kernels + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
-    auto task = [&](std::string label, double seconds, int tp, int ep, int cp) {
+    auto task = [&](std::string label, double seconds, int tp, int tp_bwd, int ep, int cp) {
       TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
       i.compute_s = seconds;
       i.tp_collectives = tp;
+      i.tp_bwd_collectives = tp_bwd;
       i.ep_collectives = ep;
       i.cp_collectives = cp;
       i.cp_hide_s = c.cp_hide_s;
@@ -515,7 +520,8 @@ private:
         const auto gathered =
             gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
         const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
-                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
+                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_tp_bwd,
+                             head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
         plan_.graph.depend(gathered, id);
         joined(d, s, {id}, [&](const std::vector<engine::TaskId>& a) {
           return dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
@@ -534,7 +540,7 @@ private:
       for (int k = 0; k < nb; ++k) {
         const auto& b = c.buckets[static_cast<std::size_t>(k)];
         const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives,
-                             b.ep_collectives, b.cp_collectives);
+                             b.tp_bwd_collectives, b.ep_collectives, b.cp_collectives);
         ready.push_back(id);
         if (first < 0)
           first = id;
@@ -543,8 +549,8 @@ private:
       if (d == 0)
         chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
     } else {
-      first = last =
-          task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_ep_collectives, c.bwd_cp_collectives);
+      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_tp_bwd_collectives,
+                          c.bwd_ep_collectives, c.bwd_cp_collectives);
     }
     op_first_[op_index(d, s, chunk, mb, false)] = first;
     op_last_[op_index(d, s, chunk, mb, false)] = last;

@@ -57,6 +57,7 @@ struct TaskInfo {
   std::vector<int> nics;         // NICs a communication crosses
   double compute_s = 0;          // GPU kernel seconds on each GPU of the task
   int tp_collectives = 0;        // tensor-parallel all-reduces fused into the task
+  int tp_bwd_collectives = 0;    // of which in a backward pass proper (the others: forward or recomputed)
   int ep_collectives = 0;        // expert-parallel all-to-alls fused into the task
   int cp_collectives = 0;        // context-parallel key/value exchanges fused into the task
   double cp_hide_s = 0;          // of each, the attention compute it overlaps with
@@ -86,9 +87,19 @@ struct IterationPlan {
   int cp_collectives = 0;     // how many context-parallel exchanges reuse the cp probe's duration
   int simulated_replicas = 0; // data-parallel replicas whose compute and pipeline traffic were simulated
   double peer_copy_s = 0;     // ZeRO-3 with per-peer buffers: one rank's copy launches in the iteration
+  // With tp_comm_overlap: the GEMMs a layer's tensor-parallel communications overlap with.
+  std::optional<workload::TpOverlapGemms> tp_overlap_gemms;
+  workload::TpOverlapConfig tp_overlap;
+  double tp_fwd_each_s = 0; // set by apply_probe: what one fused forward (backward) all-reduce adds to its
+  double tp_bwd_each_s = 0; //   task: the probe's duration, or with tp_comm_overlap its exposed part
 
   /// Fixes the fused tasks' durations once the probe's tensor-parallel all-reduce time is known.
   void apply_probe(double tp_collective_s, double ep_collective_s = 0, double cp_collective_s = 0);
+  /// The tensor-parallel communication time a task's fused collectives add to it (after apply_probe).
+  [[nodiscard]] double tp_exposed_s(const TaskInfo& ti) const {
+    return (ti.tp_collectives - ti.tp_bwd_collectives) * tp_fwd_each_s +
+           ti.tp_bwd_collectives * tp_bwd_each_s;
+  }
 };
 
 /// Host-side work of the iteration besides communication: the framework's kernel-launch threads, the

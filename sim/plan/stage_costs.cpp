@@ -3,6 +3,12 @@
 #include <algorithm>
 
 namespace dpusim::plan {
+namespace {
+// Transformer Engine's default userbuffers configuration (TE-UB, initialize_ub's get_default_config): the
+// pipelined and bulk overlaps take 16 SMs for their communication and split a GEMM into 4 chunks.
+constexpr int kTeUbPipelineSplits = 4;
+constexpr double kTeUbCommSms = 16;
+} // namespace
 
 StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage) {
   using workload::Recompute;
@@ -78,6 +84,31 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.head_bwd_s = head_bwd_s;
   c.layer_fwd_tp = p.tp > 1 ? 2 : 0;
   c.layer_bwd_tp = layer_bwd_ar;
+  c.layer_bwd_tp_bwd = p.tp > 1 ? 2 : 0;
+  c.bwd_tp_bwd_collectives = c.layers * c.layer_bwd_tp_bwd;
+  if (w.tp_comm_overlap && p.tp > 1) {
+    // The GEMMs by name (models/workload/transformer.cpp): a linear layer's backward lists its data
+    // gradient, then its weight gradient.
+    auto time_of = [&](const workload::LayerWork& work, std::string_view name, int nth) {
+      for (const auto& g : work.gemms)
+        if (g.name == name && nth-- == 0)
+          return gpu.time(workload::LayerWork{{g}, {}}, w.precision).si();
+      return 0.0;
+    };
+    workload::TpOverlapGemms g;
+    g.qkv = time_of(fwd, "qkv", 0);
+    g.proj = time_of(fwd, "attn_proj", 0);
+    g.fc1 = time_of(fwd, m.activation == workload::Activation::gelu ? "fc1" : "fc1_gate_up", 0);
+    g.fc2 = time_of(fwd, "fc2", 0);
+    g.proj_dgrad = time_of(bwd, "attn_proj_bwd", 0);
+    g.fc2_dgrad = time_of(bwd, "fc2_bwd", 0);
+    g.qkv_wgrad = time_of(bwd, "qkv_bwd", 1);
+    g.fc1_wgrad = time_of(bwd, "fc1_bwd", 1);
+    c.tp_overlap_gemms = g;
+    c.tp_overlap.tp = p.tp;
+    c.tp_overlap.pipeline_splits = kTeUbPipelineSplits;
+    c.tp_overlap.comm_sm_share = gpu.params().sms > 0 ? kTeUbCommSms / gpu.params().sms : 0.0;
+  }
   c.fwd_compute_s = c.layers * layer_fwd_s + head_fwd_s;
   c.bwd_compute_s = c.layers * layer_bwd_s + head_bwd_s;
   c.fwd_tp_collectives = p.tp > 1 ? 2 * c.layers + (first ? 1 : 0) : 0; // + vocab-parallel embedding
@@ -123,6 +154,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     double params; // parameters whose gradients the item completes
     int a2as = 0;
     int kvs = 0;
+    int bwd_ars = 0;  // of `ars`, those of the backward pass proper
     double fwd_s = 0; // the same part of the forward pass
     int fwd_ars = 0;
     int fwd_a2as = 0;
@@ -133,16 +165,17 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   const bool shared_head = m.tied_embeddings && chunks == 1; // the head's gradients are the embedding's
   if (last)
     items.push_back(
-        {head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, head_fwd_s, 0, 0, 0, c.head_fwd_kernels});
+        {head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, 0, head_fwd_s, 0, 0, 0, c.head_fwd_kernels});
   for (int l = 0; l < c.layers; ++l)
-    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params, layer_bwd_a2a, layer_bwd_cp, layer_fwd_s,
-                     c.layer_fwd_tp, layer_a2a, layer_cp, c.layer_fwd_kernels});
+    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params, layer_bwd_a2a, layer_bwd_cp, c.layer_bwd_tp_bwd,
+                     layer_fwd_s, c.layer_fwd_tp, layer_a2a, layer_cp, c.layer_fwd_kernels});
   if (first) // the vocab-parallel embedding's all-reduce is in the forward pass only
-    items.push_back({0.0, 0, (last && !shared_head) ? 0.0 : embed_params, 0, 0, 0.0, p.tp > 1 ? 1 : 0});
+    items.push_back({0.0, 0, (last && !shared_head) ? 0.0 : embed_params, 0, 0, 0, 0.0, p.tp > 1 ? 1 : 0});
   GradBucket open;
   for (const auto& it : items) {
     open.compute_s += it.compute_s;
     open.tp_collectives += it.ars;
+    open.tp_bwd_collectives += it.bwd_ars;
     open.ep_collectives += it.a2as;
     open.cp_collectives += it.kvs;
     open.params += it.params;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/compute/gpu_compute.hpp"
+#include "models/workload/tp_comm_overlap.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <vector>
@@ -12,12 +13,13 @@ namespace dpusim::plan {
 
 /// A slice of the backward pass after which one data-parallel gradient bucket is complete.
 struct GradBucket {
-  double compute_s = 0;   // backward GPU time of the slice
-  int tp_collectives = 0; // tensor-parallel all-reduces inside the slice
-  int ep_collectives = 0; // expert-parallel all-to-alls inside the slice
-  int cp_collectives = 0; // context-parallel key/value exchanges inside the slice
-  double bytes = 0;       // gradient bytes (per rank) the bucket reduces
-  double params = 0;      // parameters (per rank) the bucket holds: ZeRO-1/2 gather them after the step
+  double compute_s = 0;       // backward GPU time of the slice
+  int tp_collectives = 0;     // tensor-parallel all-reduces inside the slice
+  int tp_bwd_collectives = 0; // of which in the backward pass proper (not a recomputed forward)
+  int ep_collectives = 0;     // expert-parallel all-to-alls inside the slice
+  int cp_collectives = 0;     // context-parallel key/value exchanges inside the slice
+  double bytes = 0;           // gradient bytes (per rank) the bucket reduces
+  double params = 0;          // parameters (per rank) the bucket holds: ZeRO-1/2 gather them after the step
   // The forward pass over the same parameters (it runs the buckets in reverse order).
   double fwd_compute_s = 0;
   int fwd_tp_collectives = 0;
@@ -37,6 +39,11 @@ struct StageCosts {
   double head_bwd_s = 0;
   int layer_fwd_tp = 0; // tensor-parallel all-reduces of one layer's forward / backward
   int layer_bwd_tp = 0;
+  int layer_bwd_tp_bwd = 0; // of the backward's, those of the backward pass proper (not recomputed)
+  int bwd_tp_bwd_collectives = 0;
+  // With tp_comm_overlap: the GEMMs each tensor-parallel communication of a layer overlaps with.
+  std::optional<workload::TpOverlapGemms> tp_overlap_gemms;
+  workload::TpOverlapConfig tp_overlap;
   double layer_params = 0;   // parameters of one layer held per rank
   double embed_params = 0;   // embedding / output head parameters held per rank
   int layer_tensors = 0;     // weight matrices of one layer (ZeRO-3 partitions them one by one)

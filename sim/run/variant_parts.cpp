@@ -10,6 +10,7 @@ compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw) {
   gp.fp8_speedup = hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value / hw.gpu.peak_bf16.value : 1.0;
   gp.hbm_bandwidth = hw.gpu.hbm_bandwidth.value * hw.gpu.hbm_efficiency.value;
   gp.kernel_floor = hw.gpu.kernel_floor.value;
+  gp.sms = hw.gpu.sms ? static_cast<int>(hw.gpu.sms->value) : 0;
   return compute::GpuComputeModel(gp);
 }
 

@@ -109,6 +109,9 @@ struct WorkloadConfig {
   // ZeRO-1/2, interleaved: every stage dispatches its chunks' parameter gathers at the iteration's start
   // (Megatron-Core's align_param_gather) instead of at each chunk's first forward.
   bool align_param_gather = false;
+  // Tensor-parallel communication overlapped with the GEMMs around it (Transformer Engine's userbuffers,
+  // Megatron-Core's --tp-comm-overlap; needs sequence parallelism).
+  bool tp_comm_overlap = false;
   bool overlap_p2p = true;  // pipeline sends run beside the sender's next computation (false: it waits)
   units::Bytes grad_bucket; // gradient bytes per data-parallel all-reduce bucket
   double grad_bytes_per_param = 4; // fp32 main gradients are reduced (Megatron default under bf16)

@@ -42,6 +42,9 @@ public:
         {"workload.align_param_gather", "bool", "false",
          "ZeRO-1/2 gathering in the forward pass, interleaved: every stage dispatches its gathers at the "
          "iteration's start"},
+        {"workload.tp_comm_overlap", "bool", "false",
+         "tensor-parallel communication overlapped with the GEMMs around it (Transformer Engine's "
+         "userbuffers, Megatron-Core's --tp-comm-overlap; needs sequence_parallel)"},
         {"workload.overlap_p2p", "bool", "true", "pipeline sends run beside the sender's next computation"},
         {"workload.grad_reduce_dtype", "choice", "fp32", "fp32 | bf16 | fp16: gradients as reduced"},
         {"workload.grad_bucket", "bytes", "max(40M, 1M x dp) parameters",
@@ -93,6 +96,15 @@ public:
                      "align_param_gather aligns the parameter gathers of zero 1 or 2 with "
                      "overlap_param_gather: true in an interleaved schedule (virtual_stages > 1; Megatron-LM "
                      "turns it off otherwise); set those or remove the key"});
+    if (w.tp_comm_overlap && (!w.sequence_parallel || w.parallelism.tp < 2))
+      out.push_back({"workload.tp_comm_overlap",
+                     "tp_comm_overlap overlaps sequence parallelism's all-gathers and reduce-scatters with "
+                     "the GEMMs (Megatron-LM asserts --sequence-parallel); set sequence_parallel: true with "
+                     "tp > 1, or remove the key"});
+    if (w.tp_comm_overlap && w.model.moe())
+      out.push_back({"workload.tp_comm_overlap",
+                     "tp_comm_overlap is modelled for dense layers only; remove the key for a "
+                     "mixture-of-experts model"});
     const auto& p = w.parallelism;
     const auto per_step = static_cast<std::int64_t>(w.micro_batch) * p.dp; // 2^20 x 2^20 overflows an int
     if (degrees_positive(w) && w.global_batch % per_step != 0)
@@ -106,6 +118,13 @@ public:
     if (w.precision == workload::Precision::fp8 && !gpu->peak_fp8)
       out.push_back(
           {"workload.precision", fmt::format("a {} has no fp8 tensor cores; use bf16 or fp16", gpu->name)});
+    if (w.tp_comm_overlap && !gpu->sms)
+      out.push_back(
+          {"workload.tp_comm_overlap",
+           fmt::format("tp_comm_overlap needs the GPU's SM count (the communication kernels take 16 "
+                       "of them), and the catalog's {} has no sms; add it to the GPU's entry or "
+                       "remove the key",
+                       gpu->name)});
     if (w.zero_per_peer_buffers && !cat.cpu(node->cpu)->kernel_launch_cpu)
       out.push_back(
           {"workload.zero_buffers",
