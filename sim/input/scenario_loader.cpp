@@ -135,7 +135,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     auto vm = v->as_map();
     vm.declare(keys_of("validation"));
     Validation val;
-    val.metric = vm.required("metric").as_choice({"tflops_per_gpu", "iteration_time_ms"});
+    val.metric = vm.required("metric").as_choice({"tflops_per_gpu", "iteration_time_ms", "mfu"});
     val.published = vm.required("published", "the published value of the metric").as_number(1e-9, 1e12);
     val.table = vm.required("table", "a name grouping rows of one published table").as_string();
     val.source = vm.required("source", "where the published value comes from").as_string();

@@ -138,7 +138,7 @@ struct WorkloadConfig {
 
 /// The published result a validation scenario reproduces.
 struct Validation {
-  std::string metric; // tflops_per_gpu | iteration_time_ms
+  std::string metric; // tflops_per_gpu | iteration_time_ms | mfu (model FLOPs over the dense peak)
   double published = 0;
   std::string table; // groups rows for the error summary
   std::string source;
