@@ -14,7 +14,8 @@ public:
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {
-        {"validation.metric", "choice", "required", "tflops_per_gpu | iteration_time_ms | mfu (model FLOPs, docs/metrics.md)"},
+        {"validation.metric", "choice", "required",
+         "tflops_per_gpu | iteration_time_ms | mfu (model FLOPs, docs/metrics.md)"},
         {"validation.published", "number", "required", "the published value of the metric"},
         {"validation.table", "text", "required", "a name grouping rows of one published table"},
         {"validation.source", "text", "required", "where the published value comes from"},
