@@ -29,23 +29,38 @@ EcmpImbalance ecmp_imbalance(const IterationPlan& plan, platform::RouteRegistry&
   const auto& g = topo.graph();
   EcmpImbalance worst;
   std::unordered_map<std::int32_t, double> load; // link -> bytes
-  for (std::size_t id = 0; id < plan.graph.size(); ++id) {
+  auto is_transfer = [&plan](std::size_t id) {
     const auto& t = plan.graph.task(static_cast<engine::TaskId>(id));
-    if (t.kind != engine::TaskKind::transfer || t.flows.empty())
+    return t.kind == engine::TaskKind::transfer && !t.flows.empty();
+  };
+  auto label_of = [&plan](std::size_t id) -> const std::string& {
+    static const std::string none;
+    return id < plan.info.size() ? plan.info[id].label : none;
+  };
+  for (std::size_t id = 0; id < plan.graph.size(); ++id) {
+    if (!is_transfer(id))
       continue;
+    // The parts of one communication (added one after another under its label) run side by side:
+    // their flows meet on the same switches.
+    std::size_t stop = id + 1;
+    while (stop < plan.graph.size() && is_transfer(stop) && label_of(stop) == label_of(id))
+      ++stop;
     load.clear();
-    for (const auto& f : t.flows) {
-      if (hosts.kind_of(f.src) != platform::HostMap::HostKind::gpu ||
-          hosts.kind_of(f.dst) != platform::HostMap::HostKind::gpu)
-        continue;
-      const auto& r = routes.route_hosts(f.src, f.dst);
-      if (r.kind != platform::HopKind::network)
-        continue;
-      const double share = f.bytes / r.spread;
-      for (auto l : r.links)
-        if (l < topo.num_edges())
-          load[l] += share;
-    }
+    for (std::size_t part = id; part < stop; ++part)
+      for (const auto& f : plan.graph.task(static_cast<engine::TaskId>(part)).flows) {
+        if (hosts.kind_of(f.src) != platform::HostMap::HostKind::gpu ||
+            hosts.kind_of(f.dst) != platform::HostMap::HostKind::gpu)
+          continue;
+        const auto& r = routes.route_hosts(f.src, f.dst);
+        if (r.kind != platform::HopKind::network)
+          continue;
+        const double share = f.bytes / r.spread;
+        for (auto l : r.links)
+          if (l < topo.num_edges())
+            load[l] += share;
+      }
+    const std::size_t first = id;
+    id = stop - 1;
     // Per link its time per byte of capacity; per switch and direction the balanced bound.
     double busiest = 0;
     double balanced = 0;
@@ -89,7 +104,7 @@ EcmpImbalance ecmp_imbalance(const IterationPlan& plan, platform::RouteRegistry&
     const double ratio = balanced > 0 ? busiest / balanced : 1.0;
     if (ratio > worst.ratio) {
       worst.ratio = ratio;
-      worst.label = id < plan.info.size() ? plan.info[id].label : std::string{};
+      worst.label = label_of(first);
     }
   }
   return worst;

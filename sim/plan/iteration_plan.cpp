@@ -284,8 +284,10 @@ private:
     }
   }
 
-  /// A data-parallel collective of stage s for every tensor-parallel rank at once (their rings are
-  /// independent and symmetric), after `after`; chained on the communicator `chain`.
+  /// A data-parallel collective of stage s for every tensor-parallel rank at once, after `after`; chained
+  /// on the communicator `chain`. Each rank's collective is its own communicator's, so its rings are parts
+  /// of their own: each progresses at its own bottleneck and takes its own share of a link it shares
+  /// (one part for all of them would hold every rank to the slowest and give them one share together).
   /// `host_s`: work each rank does on the collective's critical path before it completes (ZeRO-3's
   /// per-peer copies).
   std::pair<engine::TaskId, engine::TaskId> dp_collective(CollectiveKind kind, int s, double bytes,
@@ -296,7 +298,7 @@ private:
     std::vector<int> gpus;
     for (int j = 0; j < p_.tp; ++j) {
       const auto ranks = workload::gradient_group(p_, j, s);
-      all.merge(lowering_.collective(kind, algorithm_, ranks, bytes), true);
+      all.merge(lowering_.collective(kind, algorithm_, ranks, bytes), false);
       gpus.insert(gpus.end(), ranks.begin(), ranks.end());
     }
     if (host_s > 0) {

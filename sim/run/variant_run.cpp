@@ -241,7 +241,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         "ECMP: in {} the busiest switch-to-switch link carries {:.2f}x the bytes it would if its switch "
         "spread "
         "them evenly over its equal links (hash collisions at seed {}, {} hashed path{} per GPU pair), so "
-        "that part runs up to {:.2f}x slower than the fabric allows; `--samples N` shows the spread over "
+        "it runs up to {:.2f}x slower than the fabric allows; `--samples N` shows the spread over "
         "seeds{}",
         ecmp.label.empty() ? "a transfer" : ecmp.label, ecmp.ratio, s.seed, paths, paths == 1 ? "" : "s",
         ecmp.ratio,

@@ -99,7 +99,7 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
 
 TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   // scenarios/examples/tenants-pfc-qos.yaml: other tenants' flows and the job's own overload the 8:1
-  // up-links; PFC alone more than doubles the ConnectX-7 step, the BlueField's QoS keeps it to a quarter.
+  // up-links; PFC alone nearly doubles the ConnectX-7 step, the BlueField's QoS keeps it to a quarter.
   TempDir tmp;
   const auto r = dpusim::testing::compare_bundled(tmp, "tenants-pfc-qos");
   const auto notes = dpusim::testing::by_variant(
@@ -110,11 +110,11 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   for (const auto& [v, groups] : notes)
     percent[v] = std::stod(groups.at(1));
   ASSERT_EQ(percent.size(), 2u) << r.out;
-  EXPECT_GT(percent.at("rdma-nic"), 100.0);
+  EXPECT_NEAR(percent.at("rdma-nic"), 88, 12);
   EXPECT_NEAR(percent.at("dpu"), 27, 8);
   const auto rows = dpusim::testing::csv_rows(tmp.path() + "/out/comparison.csv");
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_NEAR(std::stod(rows[0].at("step_time_s")) / std::stod(rows[1].at("step_time_s")), 3.6, 0.3);
+  EXPECT_NEAR(std::stod(rows[0].at("step_time_s")) / std::stod(rows[1].at("step_time_s")), 2.0, 0.2);
 }
 
 TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
@@ -136,7 +136,8 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
     return dpusim::testing::replaced(text, from, to);
   };
   const auto [slowed, all, percent] = checkpoint_note("shared", text);
-  EXPECT_EQ(slowed, all) << "every transfer, the gradients' included";
+  // Most transfers, the gradients' included: each data-parallel ring crosses NICs that write.
+  EXPECT_GE(4 * slowed, 3 * all) << slowed << " of " << all;
   EXPECT_GT(percent, 1500.0);
   const auto [own_slowed, own_all, own_percent] =
       checkpoint_note("own", with("control: pfc-only}", "control: pfc-only, storage_class: separate}"));
