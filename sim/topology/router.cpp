@@ -1,5 +1,6 @@
 #include "sim/topology/router.hpp"
 
+#include <algorithm>
 #include <boost/graph/dijkstra_shortest_paths_no_color_map.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/reverse_graph.hpp>
@@ -65,6 +66,27 @@ Router::Router(const Topology& topology, std::uint64_t seed, const Failures& fai
     if (kind != VertexKind::dpu_switch && kind != VertexKind::dpu_arm)
       ++next;
   }
+  // Each server's vertices, for the searches inside one server.
+  for (VertexId v = 0; v < hash_key_.size(); ++v)
+    if (const int n = g[v].node; n >= 0) {
+      if (static_cast<std::size_t>(n) >= node_vertices_.size())
+        node_vertices_.resize(static_cast<std::size_t>(n) + 1);
+      node_vertices_[static_cast<std::size_t>(n)].push_back(v);
+    }
+  // The switch graph of the fabric domain's searches.
+  for (VertexId v = 0; v < hash_key_.size(); ++v)
+    if (may_transit(Domain::fabric, v, -1)) {
+      switch_of_.emplace(v, switch_vertex_.size());
+      switch_vertex_.push_back(v);
+    }
+  for (std::size_t i = 0; i < switch_vertex_.size(); ++i)
+    boost::add_vertex(switches_);
+  for (std::size_t i = 0; i < switch_vertex_.size(); ++i)
+    for (auto [e, end] = boost::out_edges(switch_vertex_[i], g); e != end; ++e) {
+      const auto to = switch_of_.find(boost::target(*e, g));
+      if (to != switch_of_.end() && !edge_down_[static_cast<std::size_t>(g[*e].id)])
+        boost::add_edge(to->second, i, cost_of(g[*e]), switches_);
+    }
   // A destination's slice: its index among the endpoints (NICs, storage servers) a leaf links down to,
   // in the leaf's port order; the leaf's down-link index of Meta's path pinning (META-ROCE).
   slice_ = hash_key_;
@@ -121,21 +143,86 @@ bool Router::may_transit(Domain d, VertexId v, int node) const {
   return false;
 }
 
+Router::Distances Router::switch_distances_to(VertexId dst) const {
+  std::vector<std::int64_t> d(switch_vertex_.size(), kUnreachable);
+  boost::dijkstra_shortest_paths_no_color_map(
+      switches_, switch_of_.at(dst),
+      boost::distance_map(
+          boost::make_iterator_property_map(d.begin(), boost::get(boost::vertex_index, switches_)))
+          .distance_inf(kUnreachable));
+  Distances dist;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] < kUnreachable)
+      dist.emplace(switch_vertex_[i], d[i]);
+  return dist;
+}
+
+const Router::NodeGraph& Router::node_graph(int node) const {
+  if (const auto it = node_graphs_.find(node); it != node_graphs_.end())
+    return it->second;
+  const Graph& g = topo_.graph();
+  NodeGraph& ng = node_graphs_.try_emplace(node).first->second;
+  ng.vertex = node_vertices_.at(static_cast<std::size_t>(node));
+  for (std::size_t i = 0; i < ng.vertex.size(); ++i) {
+    ng.local.emplace(ng.vertex[i], i);
+    boost::add_vertex(ng.graph);
+  }
+  for (std::size_t i = 0; i < ng.vertex.size(); ++i)
+    for (auto [e, end] = boost::out_edges(ng.vertex[i], g); e != end; ++e) {
+      const auto to = ng.local.find(boost::target(*e, g));
+      if (to != ng.local.end() && !edge_down_[static_cast<std::size_t>(g[*e].id)])
+        boost::add_edge(to->second, i, cost_of(g[*e]), ng.graph);
+    }
+  return ng;
+}
+
+Router::Distances Router::node_distances_to(VertexId dst) const {
+  const int node = topo_.vertex(dst).node;
+  const auto& ng = node_graph(node);
+  const std::size_t from = ng.local.at(dst);
+  // Only the destination and the vertices traffic may cross inside the server are expanded.
+  auto keep = [this, &ng, from, node](SwitchGraph::edge_descriptor e) {
+    const auto u = boost::source(e, ng.graph);
+    return u == from || may_transit(Domain::node, ng.vertex[u], node);
+  };
+  boost::filtered_graph<SwitchGraph, std::function<bool(SwitchGraph::edge_descriptor)>> fg(ng.graph, keep);
+  std::vector<std::int64_t> d(ng.vertex.size(), kUnreachable);
+  boost::dijkstra_shortest_paths_no_color_map(
+      fg, from,
+      boost::distance_map(
+          boost::make_iterator_property_map(d.begin(), boost::get(boost::vertex_index, ng.graph)))
+          .weight_map(boost::get(boost::edge_weight, ng.graph))
+          .distance_inf(kUnreachable));
+  Distances dist;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (d[i] < kUnreachable)
+      dist.emplace(ng.vertex[i], d[i]);
+  return dist;
+}
+
 const Router::Distances& Router::distances_to(Domain d, VertexId dst) const {
   const auto key = std::make_pair(static_cast<int>(d), dst);
   auto it = dist_cache_.find(key);
   if (it != dist_cache_.end())
     return it->second;
+  if (d == Domain::fabric && switch_of_.contains(dst))
+    return dist_cache_.emplace(key, switch_distances_to(dst)).first->second;
+  if (d == Domain::node)
+    return dist_cache_.emplace(key, node_distances_to(dst)).first->second;
   const Graph& g = topo_.graph();
   const int node = g[dst].node;
   using Reverse = boost::reverse_graph<Graph, const Graph&>;
   Reverse rg(g);
   // In the reversed graph an edge leaves u towards a vertex that would route *through* u, so only
-  // vertices the domain lets traffic cross (or the destination itself) may be expanded.
+  // vertices the domain lets traffic cross (or the destination itself) may be expanded. Between NICs
+  // the field holds the switches alone: a source NIC (or storage server) is one up-link from them, added
+  // when it routes (Router::route), so that a field does not grow with the cluster's NICs.
   auto keep = [this, d, dst, node, &rg, &g](Reverse::edge_descriptor e) {
     if (edge_down_[static_cast<std::size_t>(g[boost::get(boost::edge_underlying, rg, e)].id)])
       return false;
     const VertexId u = boost::source(e, rg);
+    if (d == Domain::fabric && !may_transit(d, boost::target(e, rg), node))
+      return false;
     return u == dst || may_transit(d, u, node);
   };
   boost::filtered_graph<Reverse, std::function<bool(Reverse::edge_descriptor)>> fg(rg, keep);
@@ -167,7 +254,7 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst, std::uint64_t labe
   const Distances* field = nullptr;
   std::int64_t last_hop = 0;
   VertexId via = dst;
-  if (d == Domain::fabric && g[dst].kind == VertexKind::nic) {
+  if (d == Domain::fabric && (g[dst].kind == VertexKind::nic || g[dst].kind == VertexKind::storage)) {
     int feeders = 0;
     for (auto [e, end] = boost::in_edges(dst, g); e != end; ++e) {
       const VertexId w = boost::source(*e, g);
@@ -189,13 +276,29 @@ std::vector<EdgeId> Router::route(VertexId src, VertexId dst, std::uint64_t labe
     const auto x = field->find(w);
     return x == field->end() ? kUnreachable : x->second + last_hop;
   };
-  if (dist(src) >= kUnreachable)
+  // A source the fabric's field leaves out (a NIC, a storage server) is its best up-link away from it.
+  auto dist_of_source = [&]() -> std::int64_t {
+    const std::int64_t here = dist(src);
+    if (here < kUnreachable || d != Domain::fabric || may_transit(d, src, node))
+      return here;
+    std::int64_t best = kUnreachable;
+    for (auto [e, end] = boost::out_edges(src, g); e != end; ++e) {
+      const VertexId w = boost::target(*e, g);
+      if (edge_down_[static_cast<std::size_t>(g[*e].id)] || (w != dst && !may_transit(d, w, node)))
+        continue;
+      if (const std::int64_t there = dist(w); there < kUnreachable)
+        best = std::min(best, there + cost_of(g[*e]));
+    }
+    return best;
+  };
+  const std::int64_t from_source = dist_of_source();
+  if (from_source >= kUnreachable)
     throw std::runtime_error(fmt::format("no route from {} to {}", g[src].name, g[dst].name));
   VertexId v = src;
   std::vector<EdgeId> candidates;
   while (v != dst) {
     candidates.clear();
-    const std::int64_t here = dist(v);
+    const std::int64_t here = v == src ? from_source : dist(v);
     for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
       const VertexId w = boost::target(*e, g);
       if (edge_down_[static_cast<std::size_t>(g[*e].id)] || (w != dst && !may_transit(d, w, node)))

@@ -6,6 +6,7 @@
 
 #include "sim/topology/topology.hpp"
 
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -48,6 +49,11 @@ private:
   /// Least-cost distance to `dst` of every vertex that can reach it within the domain (absent: none).
   using Distances = std::unordered_map<VertexId, std::int64_t>;
   const Distances& distances_to(Domain d, VertexId dst) const;
+  /// Between NICs towards a switch: the search over the fabric's switches alone (switches_), whose
+  /// size does not grow with the cluster's NICs and servers.
+  [[nodiscard]] Distances switch_distances_to(VertexId dst) const;
+  /// Inside one server: the search over that server's vertices alone (node_graph).
+  [[nodiscard]] Distances node_distances_to(VertexId dst) const;
   static std::int64_t cost_of(const EdgeProps& p);
 
   const Topology& topo_;
@@ -57,6 +63,23 @@ private:
   std::vector<std::uint64_t> slice_; // by vertex: a fabric endpoint's index below its leaf (pinned routing)
   std::vector<bool> vertex_down_;    // by vertex
   std::vector<bool> edge_down_;      // by edge id
+  /// The fabric's switches that are up and the links between them that are up, each link weighted by
+  /// its cost; reversed, so that a search from a destination follows the links backwards.
+  using SwitchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                                            boost::property<boost::edge_weight_t, std::int64_t>>;
+  SwitchGraph switches_;
+  std::vector<VertexId> switch_vertex_;                 // by switch index: its topology vertex
+  std::unordered_map<VertexId, std::size_t> switch_of_; // topology vertex -> switch index
+  /// One server's vertices and the links between them that are up (each vertex's cost-weighted links,
+  /// reversed), built when a route first needs it.
+  struct NodeGraph {
+    SwitchGraph graph;
+    std::vector<VertexId> vertex;                    // by local index: its topology vertex
+    std::unordered_map<VertexId, std::size_t> local; // topology vertex -> local index
+  };
+  const NodeGraph& node_graph(int node) const;
+  std::vector<std::vector<VertexId>> node_vertices_; // by server: its vertices
+  mutable std::unordered_map<int, NodeGraph> node_graphs_;
   // Memo of least-cost distance fields per destination (routing is a pure function of the graph). Sparse:
   // a field inside one server holds a few vertices, not the whole cluster's.
   mutable std::map<std::pair<int, VertexId>, Distances> dist_cache_;
