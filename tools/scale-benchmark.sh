@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scaling of one iteration with the cluster: a Llama 3 405B-shaped job (TP 8 x PP 14 x DP d on DGX H100
-# nodes, rail-optimized 400G fabric, three tiers) for each GPU count given (default 512 to 16,384), run
+# nodes, rail-optimized 400G fabric, three tiers) for each GPU count given (default 512 to 98,304), run
 # once each with `dpusim run`; prints CPU seconds (user + sys), peak memory, SimGrid activities and
 # routes, and the growth exponents of CPU time and memory fitted on log-log (least squares).
 # Usage: tools/scale-benchmark.sh [--write] [GPUS ...]   (--write puts the table in docs/scaling.md)
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 write=0
 if [ "${1:-}" = "--write" ]; then write=1; shift; fi
 sizes=("$@")
-if [ ${#sizes[@]} -eq 0 ]; then sizes=(512 1024 2048 4096 8192 16384); fi
+if [ ${#sizes[@]} -eq 0 ]; then sizes=(512 1024 2048 4096 8192 16384 32768 65536 98304); fi
 tools/setup.sh default >/dev/null
 dpusim=build/sim/dpusim
 work=$(mktemp -d)

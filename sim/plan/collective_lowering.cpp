@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace dpusim::plan {
 
@@ -340,14 +341,23 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   double route_latency = 0;
   bool network = false;
   for (const auto& channel : plan.channels) {
-    Transfer part;
+    std::vector<const collectives::Hop*> simulated;
     for (const auto& hop : channel) {
       const auto& r = routes_.route(hop.src, hop.dst);
       route_latency = std::max(route_latency, r.latency_s);
       network = network || r.kind == platform::HopKind::network;
-      if (r.kind == platform::HopKind::nvlink && !out.intra_node_hops)
-        continue;
-      add_hop(out, part, hop.src, hop.dst, hop.bytes);
+      if (r.kind != platform::HopKind::nvlink || out.intra_node_hops)
+        simulated.push_back(&hop);
+    }
+    // A long ring runs as consecutive segments of at most ring_segment_hops_ hops, as even as they come.
+    const std::size_t segments =
+        std::max<std::size_t>(1, (simulated.size() + ring_segment_hops_ - 1) / ring_segment_hops_);
+    const std::size_t quota = (simulated.size() + segments - 1) / segments;
+    Transfer part;
+    for (std::size_t i = 0; i < simulated.size(); ++i) {
+      if (i > 0 && i % quota == 0)
+        out.parts.push_back(std::exchange(part, {}));
+      add_hop(out, part, simulated[i]->src, simulated[i]->dst, simulated[i]->bytes);
     }
     out.parts.push_back(std::move(part));
   }

@@ -14,6 +14,7 @@
 #include "sim/platform/route_registry.hpp"
 #include "sim/scenario/hardware.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -39,6 +40,10 @@ struct Transfer {
 
 /// Most flows and loads in one part made by zipping symmetric operations together (Lowered::merge).
 inline constexpr std::size_t kMaxZippedEntries = 2048;
+/// Most hops of a ring simulated as one part; a longer ring runs as consecutive segments, each at its own
+/// bottleneck (docs/models/collectives.md): SimGrid's solver pays for a part with the square of the
+/// links it holds, so a ring of n hops in one part costs n^2, in segments n.
+inline constexpr std::size_t kRingSegmentHops = 128;
 
 struct Lowered {
   std::vector<Transfer> parts; // independent parts (one per ring); the operation ends when all have
@@ -97,6 +102,9 @@ public:
   /// `path` says what processor time each network hop costs and what latency it adds.
   CollectiveLowering(platform::RouteRegistry& routes, const scenario::Hardware& hw,
                      const datapath::DataPath& path);
+  /// Rings longer than `hops` simulated hops run as segments of at most that many (kRingSegmentHops
+  /// unless set; at least 1).
+  void set_ring_segment_hops(std::size_t hops) { ring_segment_hops_ = std::max<std::size_t>(1, hops); }
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
   /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings. An all-to-all
@@ -156,6 +164,7 @@ private:
   const scenario::Hardware& hw_;
   const datapath::DataPath& path_;
   offload::Transport transport_;
+  std::size_t ring_segment_hops_ = kRingSegmentHops;
 };
 
 } // namespace dpusim::plan

@@ -134,3 +134,45 @@ TEST(RingAllReduce, HostTcpStepsRecordTheirSoftwareLatencyTailAndRdmaStepsHaveNo
   Rig rdma({.nodes = 8, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::rdma});
   EXPECT_EQ(rdma.lowering->ring(plan::CollectiveKind::all_reduce, iota(8), 1e9).tail_steps, 0);
 }
+
+TEST(RingSegments, ALongRingRunsAsEvenSegmentsOfItsHops) {
+  Rig rig({.nodes = 40, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::rdma});
+  rig.lowering->set_ring_segment_hops(16);
+  const auto low = rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(40), 1e9);
+  ASSERT_EQ(low.parts.size(), 3u); // 40 hops: 14, 14 and 12
+  EXPECT_EQ(low.parts[0].flows.size(), 14u);
+  EXPECT_EQ(low.parts[2].flows.size(), 12u);
+  EXPECT_EQ(low.rings, 1);
+  rig.lowering->set_ring_segment_hops(plan::kRingSegmentHops);
+  EXPECT_EQ(rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(40), 1e9).parts.size(), 1u);
+}
+
+TEST(RingSegments, SegmentsTakeTheWholeRingsTimeBesideARingOnPartOfItsNodes) {
+  // A ring over 64 nodes shares the NICs of its first 16 with a second ring of half its bytes: those
+  // hops run at half the rate until the second ring ends, the others could run at full rate. Whole, the
+  // first ring holds every hop to the slowest; in segments of 8 hops the free ones run ahead and end
+  // early. Run once whole and once in segments, one after the other in the same simulation: the
+  // rings end at the same time.
+  Rig rig({.nodes = 64, .gpus = 1, .nics = 1, .pcie_switches = 1, .transport = offload::Transport::rdma});
+  auto rings = [&](std::size_t hops) {
+    rig.lowering->set_ring_segment_hops(hops);
+    plan::Lowered both = rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(64), 1e9);
+    both.merge(rig.lowering->ring(plan::CollectiveKind::all_reduce, iota(16), 5e8), false);
+    return both;
+  };
+  const auto whole = rings(1000);
+  const auto segmented = rings(8);
+  ASSERT_EQ(whole.parts.size(), 2u);
+  ASSERT_EQ(segmented.parts.size(), 10u); // 8 segments of the long ring, 2 of the short one
+  engine::TaskGraph g;
+  const auto first = plan::append_to_graph(g, whole, {});
+  const auto second = plan::append_to_graph(g, segmented, {first.last});
+  simgrid::Simulator sim(rig.platform->build());
+  const auto t = sim.execute(g);
+  const double whole_s = t[static_cast<std::size_t>(first.last)].end;
+  const double segmented_s = t[static_cast<std::size_t>(second.last)].end - whole_s;
+  // The shared NICs set the pace: the long ring takes longer than its NICs alone would allow.
+  const double nic_bound = 2.0 * 63 / 64 * 1e9 / (rig.nic() * rig.hw.nic.collective_efficiency.value);
+  EXPECT_GT(whole_s, 1.2 * nic_bound);
+  EXPECT_NEAR(segmented_s / whole_s, 1.0, 1e-3) << "whole " << whole_s << " s, in segments " << segmented_s;
+}
