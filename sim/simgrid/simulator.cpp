@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <unordered_map>
@@ -37,8 +38,8 @@ struct Simulator::Impl {
   int argc = 0;
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> hosts;
-  sg4::Host* timer = nullptr;
   std::size_t activities = 0;
+  std::size_t delays = 0;
   // Routes made of several equal paths: a flow's bytes are shared among them (RouteDecl::spread).
   std::unordered_map<std::uint64_t, int> spread;
 
@@ -78,8 +79,6 @@ Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_uni
   im.hosts.reserve(platform.hosts.size());
   for (const auto& h : platform.hosts)
     im.hosts.push_back(zone->create_host(h.name, h.speed)->set_core_count(h.cores));
-  // Pure delays run on a host that never saturates: one core per delay, speed 1 (amount = seconds).
-  im.timer = zone->create_host("dpusim.timer", 1.0)->set_core_count(1 << 24);
   std::vector<sg4::Link*> links;
   links.reserve(platform.links.size());
   for (const auto& l : platform.links)
@@ -107,8 +106,6 @@ Simulator::~Simulator() = default;
 
 sg4::ActivityPtr Simulator::Impl::make_activity(const engine::Task& t) {
   using engine::TaskKind;
-  if (t.kind == TaskKind::delay)
-    return sg4::Exec::init()->set_flops_amount(t.delay_s)->set_host(timer);
   if ((t.kind == TaskKind::work || t.kind == TaskKind::background) && t.loads.size() == 1 &&
       t.flows.empty()) {
     return sg4::Exec::init()
@@ -167,6 +164,12 @@ void Simulator::Impl::start(engine::TaskId first) {
       for (engine::TaskId s : graph->successors(id))
         if (--pending[static_cast<std::size_t>(s)] == 0)
           ready.push_back(s);
+      continue;
+    }
+    if (t.kind == engine::TaskKind::delay) {
+      // A pure delay shares nothing: a kernel timer ends it, without a variable in the solver.
+      ::simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + t.delay_s, [this, id] { finished(id); });
+      ++delays;
       continue;
     }
     sg4::ActivityPtr act = make_activity(t);

@@ -1,6 +1,6 @@
 // The only place that talks to SimGrid (S4U). It builds the platform from a PlatformDecl and executes
 // task graphs as SimGrid activities with the parallel-task (ptask_L07) model: sequential executions
-// for single loads, parallel executions for transfers and coupled work, and delays on a timer host.
+// for single loads, parallel executions for transfers and coupled work, and pure delays as kernel timers.
 // SimGrid's Engine is a process-wide singleton, so there is one Simulator per process.
 #pragma once
 

@@ -44,6 +44,32 @@ TEST(Simulator, DelaysAndSequentialWork) {
   EXPECT_NEAR(t[static_cast<std::size_t>(b)].end, 2.25, 1e-9);
 }
 
+TEST(Simulator, DelaysAloneRunAsTimersToTheExactSecond) {
+  // Pure delays share nothing: a thousand concurrent ones and a chain of three end exactly at their
+  // sums, without a SimGrid activity (and so without a variable in the solver).
+  simgrid::Simulator sim(two_hosts(1, 1e9, 0));
+  engine::TaskGraph g;
+  Task d;
+  d.kind = TaskKind::delay;
+  d.delay_s = 0.125;
+  std::vector<engine::TaskId> concurrent;
+  for (int i = 0; i < 1000; ++i)
+    concurrent.push_back(g.add(d));
+  engine::TaskId prev = -1;
+  for (double s : {0.5, 0.25, 0.0625}) {
+    d.delay_s = s;
+    const auto id = g.add(d);
+    if (prev >= 0)
+      g.depend(prev, id);
+    prev = id;
+  }
+  const auto t = sim.execute(g);
+  for (auto id : concurrent)
+    EXPECT_EQ(t[static_cast<std::size_t>(id)].end, 0.125);
+  EXPECT_EQ(t[static_cast<std::size_t>(prev)].end, 0.8125);
+  EXPECT_EQ(sim.stats().activities, 0U);
+}
+
 TEST(Simulator, LoadsShareTheCoresOfAHostFairly) {
   simgrid::Simulator sim(two_hosts(2, 1e9, 0));
   engine::TaskGraph g;
