@@ -168,7 +168,8 @@ void Simulator::Impl::start(engine::TaskId first) {
     }
     if (t.kind == engine::TaskKind::delay) {
       // A pure delay shares nothing: a kernel timer ends it, without a variable in the solver.
-      ::simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + t.delay_s, [this, id] { finished(id); });
+      ::simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + t.delay_s,
+                                           [this, id] { finished(id); });
       ++delays;
       continue;
     }
