@@ -29,8 +29,14 @@ bool representative_replica(const scenario::Scenario& s) {
   for (const auto& m : registry().models())
     if (m->replicas_differ(s))
       return false;
+  // The full simulation's cost: its tasks, and SimGrid's solver re-solving, at each start or end, the
+  // activities connected to it through shared links, which grow with the replicas (tools/scale-benchmark.sh).
   constexpr double kFullReplicaTaskBudget = 60000;
-  return s.workload.parallelism.dp > 1 && tasks_of_all_replicas(s.workload) > kFullReplicaTaskBudget;
+  constexpr double kFullReplicaSolverBudget = 500000; // tasks x replicas
+  const auto& w = s.workload;
+  const double tasks = tasks_of_all_replicas(w);
+  return w.parallelism.dp > 1 &&
+         (tasks > kFullReplicaTaskBudget || tasks * w.parallelism.dp > kFullReplicaSolverBudget);
 }
 
 double planned_tasks(const scenario::Scenario& s) {

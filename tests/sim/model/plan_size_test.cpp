@@ -28,3 +28,24 @@ TEST(PlanSize, ThePeerBenchmarkScenarioHasTheShapeOfSimAIsExample) {
   EXPECT_TRUE(model::representative_replica(s));
   EXPECT_DOUBLE_EQ(model::planned_tasks(s), 12.0 * 8 * 24 * 2 * 3);
 }
+
+TEST(PlanSize, OneReplicaStandsForAllAboveTheTaskOrTheSolverBudget) {
+  // Every replica is simulated while the plan stays within 60,000 tasks and 500,000 tasks x replicas
+  // (the solver's work grows with both); above either, replica 0 stands for all.
+  auto s = input::load_scenario(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml",
+                                dpusim::testing::bundled_catalog());
+  auto& w = s.workload;
+  w.parallelism = {};
+  w.parallelism.tp = 8;
+  w.parallelism.dp = 32;
+  w.micro_batch = 1;
+  w.global_batch = 32 * 50; // 50 micro-batches a replica: 6 x 50 x 32 = 9,600 tasks, x 32 = 307,200
+  EXPECT_FALSE(model::representative_replica(s));
+  EXPECT_DOUBLE_EQ(model::planned_tasks(s), 9600.0);
+  w.global_batch = 32 * 300; // 57,600 tasks (within 60,000), x 32 = 1,843,200 (above 500,000)
+  EXPECT_TRUE(model::representative_replica(s));
+  EXPECT_DOUBLE_EQ(model::planned_tasks(s), 1800.0);
+  w.parallelism.dp = 1; // a single replica is simulated whole, however large
+  w.global_batch = 100000;
+  EXPECT_FALSE(model::representative_replica(s));
+}
