@@ -32,6 +32,7 @@ NicSpec read_nic(EntryReader& r, const Sources& sources) {
   n.rdma_efficiency = r.number("rdma_efficiency", 0.05, 1.0);
   n.collective_efficiency = r.number("collective_efficiency", 0.05, 1.0);
   n.power = r.quantity<Power>("power");
+  n.optics_power = r.optional_quantity<Power>("optics_power");
   n.interruptions = read_interruptions(r, "interruptions");
   if (auto o = r.map().optional("out_of_order_placement")) {
     auto m = o->as_map();

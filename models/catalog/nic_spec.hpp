@@ -45,6 +45,8 @@ struct NicSpec {
   OffloadSupport offloads;
   std::optional<CpuSpec> arm; // DPU Arm complex
   Cited<units::Power> power;
+  /// The optical transceiver in its network port, where the catalog gives one (planner power per link).
+  std::optional<Cited<units::Power>> optics_power;
   std::optional<InterruptionRate> interruptions; // per device, from a failure study
   /// Whether its RDMA receive path places packets that arrive out of order (as per-packet adaptive
   /// routing delivers them), on each link layer. Absent: not known to, and taken as unable.

@@ -54,6 +54,7 @@ SwitchSpec read_switch(EntryReader& r) {
                      ? LinkLayer::infiniband
                      : LinkLayer::ethernet;
   s.adaptive_routing = r.flag("adaptive_routing");
+  s.optics_power = r.optional_quantity<units::Power>("optics_power");
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include "models/catalog/reliability.hpp"
 #include "models/core/units.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,9 @@ struct SwitchSpec {
   /// Whether it can route each packet over the least loaded of its equal-cost ports (adaptive routing),
   /// for receivers that place packets arriving out of order.
   Cited<bool> adaptive_routing;
+  /// The optical transceiver of one port at `port_speed`, where the catalog gives one; a slower link
+  /// takes its share of the port's (a breakout's) optics (planner power per link).
+  std::optional<Cited<units::Power>> optics_power;
   /// Ports usable at `link` speed, splitting faster ports (breakout).
   [[nodiscard]] int ports_at(units::DataRate link) const;
 };

@@ -41,6 +41,10 @@ double gpu_power_w(double tdp_w, double idle_w, double busy) {
   return idle + (tdp_w - idle) * std::clamp(busy, 0.0, 1.0);
 }
 
+double optics_power_w(double host_links, double switch_links, double device_end_w, double switch_end_w) {
+  return host_links * (device_end_w + switch_end_w) + switch_links * 2 * switch_end_w;
+}
+
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores) {
   if (cores_total <= 0)
     return 0;
@@ -96,6 +100,15 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   const double core_links = shape.tiers == 3 ? spines * shape.cores_per_plane * shape.links_per_core : 0.0;
   r.set_value("plan.switches", shape.leaves + (shape.tiers >= 2 ? spines : 0.0) + cores);
   r.set_value("plan.links", host_links + leaf_links + core_links);
+  // Every link optical: a transceiver at each end, the device's in its port and a switch port's share
+  // of its cage's optics (docs/planner.md); an end the catalog has no figure for counts nothing.
+  const double link_rate = s.cluster.fabric.link.si();
+  const double switch_end = sw->optics_power && sw->port_speed.value.si() > 0
+                                ? sw->optics_power->value.si() * link_rate / sw->port_speed.value.si()
+                                : 0.0;
+  const double device_end = device->optics_power ? device->optics_power->value.si() : 0.0;
+  r.set_value("plan.optics_power_w",
+              optics_power_w(host_links, leaf_links + core_links, device_end, switch_end));
 
   if (!goodput)
     return;
@@ -154,6 +167,7 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
         r.nodes * host_power_w(r.value("plan.host_tdp_w"), static_cast<int>(r.value("plan.host_cores")),
                                m.host_cpu_busy_cores);
     const double it_w = r.value("plan.gpu_power_w") + r.value("plan.device_power_w") + host +
+                        r.value("plan.optics_power_w") +
                         r.value("plan.switches") * power->switch_watts.value_or(0);
     const double facility_w = it_w * power->pue;
     e.power_kw = facility_w / 1e3;

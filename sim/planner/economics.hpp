@@ -62,6 +62,11 @@ Goodput goodput(double work_s, double delta_s, double mtbi_s, double restart_s, 
 /// 0..1) and `idle_w` while it waits.
 double gpu_power_w(double tdp_w, double idle_w, double busy);
 
+/// The fabric's optics: a transceiver at each end of every link, `device_end_w` and `switch_end_w` on
+/// each of the `host_links` from a NIC or DPU to its leaf, `switch_end_w` at both ends of each of the
+/// `switch_links` between switches.
+double optics_power_w(double host_links, double switch_links, double device_end_w, double switch_end_w);
+
 /// Host CPU power: the busy cores' share of the sockets' TDP (no idle floor: none is cited).
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores);
 

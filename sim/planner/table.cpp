@@ -272,7 +272,7 @@ SummarySpec summary_spec(const Plan& plan) {
     s.stated.push_back(fmt::format(
         "power: PUE {:g}{}; GPUs at TDP while their kernels run and at their catalog idle power while they "
         "wait (TDP throughout without one), host CPUs at their busy cores' share of TDP, "
-        "NICs/DPUs at their catalog power; {}",
+        "NICs/DPUs at their catalog power, every link optical (the catalog's transceivers at both ends); {}",
         plan.power->pue,
         plan.power->usd_per_kwh ? fmt::format(", energy {:g} USD/kWh", *plan.power->usd_per_kwh)
                                 : std::string(),

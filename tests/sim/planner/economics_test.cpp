@@ -80,6 +80,27 @@ TEST(Power, HostPowerIsTheBusyCoresShareOfTdp) {
   EXPECT_NEAR(host_power_w(700.0, 112, 10.0) - host_power_w(700.0, 112, 6.0), 4.0 * 700.0 / 112.0, 1e-12);
 }
 
+TEST(Power, OpticsAreATransceiverAtEachEndOfEveryLink) {
+  // 4 NIC ports to leaves and 6 switch-to-switch links, 8 W at a NIC and 7.5 W at a switch port.
+  EXPECT_DOUBLE_EQ(optics_power_w(4, 6, 8.0, 7.5), 4 * (8.0 + 7.5) + 6 * 2 * 7.5);
+  EXPECT_DOUBLE_EQ(optics_power_w(4, 6, 0.0, 0.0), 0.0);
+  // The catalog's transceivers: a switch's twin-port 2x400G multimode OSFP draws 15 W for its two 400G
+  // ports (the QM9700's 400G ports take half each, the SN5600's 800G ports a whole one), a NIC's or
+  // DPU's 400G module 8 W typical.
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto* qm = cat.network_switch("qm9700");
+  const auto* sn = cat.network_switch("sn5600");
+  ASSERT_TRUE(qm && sn && qm->optics_power && sn->optics_power);
+  EXPECT_DOUBLE_EQ(qm->optics_power->value.si() * 2, 15.0);
+  EXPECT_DOUBLE_EQ(sn->port_speed.value.si(), 2 * qm->port_speed.value.si());
+  EXPECT_DOUBLE_EQ(sn->optics_power->value.si() / 2, qm->optics_power->value.si());
+  for (const char* name : {"connectx-7", "bluefield-3"}) {
+    const auto* d = cat.nic(name);
+    ASSERT_TRUE(d && d->optics_power) << name;
+    EXPECT_DOUBLE_EQ(d->optics_power->value.si(), 8.0) << name;
+  }
+}
+
 TEST(Cost, AtTheBreakEvenPremiumTheDpuRunCostsWhatTheNicRunDoes) {
   const double life = 5 * 365 * 86400.0, devices = 64;
   const double capex_nic = 8 * 300000.0 + devices * 1500.0; // nodes and NICs
