@@ -27,15 +27,19 @@ Task work(std::vector<Load> loads) {
   return t;
 }
 
+Task delay(double seconds) {
+  Task t;
+  t.kind = TaskKind::delay;
+  t.delay_s = seconds;
+  return t;
+}
+
 } // namespace
 
 TEST(Simulator, DelaysAndSequentialWork) {
   simgrid::Simulator sim(two_hosts(1, 1e9, 0));
   engine::TaskGraph g;
-  Task d;
-  d.kind = TaskKind::delay;
-  d.delay_s = 0.25;
-  const auto a = g.add(d);
+  const auto a = g.add(delay(0.25));
   const auto b = g.add(work({{0, 2.0}}));
   g.depend(a, b);
   const auto t = sim.execute(g);
@@ -49,16 +53,12 @@ TEST(Simulator, DelaysAloneRunAsTimersToTheExactSecond) {
   // sums, without a SimGrid activity (and so without a variable in the solver).
   simgrid::Simulator sim(two_hosts(1, 1e9, 0));
   engine::TaskGraph g;
-  Task d;
-  d.kind = TaskKind::delay;
-  d.delay_s = 0.125;
   std::vector<engine::TaskId> concurrent;
   for (int i = 0; i < 1000; ++i)
-    concurrent.push_back(g.add(d));
+    concurrent.push_back(g.add(delay(0.125)));
   engine::TaskId prev = -1;
   for (double s : {0.5, 0.25, 0.0625}) {
-    d.delay_s = s;
-    const auto id = g.add(d);
+    const auto id = g.add(delay(s));
     if (prev >= 0)
       g.depend(prev, id);
     prev = id;
