@@ -39,7 +39,6 @@ struct Simulator::Impl {
   std::unique_ptr<sg4::Engine> engine;
   std::vector<sg4::Host*> hosts;
   std::size_t activities = 0;
-  std::size_t delays = 0;
   // Routes made of several equal paths: a flow's bytes are shared among them (RouteDecl::spread).
   std::unordered_map<std::uint64_t, int> spread;
 
@@ -170,7 +169,6 @@ void Simulator::Impl::start(engine::TaskId first) {
       // A pure delay shares nothing: a kernel timer ends it, without a variable in the solver.
       ::simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + t.delay_s,
                                            [this, id] { finished(id); });
-      ++delays;
       continue;
     }
     sg4::ActivityPtr act = make_activity(t);
