@@ -101,14 +101,18 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   r.set_value("plan.switches", shape.leaves + (shape.tiers >= 2 ? spines : 0.0) + cores);
   r.set_value("plan.links", host_links + leaf_links + core_links);
   // Every link optical: a transceiver at each end, the device's in its port and a switch port's share
-  // of its cage's optics (docs/planner.md); an end the catalog has no figure for counts nothing.
-  const double link_rate = s.cluster.fabric.link.si();
-  const double switch_end = sw->optics_power && sw->port_speed.value.si() > 0
-                                ? sw->optics_power->value.si() * link_rate / sw->port_speed.value.si()
-                                : 0.0;
+  // of its cage's optics at the link's rate (docs/planner.md); an end the catalog has no figure for
+  // counts nothing.
+  auto switch_end = [&](double rate) {
+    return sw->optics_power && sw->port_speed.value.si() > 0
+               ? sw->optics_power->value.si() * rate / sw->port_speed.value.si()
+               : 0.0;
+  };
   const double device_end = device->optics_power ? device->optics_power->value.si() : 0.0;
+  const double host_rate = std::min(device->line_rate.value.si(), s.cluster.fabric.link.si());
   r.set_value("plan.optics_power_w",
-              optics_power_w(host_links, leaf_links + core_links, device_end, switch_end));
+              optics_power_w(host_links, 0, device_end, switch_end(host_rate)) +
+                  optics_power_w(0, leaf_links + core_links, 0, switch_end(s.cluster.fabric.link.si())));
 
   if (!goodput)
     return;
