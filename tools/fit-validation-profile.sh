@@ -31,4 +31,4 @@ PROFILE
     echo "$line"
   done
 done | awk '{ s = 0; for (i = 3; i <= NF; i++) s += $i * $i; printf "gemm %s TFLOPS  hbm %s  errors %s %s %s %s  rms %.4f\n", $1, $2, $3, $4, $5, $6, sqrt(s / (NF - 2)) }' |
-  sort -k11 -g | head -n 5
+  sort -k12 -g | head -n 5
