@@ -258,8 +258,17 @@ LayerWork head_forward(const TransformerShape& m, const LayerConfig& c) {
   LayerWork w;
   w.memory_ops.push_back({"final_norm", 2 * d.ln_tokens * d.h * kActBytes});
   w.gemms.push_back({"logits", 1, d.tokens, vocab_cols, d.h});
-  // Cross-entropy in fp32 over the vocabulary shard: read logits, write softmax.
-  w.memory_ops.push_back({"cross_entropy", d.tokens * vocab_cols * (kActBytes + 4.0)});
+  // Megatron's vocabulary-parallel cross-entropy (MCORE-XENT), unfused (its default), one kernel
+  // per pass over this rank's T x V/t logits: the 16-bit logits upcast to fp32, their maximum, the
+  // in-place shift by it, the in-place exponential, its sum, and the in-place normalisation into the
+  // softmax kept for the backward pass.
+  const double logits = d.tokens * vocab_cols;
+  w.memory_ops.push_back({"cross_entropy_upcast", logits * (kActBytes + 4.0)});
+  w.memory_ops.push_back({"cross_entropy_max", logits * 4.0});
+  w.memory_ops.push_back({"cross_entropy_shift", logits * 8.0});
+  w.memory_ops.push_back({"cross_entropy_exp", logits * 8.0});
+  w.memory_ops.push_back({"cross_entropy_sum", logits * 4.0});
+  w.memory_ops.push_back({"cross_entropy_normalise", logits * 8.0});
   return w;
 }
 
@@ -267,7 +276,11 @@ LayerWork head_backward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   const double vocab_cols = static_cast<double>(m.vocab) / c.tp;
   LayerWork w;
-  w.memory_ops.push_back({"cross_entropy_bwd", d.tokens * vocab_cols * (4.0 + kActBytes)});
+  // MCORE-XENT's backward scales the kept fp32 softmax in place by the loss gradient; autograd then
+  // casts it back to 16 bits for the output layer's GEMMs.
+  const double logits = d.tokens * vocab_cols;
+  w.memory_ops.push_back({"cross_entropy_grad", logits * 8.0});
+  w.memory_ops.push_back({"cross_entropy_grad_downcast", logits * (4.0 + kActBytes)});
   w.gemms.push_back({"logits_dgrad", 1, d.tokens, d.h, vocab_cols});
   w.gemms.push_back({"logits_wgrad", 1, vocab_cols, d.h, d.tokens});
   w.memory_ops.push_back({"final_norm_bwd", 4 * d.ln_tokens * d.h * kActBytes});

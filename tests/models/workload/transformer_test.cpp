@@ -216,3 +216,26 @@ TEST(Parallelism, ContextParallelRanksSitBetweenTensorAndDataParallelOnes) {
   EXPECT_EQ(cp_group(p, 1, 0, 0), (std::vector<int>{1, 3}));
   EXPECT_EQ(gradient_group(p, 0, 0), (std::vector<int>{0, 2, 4, 6})); // every dp x cp rank of tp rank 0
 }
+
+TEST(Transformer, CrossEntropyMovesTheLogitsAsMegatronsFp32PassesDo) {
+  // MCORE-XENT on the fp32 upcast of the 16-bit logits: upcast (2 + 4 B), maximum (4), shift (4 + 4),
+  // exponential (4 + 4), sum (4), normalisation (4 + 4) forward; in-place gradient (4 + 4) and the cast
+  // back (4 + 2) backward, each over this rank's T x V/t logits.
+  const auto m = gpt(2, 2048, 16, 131072);
+  LayerConfig c;
+  c.seq_len = 4096;
+  c.tp = 2;
+  auto loss_bytes = [](const LayerWork& w) {
+    double bytes = 0;
+    int kernels = 0;
+    for (const auto& op : w.memory_ops)
+      if (op.name.starts_with("cross_entropy")) {
+        bytes += op.bytes;
+        ++kernels;
+      }
+    return std::pair{bytes, kernels};
+  };
+  const double logits = 4096.0 * 131072 / 2;
+  EXPECT_EQ(loss_bytes(head_forward(m, c)), std::pair(38.0 * logits, 6));
+  EXPECT_EQ(loss_bytes(head_backward(m, c)), std::pair(14.0 * logits, 2));
+}
