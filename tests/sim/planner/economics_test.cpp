@@ -101,6 +101,20 @@ TEST(Power, OpticsAreATransceiverAtEachEndOfEveryLink) {
   }
 }
 
+TEST(Power, TheCatalogsIdleGpusDrawTheirMeasuredIdlePower) {
+  // nvidia-smi at P0 with nothing running: H100 80GB 83 to 88 W (NCCL-1264), A100 80GB 59 to 62 W
+  // (PEERREAD-40), the largest reading taken; a waiting GPU draws it, a busy one its TDP.
+  const auto& cat = dpusim::testing::bundled_catalog();
+  for (auto [name, idle, tdp] :
+       {std::tuple{"h100-sxm", 88.0, 700.0}, std::tuple{"a100-sxm-80gb", 62.0, 400.0}}) {
+    const auto* g = cat.gpu(name);
+    ASSERT_TRUE(g && g->idle_power) << name;
+    EXPECT_DOUBLE_EQ(g->idle_power->value.si(), idle) << name;
+    EXPECT_DOUBLE_EQ(g->tdp.value.si(), tdp) << name;
+    EXPECT_DOUBLE_EQ(gpu_power_w(tdp, idle, 0.5), (idle + tdp) / 2) << name;
+  }
+}
+
 TEST(Cost, AtTheBreakEvenPremiumTheDpuRunCostsWhatTheNicRunDoes) {
   const double life = 5 * 365 * 86400.0, devices = 64;
   const double capex_nic = 8 * 300000.0 + devices * 1500.0; // nodes and NICs
