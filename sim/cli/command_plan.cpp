@@ -108,9 +108,9 @@ std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat, in
   if (const auto& w = plan.power)
     text += fmt::format("power {:.17g} {} {}\n", w->pue, opt(w->usd_per_kwh), opt(w->switch_watts));
   if (const auto& k = plan.costs)
-    text += fmt::format("costs {} {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
+    text += fmt::format("costs {} {} {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
                         opt(k->network_switch), opt(k->link), opt(k->life_s), opt(k->gpu_hour),
-                        opt(k->host_core_hour));
+                        opt(k->host_core_hour), opt(k->host_core));
   return fnv1a(text);
 }
 
@@ -135,7 +135,7 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
   if (spec.constraints.power_cap_kw)
     out += fmt::format("power_cap_kw: {:.17g}\n", *spec.constraints.power_cap_kw);
   if (spec.life_s)
-    out += fmt::format("life_s: {:.17g}\n", *spec.life_s);
+    out += fmt::format("life_s: {:.17g}\ndevice_premium: {:.17g}\n", *spec.life_s, spec.device_premium);
   if (spec.cloud)
     out += "cloud: true\n";
   if (!spec.stated.empty()) {
@@ -560,8 +560,8 @@ int command_merge(const std::vector<std::string>& args) {
     const auto meta = yaml::load_file(meta_path.string());
     auto m = meta.as_map();
     m.declare({"plan", "fingerprint", "shard", "shards", "points", "train_tokens", "objectives",
-               "deadline_days", "max_nodes", "min_nodes", "budget_usd", "power_cap_kw", "life_s", "cloud",
-               "stated"});
+               "deadline_days", "max_nodes", "min_nodes", "budget_usd", "power_cap_kw", "life_s",
+               "device_premium", "cloud", "stated"});
     SummarySpec s;
     s.name = m.required("plan").as_string();
     const auto fp_node = m.required("fingerprint");
@@ -586,6 +586,8 @@ int command_merge(const std::vector<std::string>& args) {
       s.constraints.power_cap_kw = c->as_number(0, 1e18);
     if (auto l = m.optional("life_s"))
       s.life_s = l->as_number(1, 1e12);
+    if (auto p = m.optional("device_premium"))
+      s.device_premium = p->as_number(-1e18, 1e18);
     if (auto c = m.optional("cloud"))
       s.cloud = c->as_bool();
     if (auto st = m.optional("stated"))

@@ -51,9 +51,17 @@ double host_power_w(double tdp_w_total, int cores_total, double busy_cores) {
   return tdp_w_total * std::clamp(busy_cores / cores_total, 0.0, 1.0);
 }
 
-double break_even_premium(double cost_nic, double capex_nic, double running_cost_dpu, double time_dpu_s,
+double host_cores_not_bought(int cores_total, double busy_cores) {
+  if (cores_total <= 0)
+    return 0;
+  // A hair below a whole core (the solver's rounding) is that core, not the next.
+  const double kept = std::ceil(std::max(0.0, busy_cores) - 1e-9);
+  return std::max(0.0, cores_total - kept);
+}
+
+double break_even_premium(double cost_nic, double cost_dpu, double premium_priced, double time_dpu_s,
                           double devices, double life_s) {
-  return (cost_nic - running_cost_dpu) * life_s / (devices * time_dpu_s) - capex_nic / devices;
+  return premium_priced + (cost_nic - cost_dpu) * life_s / (devices * time_dpu_s);
 }
 
 double break_even_per_device_hour(double cost_nic, double cost_dpu, double time_dpu_s, double devices) {
@@ -189,7 +197,13 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
       e.cost_usd = r.gpus * *costs->gpu_hour * time_s / 3600.0 + cores;
     } else {
       const double device_price = (r.value("plan.device_is_dpu") > 0 ? costs->dpu : costs->nic).value_or(0);
-      const double capex = r.nodes * costs->node.value_or(0) + e.devices * device_price +
+      // Fewer or smaller host CPUs, where the plan prices a host core: the cores the point leaves idle.
+      const double cores_saved =
+          costs->host_core
+              ? r.nodes * *costs->host_core *
+                    host_cores_not_bought(static_cast<int>(r.value("plan.host_cores")), m.host_cpu_busy_cores)
+              : 0.0;
+      const double capex = r.nodes * costs->node.value_or(0) - cores_saved + e.devices * device_price +
                            r.value("plan.switches") * costs->network_switch.value_or(0) +
                            r.value("plan.links") * costs->link.value_or(0);
       e.capex_usd = capex;

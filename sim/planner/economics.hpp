@@ -35,6 +35,9 @@ struct CostSpec {
   // What a host core busy with the job would earn sold to other tenants, per core-hour: the run is
   // charged for its busy cores, so cores that offload frees lower its cost.
   std::optional<double> host_core_hour;
+  // What a host core costs in the node's price: a stated assumption that a node can be bought with only
+  // the host cores a point keeps busy (fewer or smaller CPUs), each core beyond them taken off `node`.
+  std::optional<double> host_core;
 };
 
 // --- Closed forms ----------------------------------------------------------------------------------
@@ -70,11 +73,18 @@ double optics_power_w(double host_links, double switch_links, double device_end_
 /// Host CPU power: the busy cores' share of the sockets' TDP (no idle floor: none is cited).
 double host_power_w(double tdp_w_total, int cores_total, double busy_cores);
 
+/// Host cores a node need not have: those beyond the `busy_cores` a point keeps busy, rounded up to whole
+/// cores, of the node's `cores_total` (never below none).
+double host_cores_not_bought(int cores_total, double busy_cores);
+
 /// The DPU price premium over the NIC at which a DPU run costs what the NIC run does, with capex
-/// amortised over `life_s`: x = (C_nic - O_dpu) L / (n T_dpu) - K_nic / n, where C_nic is the NIC run's
-/// cost, O_dpu the DPU run's running cost (all but its capex share: energy, busy host cores), K_nic the
-/// NIC cluster's capex, n the devices and T_dpu the DPU run's time.
-double break_even_premium(double cost_nic, double capex_nic, double running_cost_dpu, double time_dpu_s,
+/// amortised over `life_s`. A DPU run's cost grows by n T_dpu / L per dollar of its devices' price, so
+/// x = p + (C_nic - C_dpu) L / (n T_dpu), where p is the premium the DPU run was priced at (the plan's DPU
+/// price less its NIC price), C_nic and C_dpu the runs' costs, n the devices and T_dpu the DPU run's time.
+/// Where the clusters differ only in their devices this is (C_nic - O_dpu) L / (n T_dpu) - K_nic / n, with
+/// O_dpu the DPU run's running cost and K_nic the NIC cluster's capex; it also holds where they differ in
+/// what else they buy (host cores not bought).
+double break_even_premium(double cost_nic, double cost_dpu, double premium_priced, double time_dpu_s,
                           double devices, double life_s);
 /// With a cloud price: the extra per device-hour at which the DPU run costs what the NIC run does.
 double break_even_per_device_hour(double cost_nic, double cost_dpu, double time_dpu_s, double devices);

@@ -507,7 +507,7 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
   }
   if (auto c = m.optional("costs")) {
     auto cm = c->as_map();
-    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour"});
+    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour", "host_core"});
     CostSpec spec;
     std::optional<yaml::Node> capex_key;
     for (const auto& [key, into] :
@@ -535,7 +535,16 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
     }
     if (auto h = cm.optional("host_core_hour"))
       spec.host_core_hour = price(*h);
+    std::optional<yaml::Node> core_node;
+    if (auto h = cm.optional("host_core")) {
+      core_node.emplace(*h);
+      spec.host_core = price(*h);
+    }
     cm.finish();
+    if (core_node && hour_node)
+      core_node->fail("host_core is taken off the node's capex price; a cloud price per GPU-hour has none");
+    if (core_node && !spec.node)
+      core_node->fail("host_core is taken off the node's price: give node (the price of a GPU node) too");
     if (hour_node && capex_key)
       hour_node->fail(
           "give either a cloud price per GPU-hour or capex prices (node, nic, dpu, switch, link), "

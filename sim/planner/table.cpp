@@ -213,13 +213,10 @@ std::string break_even(const Rows& rows, const SummarySpec& spec) {
           continue;
         const double t_dpu = rows.days(d) * 86400.0;
         const double devices = rows.value(d, "devices");
-        const double p = spec.cloud
-                             ? break_even_per_device_hour(rows.value(n, "cost_usd"),
-                                                          rows.value(d, "cost_usd"), t_dpu, devices)
-                             : break_even_premium(rows.value(n, "cost_usd"), rows.value(n, "capex_usd"),
-                                                  rows.value(d, "cost_usd") -
-                                                      rows.value(d, "capex_usd") * t_dpu / *spec.life_s,
-                                                  t_dpu, devices, *spec.life_s);
+        const double p = spec.cloud ? break_even_per_device_hour(rows.value(n, "cost_usd"),
+                                                                 rows.value(d, "cost_usd"), t_dpu, devices)
+                                    : break_even_premium(rows.value(n, "cost_usd"), rows.value(d, "cost_usd"),
+                                                         spec.device_premium, t_dpu, devices, *spec.life_s);
         premiums[{rows.text(d, "variant"), rows.text(n, "variant")}].push_back(p);
       }
     }
@@ -286,6 +283,7 @@ SummarySpec summary_spec(const Plan& plan) {
           fmt::format("costs: cloud price {} per GPU-hour (energy included in it)", usd(*c.gpu_hour)));
     } else {
       s.life_s = c.life_s;
+      s.device_premium = c.dpu.value_or(0) - c.nic.value_or(0);
       std::string t = "costs: capex";
       for (const auto& [what, v] :
            {std::pair{"node", c.node}, std::pair{"NIC", c.nic}, std::pair{"DPU", c.dpu},
@@ -299,6 +297,11 @@ SummarySpec summary_spec(const Plan& plan) {
           fmt::format("costs: each busy host core charged {} per hour, what it would earn sold "
                       "to other tenants (so freed cores lower the cost)",
                       usd(*c.host_core_hour)));
+    if (c.host_core)
+      s.stated.push_back(fmt::format(
+          "costs: each node bought with only the host cores its point keeps busy (rounded up; fewer or "
+          "smaller CPUs), each core beyond them {} off the node's price",
+          usd(*c.host_core)));
   }
   return s;
 }

@@ -28,6 +28,7 @@ struct SummarySpec {
   std::optional<CostSpec> costs;
   // What the summary needs of them (also in a shard's shard.yaml).
   std::optional<double> life_s;    // capex amortised over it: the break-even premium per device
+  double device_premium = 0;       // with capex: the plan's DPU price less its NIC price
   bool cloud = false;              // a cloud price per GPU-hour: the break-even premium per device-hour
   std::vector<std::string> stated; // the plan's stated inputs (restart, PUE, prices), echoed
 };

@@ -505,6 +505,79 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
   EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
 }
 
+namespace {
+/// The median break-even premium the summary prints for `dpu against rdma-nic`.
+double break_even_against_nic(const std::string& out) {
+  const std::string key = "dpu against rdma-nic: ";
+  const auto at = out.find(key);
+  return at == std::string::npos ? std::nan("") : std::strtod(out.c_str() + at + key.size(), nullptr);
+}
+} // namespace
+
+TEST(PlanCommand, HostCoresAPointLeavesIdleAreTakenOffTheNodesPrice) {
+  TempDir tmp;
+  const fs::path dir = tmp.path();
+  // The economics plan with 4 cores of infrastructure agents per node (on the host with a NIC, on the
+  // DPU's Arm cores with a DPU), without and with a price per host core.
+  auto text = read(economics_plan(tmp));
+  const std::string storage = "    storage: {servers: 2";
+  ASSERT_NE(text.find(storage), std::string::npos);
+  text.insert(text.find(storage), "    services: {agents: 4}\n");
+  const auto plain = (dir / "agents.yaml").string();
+  write(plain, text);
+  const std::string costs = "life: 4y, host_core_hour: 0.05USD}";
+  ASSERT_NE(text.find(costs), std::string::npos);
+  const auto plan = (dir / "cores.yaml").string();
+  write(plan, text.replace(text.find(costs), costs.size(),
+                           "life: 4y, host_core_hour: 0.05USD, host_core: 200USD}"));
+  const auto r = run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "out").string(), "--jobs", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto table = parse_csv_text(read(dir / "out/points.csv"));
+  const auto& h = table.front();
+  int checked = 0;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto& row = table[i];
+    if (row.at(static_cast<std::size_t>(std::find(h.begin(), h.end(), "feasible") - h.begin())) != "true")
+      continue;
+    const bool dpu =
+        row.at(static_cast<std::size_t>(std::find(h.begin(), h.end(), "variant") - h.begin())) == "dpu";
+    // A DGX H100 has 2 x 56 host cores; each one beyond the busy cores (rounded up) is 200 USD off.
+    const double nodes = cell(h, row, "nodes");
+    const double not_bought = 112 - std::ceil(cell(h, row, "host_cores_busy") - 1e-9);
+    EXPECT_GT(not_bought, 0);
+    EXPECT_NEAR(cell(h, row, "capex_usd"),
+                nodes * (250e3 - 200 * not_bought) + cell(h, row, "devices") * (dpu ? 2500 : 1500) +
+                    cell(h, row, "switches") * 20e3 + cell(h, row, "links") * 300,
+                1e-6 * cell(h, row, "capex_usd"));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 4);
+  EXPECT_NE(r.out.find("each core beyond them 200 USD off the node's price"), std::string::npos) << r.out;
+  // The DPU keeps the agents' 4 cores (or 5, rounded up) off the host: at 200 USD each over a node's 8
+  // DPUs, its break-even premium rises by 100 (or 125) USD per DPU.
+  const auto without = run_command({DPUSIM_BINARY, "plan", plain, "--out", (dir / "plain").string()});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const double premium = break_even_against_nic(r.out);
+  ASSERT_FALSE(std::isnan(premium)) << r.out;
+  const double gain = premium - break_even_against_nic(without.out);
+  EXPECT_GE(gain, 99.0) << r.out << without.out;
+  EXPECT_LE(gain, 126.0) << r.out << without.out;
+  // Merged from shards, the same summary (the shards carry the priced premium).
+  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
+  for (const char* shard : {"1/2", "2/2"}) {
+    const auto out = dir / (std::string("s") + shard[0]);
+    ASSERT_EQ(
+        run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"}).exit_code,
+        0);
+    merge.push_back(out.string());
+  }
+  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
+  const auto m = run_command(merge);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(read(dir / "merged/points.csv"), read(dir / "out/points.csv"));
+  EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
+}
+
 #ifdef DPUSIM_MPIEXEC
 namespace {
 

@@ -117,23 +117,44 @@ TEST(Power, TheCatalogsIdleGpusDrawTheirMeasuredIdlePower) {
 
 TEST(Cost, AtTheBreakEvenPremiumTheDpuRunCostsWhatTheNicRunDoes) {
   const double life = 5 * 365 * 86400.0, devices = 64;
-  const double capex_nic = 8 * 300000.0 + devices * 1500.0; // nodes and NICs
-  const double t_nic = 20 * 86400.0, t_dpu = 18 * 86400.0;  // the DPU run is faster
-  const double e_nic = 30000.0, e_dpu = 28000.0;            // and uses less energy
+  const double nodes = 8 * 300000.0, nic = 1500.0, dpu = 2500.0;
+  const double capex_nic = nodes + devices * nic;
+  const double t_nic = 20 * 86400.0, t_dpu = 18 * 86400.0; // the DPU run is faster
+  const double e_nic = 30000.0, e_dpu = 28000.0;           // and uses less energy
   const double c_nic = capex_nic * t_nic / life + e_nic;
-  const double premium = break_even_premium(c_nic, capex_nic, e_dpu, t_dpu, devices, life);
-  const double dpu_price = 1500.0 + premium;
-  const double capex_dpu = 8 * 300000.0 + devices * dpu_price;
-  EXPECT_NEAR(capex_dpu * t_dpu / life + e_dpu, c_nic, 1e-6);
+  // The DPU run as the plan priced it, then at the NIC's price plus the break-even premium.
+  auto c_dpu = [&](double other_capex, double device_price, double running) {
+    return (other_capex + devices * device_price) * t_dpu / life + running;
+  };
+  const double premium = break_even_premium(c_nic, c_dpu(nodes, dpu, e_dpu), dpu - nic, t_dpu, devices, life);
+  EXPECT_NEAR(c_dpu(nodes, nic + premium, e_dpu), c_nic, 1e-6);
   EXPECT_GT(premium, 0.0);
+  // The closed form of clusters that differ only in their devices: (C_nic - O_dpu) L / (n T) - K_nic / n.
+  EXPECT_NEAR(premium, (c_nic - e_dpu) * life / (devices * t_dpu) - capex_nic / devices, 1e-6);
   // Running costs other than energy (busy host cores charged per hour) enter the same way.
   const double cores_dpu = 1000.0;
-  const double with_cores =
-      break_even_premium(c_nic + 3000.0, capex_nic, e_dpu + cores_dpu, t_dpu, devices, life);
-  EXPECT_NEAR((8 * 300000.0 + devices * (1500.0 + with_cores)) * t_dpu / life + e_dpu + cores_dpu,
-              c_nic + 3000.0, 1e-6);
+  const double with_cores = break_even_premium(c_nic + 3000.0, c_dpu(nodes, dpu, e_dpu + cores_dpu),
+                                               dpu - nic, t_dpu, devices, life);
+  EXPECT_NEAR(c_dpu(nodes, nic + with_cores, e_dpu + cores_dpu), c_nic + 3000.0, 1e-6);
+  // A DPU cluster that buys fewer host cores: the saving raises the premium it may carry by saving / n.
+  const double saved = 64000.0;
+  const double leaner =
+      break_even_premium(c_nic, c_dpu(nodes - saved, dpu, e_dpu), dpu - nic, t_dpu, devices, life);
+  EXPECT_NEAR(c_dpu(nodes - saved, nic + leaner, e_dpu), c_nic, 1e-6);
+  EXPECT_NEAR(leaner - premium, saved / devices, 1e-6);
   // A DPU run no faster and no leaner pays no premium.
-  EXPECT_NEAR(break_even_premium(c_nic, capex_nic, e_nic, t_nic, devices, life), 0.0, 1e-6);
+  EXPECT_NEAR(break_even_premium(c_nic, c_nic + devices * (dpu - nic) * t_nic / life, dpu - nic, t_nic,
+                                 devices, life),
+              0.0, 1e-6);
+}
+
+TEST(Cost, AHostCoreNotKeptBusyIsNotBought) {
+  // 112 cores a node, 4.2 busy: 5 kept, 107 not bought; a hair over a whole core is that core.
+  EXPECT_DOUBLE_EQ(host_cores_not_bought(112, 4.2), 107.0);
+  EXPECT_DOUBLE_EQ(host_cores_not_bought(112, 4.0 + 1e-12), 108.0);
+  EXPECT_DOUBLE_EQ(host_cores_not_bought(112, 0.0), 112.0);
+  EXPECT_DOUBLE_EQ(host_cores_not_bought(112, 200.0), 0.0); // never below none
+  EXPECT_DOUBLE_EQ(host_cores_not_bought(0, 3.0), 0.0);
 }
 
 TEST(Cost, CloudBreakEvenIsPerDeviceHour) {
