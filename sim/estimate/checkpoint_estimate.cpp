@@ -12,8 +12,6 @@ double checkpoint_write_s(const scenario::Scenario& s, const scenario::Hardware&
   const auto& ck = s.workload.checkpoint;
   if (!ck)
     return 0;
-  if (ck->async)
-    throw NotEstimated("asynchronous checkpoints are not estimated");
   const auto& st = s.cluster.storage;
   const double bytes = model::checkpoint_bytes_per_gpu(s.workload);
   const int per_node = layout.node.gpus;

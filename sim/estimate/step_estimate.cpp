@@ -24,9 +24,6 @@ namespace dpusim::estimate {
 namespace {
 
 void refuse_what_is_not_modelled(const scenario::Scenario& s) {
-  const auto& w = s.workload;
-  if (w.checkpoint && w.checkpoint->async)
-    throw NotEstimated("asynchronous checkpoints are not estimated");
   if (model::noise_of(s) != nullptr)
     throw NotEstimated("noise is sampled, not estimated");
   if (model::congestion_of(s) != nullptr)
@@ -576,7 +573,11 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
   }
   if (s.workload.checkpoint) {
     const datapath::DataPath path(variant, s.cluster.services, hw);
-    model::add_checkpoint_step(s, e.step_time_s + checkpoint_write_s(s, hw, path, layout), m);
+    // Synchronous: the write after the step. Asynchronous: from the step's start beside it, which ends
+    // when both have (the write's contention with the step's traffic left out, as all contention is).
+    const double write_s = checkpoint_write_s(s, hw, path, layout);
+    model::add_checkpoint_step(
+        s, s.workload.checkpoint->async ? std::max(e.step_time_s, write_s) : e.step_time_s + write_s, m);
   }
   r.notes.push_back("estimated without simulation (closed forms, no contention): docs/models/estimator.md");
   return r;
