@@ -401,6 +401,27 @@ double cell(const std::vector<std::string>& header, const std::vector<std::strin
 
 } // namespace
 
+namespace {
+/// `plan` run as two shards under `dir` and merged: the points.csv, pareto.csv and summary (`serial`'s
+/// console output) of the serial run in `dir`/out.
+void expect_shards_merge_to(const std::string& plan, const fs::path& dir, const std::string& serial) {
+  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
+  for (const char* shard : {"1/2", "2/2"}) {
+    const auto out = dir / (std::string("s") + shard[0]);
+    ASSERT_EQ(
+        run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"}).exit_code,
+        0);
+    merge.push_back(out.string());
+  }
+  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
+  const auto m = run_command(merge);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(read(dir / "merged/points.csv"), read(dir / "out/points.csv"));
+  EXPECT_EQ(read(dir / "merged/pareto.csv"), read(dir / "out/pareto.csv"));
+  EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), serial.substr(0, serial.find("wrote ")));
+}
+} // namespace
+
 TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
   TempDir tmp;
   const auto plan = economics_plan(tmp);
@@ -489,20 +510,7 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
     }
 
   // Merged from shards: the same points.csv, pareto.csv and summary.
-  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
-  for (const char* shard : {"1/2", "2/2"}) {
-    const auto out = dir / (std::string("s") + shard[0]);
-    ASSERT_EQ(
-        run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"}).exit_code,
-        0);
-    merge.push_back(out.string());
-  }
-  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
-  const auto m = run_command(merge);
-  ASSERT_EQ(m.exit_code, 0) << m.err;
-  EXPECT_EQ(read(dir / "merged/points.csv"), read(dir / "out/points.csv"));
-  EXPECT_EQ(read(dir / "merged/pareto.csv"), read(dir / "out/pareto.csv"));
-  EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
+  expect_shards_merge_to(plan, dir, r.out);
 }
 
 namespace {
@@ -563,19 +571,7 @@ TEST(PlanCommand, HostCoresAPointLeavesIdleAreTakenOffTheNodesPrice) {
   EXPECT_GE(gain, 99.0) << r.out << without.out;
   EXPECT_LE(gain, 126.0) << r.out << without.out;
   // Merged from shards, the same summary (the shards carry the priced premium).
-  std::vector<std::string> merge{DPUSIM_BINARY, "merge"};
-  for (const char* shard : {"1/2", "2/2"}) {
-    const auto out = dir / (std::string("s") + shard[0]);
-    ASSERT_EQ(
-        run_command({DPUSIM_BINARY, "plan", plan, "--shard", shard, "--out", out.string(), "-q"}).exit_code,
-        0);
-    merge.push_back(out.string());
-  }
-  merge.insert(merge.end(), {"--out", (dir / "merged").string()});
-  const auto m = run_command(merge);
-  ASSERT_EQ(m.exit_code, 0) << m.err;
-  EXPECT_EQ(read(dir / "merged/points.csv"), read(dir / "out/points.csv"));
-  EXPECT_EQ(m.out.substr(0, m.out.find("wrote ")), r.out.substr(0, r.out.find("wrote ")));
+  expect_shards_merge_to(plan, dir, r.out);
 }
 
 #ifdef DPUSIM_MPIEXEC

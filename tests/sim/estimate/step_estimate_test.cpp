@@ -151,14 +151,20 @@ std::ostream& operator<<(std::ostream& os, const CheckpointCase& c) {
   return os << c.name;
 }
 
+/// The quickstart on pinned routes with `storage` and a checkpoint every 10 iterations in `mode`.
+std::string checkpointed_quickstart(const std::string& storage, const std::string& mode) {
+  const std::string text =
+      replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml"), kFabric,
+               kPinned + "\n  storage: " + storage);
+  return replaced(text, "precision: bf16", "precision: bf16\n  checkpoint: {every: 10, mode: " + mode + "}");
+}
+
 class CheckpointAgainstSimulation : public ::testing::TestWithParam<CheckpointCase> {};
 
 TEST_P(CheckpointAgainstSimulation, WriteWithinFivePercent) {
   const auto& c = GetParam();
   TempDir tmp;
-  std::string text = replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml"),
-                              kFabric, kPinned + "\n  storage: " + c.storage);
-  text = replaced(text, "precision: bf16", "precision: bf16\n  checkpoint: {every: 10, mode: sync}");
+  std::string text = checkpointed_quickstart(c.storage, "sync");
   if (std::string(c.variant) == "snap")
     text = replaced(text, "variants: [rdma-nic, dpu]",
                     "variants: [rdma-nic, dpu, {name: snap, placement: \"rdma-nic+storage=dpu_arm\"}]");
@@ -196,24 +202,12 @@ INSTANTIATE_TEST_SUITE_P(
 // An asynchronous checkpoint, written from the iteration's start beside it: the iteration lasts as long
 // as the longer of the two, whether the write outlasts the step (the servers' media or ports bound it)
 // or hides behind it (64 servers: the NICs' share is short).
-struct AsyncCase {
-  const char* name;
-  const char* variant;
-  const char* storage;
-};
-
-std::ostream& operator<<(std::ostream& os, const AsyncCase& c) {
-  return os << c.name;
-}
-
-class AsyncCheckpointAgainstSimulation : public ::testing::TestWithParam<AsyncCase> {};
+class AsyncCheckpointAgainstSimulation : public ::testing::TestWithParam<CheckpointCase> {};
 
 TEST_P(AsyncCheckpointAgainstSimulation, IterationWithinFivePercent) {
   const auto& c = GetParam();
   TempDir tmp;
-  std::string text = replaced(read(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml"),
-                              kFabric, kPinned + "\n  storage: " + c.storage);
-  text = replaced(text, "precision: bf16", "precision: bf16\n  checkpoint: {every: 10, mode: async}");
+  const std::string text = checkpointed_quickstart(c.storage, "async");
   const double simulated =
       dpusim::testing::simulate(tmp, c.name, text, "checkpoint_step_s", nullptr, {"--variant", c.variant});
   const auto r =
@@ -227,13 +221,14 @@ TEST_P(AsyncCheckpointAgainstSimulation, IterationWithinFivePercent) {
 INSTANTIATE_TEST_SUITE_P(
     Quickstart, AsyncCheckpointAgainstSimulation,
     ::testing::Values(
-        AsyncCase{"media", "rdma-nic", "{servers: 2, link: 400Gbps, read_rate: 10GB/s, write_rate: 2GB/s}"},
-        AsyncCase{"media_host_tcp", "host-tcp",
-                  "{servers: 2, link: 400Gbps, read_rate: 10GB/s, write_rate: 2GB/s}"},
-        AsyncCase{"server_port", "rdma-nic", "{servers: 2, link: 100Gbps, read_rate: 40GB/s}"},
-        AsyncCase{"server_port_host_tcp", "host-tcp", "{servers: 2, link: 100Gbps, read_rate: 40GB/s}"},
-        AsyncCase{"hidden", "rdma-nic", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"},
-        AsyncCase{"hidden_host_client", "host-tcp", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"}),
+        CheckpointCase{"media", "rdma-nic",
+                       "{servers: 2, link: 400Gbps, read_rate: 10GB/s, write_rate: 2GB/s}"},
+        CheckpointCase{"media_host_tcp", "host-tcp",
+                       "{servers: 2, link: 400Gbps, read_rate: 10GB/s, write_rate: 2GB/s}"},
+        CheckpointCase{"server_port", "rdma-nic", "{servers: 2, link: 100Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"server_port_host_tcp", "host-tcp", "{servers: 2, link: 100Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"hidden", "rdma-nic", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{"hidden_host_client", "host-tcp", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(Estimate, ContextParallelScenarioWithinFivePercent) {
