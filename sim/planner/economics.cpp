@@ -54,7 +54,7 @@ double host_power_w(double tdp_w_total, int cores_total, double busy_cores) {
 double host_cores_not_bought(int cores_total, double busy_cores) {
   if (cores_total <= 0)
     return 0;
-  // A hair below a whole core (the solver's rounding) is that core, not the next.
+  // A hair above a whole core (the solver's rounding) is that core, not the next.
   const double kept = std::ceil(std::max(0.0, busy_cores) - 1e-9);
   return std::max(0.0, cores_total - kept);
 }
