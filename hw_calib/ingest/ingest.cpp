@@ -484,6 +484,29 @@ void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
         add(f, "storage",
             ParamSpec{"storage.random_read_iops", job.read.iops, calibration::Provenance::measured,
                       o.cite(method + ": read IOPS"), series, std::nullopt, ""});
+      const auto& pct = job.read.clat_percentiles_s;
+      if (pct.contains(50.0) && pct.contains(99.0) && pct.at(50.0) > 0 && pct.at(99.0) >= pct.at(50.0)) {
+        if (job.iodepth > 1)
+          f.warnings.push_back(
+              fmt::format("storage.read_latency_median and _p99 left out: job \"{}\" keeps {} "
+                          "reads in flight, so its completion latency includes queueing "
+                          "(the parameters are for queue depth 1)",
+                          excerpt(job.name), job.iodepth));
+        else {
+          add(f, "storage",
+              ParamSpec{"storage.read_latency_median", pct.at(50.0), calibration::Provenance::measured,
+                        o.cite(method + ": median completion latency (clat 50.00th)"), series, std::nullopt,
+                        ""});
+          add(f, "storage",
+              ParamSpec{"storage.read_latency_p99", pct.at(99.0), calibration::Provenance::measured,
+                        o.cite(method + ": completion latency 99.00th percentile"), series, std::nullopt,
+                        ""});
+        }
+      } else
+        f.warnings.push_back(fmt::format("storage.read_latency_median and _p99 left out: no 50th and 99th "
+                                         "completion-latency percentiles read from job \"{}\" (fio "
+                                         "--output-format=json gives them)",
+                                         excerpt(job.name)));
     }
   }
 }

@@ -125,6 +125,8 @@ FioReport parse_fio_json(std::string_view text) {
         job.bs = opts["blocksize"].Scalar();
       if (opts["numjobs"])
         job.jobs = static_cast<int>(parse_integer(opts["numjobs"].Scalar()).value_or(1));
+      if (opts["iodepth"])
+        job.iodepth = static_cast<int>(parse_integer(opts["iodepth"].Scalar()).value_or(1));
     }
     job.read = read_direction(j["read"]);
     job.write = read_direction(j["write"]);
@@ -140,6 +142,7 @@ FioReport parse_fio_json(std::string_view text) {
 FioReport parse_fio_text(std::string_view text) {
   FioReport report;
   std::map<std::string, std::pair<std::string, std::string>> options; // job name -> rw, bs
+  std::map<std::string, int> depths;                                  // job name -> iodepth
   const auto lines = split_lines(text);
   FioJob* job = nullptr;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -162,6 +165,7 @@ FioReport parse_fio_text(std::string_view text) {
         bs = std::string(v.substr(0, v.find_first_of("-,")));
       }
       options[name] = {std::string(rw), bs};
+      depths[name] = static_cast<int>(parse_integer(field_value(line, "iodepth")).value_or(1));
       continue;
     }
     // "dpusim-seqread: (groupid=0, jobs=1): err= 0: pid=12232: Tue Dec  1 13:20:36 2026"
@@ -171,6 +175,7 @@ FioReport parse_fio_text(std::string_view text) {
       if (const auto it = options.find(j.name); it != options.end()) {
         j.rw = it->second.first;
         j.bs = it->second.second;
+        j.iodepth = depths[j.name];
       }
       if (const auto n = parse_integer(field_value(line, "jobs")))
         j.jobs = static_cast<int>(*n);

@@ -25,7 +25,8 @@ struct FioJob {
   std::string rw; // from job options when present ("read", "randread")
   std::string bs; // from job options when present ("1M", "4k")
   int error = 0;
-  int jobs = 1; // the processes this result sums (numjobs with group_reporting: "jobs=N")
+  int jobs = 1;    // the processes this result sums (numjobs with group_reporting: "jobs=N")
+  int iodepth = 1; // reads kept in flight (job options' iodepth; the job line's "iodepth=N")
   FioDirection read;
   FioDirection write;
   double usr_cpu_percent = 0; // of one CPU, over the job's runtime

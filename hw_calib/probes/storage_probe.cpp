@@ -351,6 +351,16 @@ ProbeResult run_storage_probe(const ProbeContext& ctx) {
   add_param(result, "storage",
             ParamSpec{"storage.random_read_iops", f.rand_iops, calibration::Provenance::measured, f.method,
                       series_rand, std::nullopt, "random 4 KiB reads, queue depth 1"});
+  if (f.rand_p50_s && f.rand_p99_s && *f.rand_p50_s > 0) {
+    add_param(result, "storage",
+              ParamSpec{"storage.read_latency_median", *f.rand_p50_s, calibration::Provenance::measured,
+                        f.method, series_rand, std::nullopt,
+                        "median completion latency of random 4 KiB reads, queue depth 1"});
+    add_param(result, "storage",
+              ParamSpec{"storage.read_latency_p99", std::max(*f.rand_p99_s, *f.rand_p50_s),
+                        calibration::Provenance::measured, f.method, series_rand, std::nullopt,
+                        "99th percentile of the same reads' completion latency"});
+  }
   if (f.seq_cpu_s > 0) {
     const double per_core = f.seq_bytes / f.seq_cpu_s;
     result.summary.push_back(

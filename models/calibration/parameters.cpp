@@ -132,6 +132,13 @@ constexpr std::array kRegistry{
              "not used by the simulator: the host storage client's rate comes from the catalog's CPU entry"},
     ParamDef{"storage.random_read_iops", ParamKind::number, "4 KiB random read operations per second",
              "storage", "not used by the simulator: sample reads are charged by bytes, not operations"},
+    ParamDef{"storage.read_latency_median", ParamKind::duration,
+             "median completion latency of one random read at queue depth 1", "storage",
+             "input pipeline: each sample read waits this long before its bytes flow (cluster.storage."
+             "read_latency in the scenario takes precedence)"},
+    ParamDef{"storage.read_latency_p99", ParamKind::duration,
+             "99th percentile of the completion latency of one random read at queue depth 1", "storage",
+             "noise model (noise.storage_tail): the tail each sample read's latency is drawn from"},
 };
 
 } // namespace

@@ -131,6 +131,15 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
       c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
     if (auto sc = sm.optional("snap_cores"))
       c.storage.snap_cores = static_cast<int>(sc->as_int(1, 4096));
+    if (auto rl = sm.optional("read_latency")) {
+      auto lm = rl->as_map();
+      lm.declare(keys_of("cluster.storage.read_latency"));
+      c.storage.read_latency_median =
+          lm.required("median", "one sample read's median latency, e.g. 500us").as_quantity<units::Seconds>();
+      c.storage.read_latency_p99 =
+          lm.required("p99", "its 99th percentile, e.g. 5ms").as_quantity<units::Seconds>();
+      lm.finish();
+    }
     sm.finish();
   }
   m.finish();

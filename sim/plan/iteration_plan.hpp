@@ -67,7 +67,8 @@ struct TaskInfo {
   CpuUseSeconds arm_core_s{};    // DPU Arm core-seconds by use
   engine::TaskId data_from = -1; // a forward task: the loader task that produced its micro-batch
   double bytes = 0;              // payload per rank moved by a communication
-  int tail_steps = 0;            // a communication's latency task: Lowered::tail_steps and tail_hops
+  int tail_steps = 0; // a communication's latency task: Lowered::tail_steps and tail_hops; a read-latency
+                      // task: the reads each loader makes one after another, and the loaders
   int tail_hops = 1;
   double weight = 1; // replicas this task stands for (data-parallel replicas not simulated)
   [[nodiscard]] double host_cpu_core_s() const;
@@ -109,9 +110,10 @@ struct HostSide {
   bool couple_launch = false;               // compute tasks carry their launch threads as loads on the host
   const datapath::DataPath* path = nullptr; // where storage reads and agents run
   std::optional<scenario::DataConfig> data;
-  double storage_read_rate = 0; // bytes/s of each storage server's media
-  int storage_connections = 1;  // TCP connections of a node's host storage client, one core each
-  double agent_cores = 0;       // per node, in host cores
+  double storage_read_rate = 0;      // bytes/s of each storage server's media
+  double storage_read_latency_s = 0; // one sample read's median latency before its bytes flow (0: none)
+  int storage_connections = 1;       // TCP connections of a node's host storage client, one core each
+  double agent_cores = 0;            // per node, in host cores
   offload::Site agent_site = offload::Site::host;
   double arm_cores_per_host_core = 1; // Arm cores that do the work of one host core
   // >0: this iteration also writes a checkpoint of this many bytes per GPU, after the optimizer step

@@ -119,14 +119,15 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
         header = false;
         if (i == 0)
           out += "sample," + line +
-                 ",fault_cost_s,straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,straggler_"
-                 "wait_s\n";
+                 ",fault_cost_s,straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,"
+                 "straggler_wait_storage_s,straggler_wait_s\n";
         continue;
       }
       const auto& r = c.results.at(row++);
-      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line, r.value("fault_cost_s"),
-                         r.value("straggler_wait_gpu_s"), r.value("straggler_wait_os_s"),
-                         r.value("straggler_wait_network_s"), r.value("straggler_wait_s"));
+      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line,
+                         r.value("fault_cost_s"), r.value("straggler_wait_gpu_s"),
+                         r.value("straggler_wait_os_s"), r.value("straggler_wait_network_s"),
+                         r.value("straggler_wait_storage_s"), r.value("straggler_wait_s"));
     }
   }
   return out;

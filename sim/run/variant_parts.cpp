@@ -23,6 +23,8 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   h.path = &path;
   h.data = s.workload.data;
   h.storage_read_rate = s.cluster.storage.read_rate.si();
+  if (hw.storage_read_latency_median)
+    h.storage_read_latency_s = hw.storage_read_latency_median->value.si();
   h.storage_connections = s.cluster.storage.client_connections;
   const auto& services = s.cluster.services;
   h.agent_cores = services.agent_cores;

@@ -179,7 +179,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     r.set_value("os_noise_arm_fraction", os->arm.fraction());
   }
   const auto noisy_of = [&](const model::NoiseConfig& n, const plan::IterationPlan& clean) {
-    return model::noisy_iteration(n, s, clean, path, os ? &*os : nullptr);
+    return model::noisy_iteration(n, s, clean, path, os ? &*os : nullptr, model::storage_latency_sigma(hw));
   };
   std::optional<plan::IterationPlan> noisy;
   if (noise != nullptr)

@@ -6,6 +6,7 @@
 #include "sim/offload/variant.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct Hardware {
   std::string profile_path;
   std::vector<CalibratedValue> calibrated;
   std::string gpu_performance; // which GPU performance figures apply, and how far they are validated
+  // The latency of one sample read from the storage servers before its bytes flow, median and 99th
+  // percentile: from the scenario (cluster.storage.read_latency) or a calibration profile; none: reads
+  // have no latency of their own.
+  std::optional<catalog::Cited<units::Seconds>> storage_read_latency_median;
+  std::optional<catalog::Cited<units::Seconds>> storage_read_latency_p99;
 
   [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
 };

@@ -48,6 +48,9 @@ struct StorageConfig {
   std::optional<int> snap_cores; // Arm cores of each DPU that SNAP polls with (absent: the catalog's)
   bool separate_fabric = false;  // servers on a storage fabric of their own (else the training leaves)
   units::DataRate node_link;     // with separate_fabric: each node's storage port
+  // One sample read's latency before its bytes flow (read_latency: {median, p99}); absent: none.
+  std::optional<units::Seconds> read_latency_median;
+  std::optional<units::Seconds> read_latency_p99;
 };
 
 /// Other tenants' jobs sharing the fabric: `flows` bulk flows per leaf that cross the leaf-spine links

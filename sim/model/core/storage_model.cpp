@@ -13,6 +13,9 @@
 namespace dpusim::model {
 namespace {
 
+constexpr double kMaxReadLatencyS = 60; // one read; beyond a minute it is a failure, not a latency
+constexpr double kMaxTailRatio = 1e5;   // p99 / median: a lognormal sigma of 5
+
 /// What bounds SNAP: the cores it polls with on each DPU, where that figure comes from, and the most
 /// they move.
 std::string snap_note(const RunView& run) {
@@ -56,6 +59,27 @@ public:
          "shared (servers on the training leaves) | separate (a storage switch of their own)"},
         {"cluster.storage.node_link", "data rate", "required with fabric: separate",
          "each node's storage port on the separate storage fabric"},
+        {"cluster.storage.read_latency", "section", "none (or the calibration profile's)",
+         "one sample read's latency before its bytes flow (each load waits for its loaders' reads)"},
+        {"cluster.storage.read_latency.median", "duration", "required", "its median, e.g. 500us"},
+        {"cluster.storage.read_latency.p99", "duration", "required",
+         "its 99th percentile, at least the median (noise.storage_tail draws from it)"},
+    };
+  }
+  [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
+    using Hw = scenario::Hardware;
+    using Cite = catalog::Citation;
+    return {
+        {"storage.read_latency_median", "storage.read_latency_median",
+         [](Hw& hw, double v, const Cite& c) {
+           hw.storage_read_latency_median = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
+        {"storage.read_latency_p99", "storage.read_latency_p99",
+         [](Hw& hw, double v, const Cite& c) {
+           hw.storage_read_latency_p99 = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -80,11 +104,41 @@ public:
       out.push_back({"cluster.storage.node_link",
                      "missing required key (expected each node's storage port on the "
                      "separate storage fabric, e.g. 200Gbps)"});
+    if (st.read_latency_median && st.read_latency_p99 &&
+        !(st.read_latency_p99->si() >= st.read_latency_median->si()))
+      out.push_back(
+          {"cluster.storage.read_latency.p99",
+           fmt::format("must be at least the median ({}), found {}", units::format(*st.read_latency_median),
+                       units::format(*st.read_latency_p99))});
+    else if (st.read_latency_median && st.read_latency_p99 &&
+             !(st.read_latency_p99->si() <= kMaxTailRatio * st.read_latency_median->si()))
+      out.push_back(
+          {"cluster.storage.read_latency.p99",
+           fmt::format("must be at most {:g} times the median ({}), found {}", kMaxTailRatio,
+                       units::format(*st.read_latency_median), units::format(*st.read_latency_p99))});
+    if (st.read_latency_median && !(st.read_latency_median->si() <= kMaxReadLatencyS))
+      out.push_back({"cluster.storage.read_latency.median",
+                     fmt::format("must be at most {:g} s, found {}", kMaxReadLatencyS,
+                                 units::format(*st.read_latency_median))});
     if (!st.separate_fabric && st.node_link.si() > 0)
       out.push_back({"cluster.storage.node_link",
                      "a node's storage port belongs to a separate storage fabric: give fabric: separate"});
   }
   void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
+    // The scenario's read latency is of the user's storage servers; a profile's was measured wherever
+    // the probe read (a local disk unless --storage-file named the training file system): the scenario's
+    // takes precedence, and the profile's is then marked unused.
+    if (const auto& st = s.cluster.storage; st.read_latency_median && st.read_latency_p99) {
+      const catalog::Citation cite{catalog::Citation::Kind::assumption,
+                                   "set by the scenario (cluster.storage.read_latency)"};
+      hw.storage_read_latency_median = catalog::Cited<units::Seconds>{*st.read_latency_median, cite};
+      hw.storage_read_latency_p99 = catalog::Cited<units::Seconds>{*st.read_latency_p99, cite};
+      for (auto& cv : hw.calibrated)
+        if (cv.used && cv.key.rfind("storage.read_latency", 0) == 0) {
+          cv.used = false;
+          cv.note = "the scenario's cluster.storage.read_latency takes precedence";
+        }
+    }
     if (s.cluster.storage.snap_cores && hw.nic.arm)
       hw.nic.arm->snap_cores = catalog::Cited<int>{
           *s.cluster.storage.snap_cores,

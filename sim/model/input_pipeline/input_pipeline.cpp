@@ -7,6 +7,8 @@
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/report/variant_result.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <memory>
 
@@ -66,10 +68,31 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
     if (bytes > 0)
       work.storage_client_work(t, i, path.storage_read(bytes, connections), node, {nic});
     const auto id = work.add(std::move(t), std::move(i));
+    // Each read waits for its latency before its bytes flow: the loaders read their share of the
+    // micro-batch's samples one after another, all loaders at once (noise.storage_tail draws them).
+    engine::TaskId first = id;
+    if (bytes > 0 && host.storage_read_latency_s > 0) {
+      const double reads = std::ceil(samples);
+      const int readers = static_cast<int>(std::min<double>(dc.workers, reads));
+      const int per_reader = static_cast<int>(std::ceil(reads / readers));
+      engine::Task lat = plan::task_of(engine::TaskKind::delay);
+      lat.delay_s = per_reader * host.storage_read_latency_s;
+      plan::TaskInfo li =
+          plan::make_info(plan::TaskCategory::data_load, fmt::format("read latency mb{}", k + dc.prefetch));
+      li.dp = d;
+      li.stage = 0;
+      li.micro = k;
+      li.gpus = {first_gpu};
+      li.weight = in.weight;
+      li.tail_steps = per_reader;
+      li.tail_hops = readers;
+      first = work.add(std::move(lat), std::move(li));
+      iteration.graph.depend(first, id);
+    }
     if (previous >= 0)
-      iteration.graph.depend(previous, id);
+      iteration.graph.depend(previous, first);
     if (const auto slot = in.slots[static_cast<std::size_t>(k)]; slot >= 0)
-      iteration.graph.depend(slot, id);
+      iteration.graph.depend(slot, first);
     if (k + dc.prefetch < m) {
       const auto consumer = in.forwards[static_cast<std::size_t>(k + dc.prefetch)];
       iteration.graph.depend(id, consumer);

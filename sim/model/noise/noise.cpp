@@ -6,6 +6,7 @@
 #include "sim/model/noise/noise.hpp"
 
 #include "models/calibration/parameters.hpp"
+#include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/variant_result.hpp"
@@ -80,6 +81,10 @@ public:
          "draw OS detours on host and Arm cores from their calibrated os_noise_fraction and os_noise_p99, "
          "grown by the kernel networking work the variant leaves there: they delay launch threads and the "
          "software of network hops"},
+        {"noise.storage_tail", "bool", "false",
+         "draw each sample read's latency from the storage's lognormal (cluster.storage.read_latency or the "
+         "calibrated storage.read_latency_median and _p99) in place of its median: the prefetch queue "
+         "absorbs what it can"},
     };
   }
   [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
@@ -143,6 +148,8 @@ public:
       n.network_tail = t->as_bool();
     if (auto o = m.optional("os_noise"))
       n.os_noise = o->as_bool();
+    if (auto st = m.optional("storage_tail"))
+      n.storage_tail = st->as_bool();
     m.finish();
     s.extensions[std::string(kSection)] = n;
   }
@@ -152,6 +159,10 @@ public:
       return;
     if (n->os_noise)
       check_os_noise(s, cat, out);
+    if (n->storage_tail && !(s.workload.data && s.workload.data->sample.si() > 0))
+      out.emplace_back("noise.storage_tail",
+                       "draws the latency of sample reads, and this scenario reads none: give workload.data "
+                       "{sample, decode, workers} and cluster.storage, or remove storage_tail");
     if (!(n->gpu_jitter >= 0 && n->gpu_jitter <= 1))
       out.emplace_back(
           "noise.gpu_jitter",
@@ -245,6 +256,8 @@ public:
                             "nic.rdma_latency_p99: dpusim-calib run --probes rdma)"));
     if (n->os_noise)
       parts.push_back(os_noise_words(run, r));
+    if (n->storage_tail)
+      parts.push_back(storage_words(run));
     std::string what;
     for (std::size_t i = 0; i < parts.size(); ++i)
       what += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -283,6 +296,23 @@ private:
     }
   }
 
+  static std::string storage_words(const RunView& run) {
+    const auto& hw = run.hardware;
+    if (!hw.storage_read_latency_median || !hw.storage_read_latency_p99)
+      return "no storage tail: no read latency to draw from (give cluster.storage.read_latency {median, "
+             "p99}, or calibrate storage.read_latency_median and _p99 with dpusim-calib run --probes storage "
+             "--storage-file on the training file system)";
+    const double sigma = storage_latency_sigma(hw);
+    const auto& med = *hw.storage_read_latency_median;
+    const auto& p99 = *hw.storage_read_latency_p99;
+    return fmt::format("each sample read's latency drawn from the storage's lognormal (median {}, 99th "
+                       "percentile {}, sigma {:.3g}; {}), each load waiting for its slowest loader{}",
+                       units::format(med.value), units::format(p99.value), sigma,
+                       med.cite.text.rfind("set by the scenario", 0) == 0 ? "cluster.storage.read_latency"
+                                                                          : cite_words(med.cite),
+                       sigma > 0 ? "" : " (the percentile equals the median: no tail)");
+  }
+
   static std::string os_noise_words(const RunView& run, const report::VariantResult& r) {
     const auto& cpu = run.hardware.cpu;
     if (!cpu.os_noise_fraction || !cpu.os_noise_p99)
@@ -318,9 +348,10 @@ std::string sources_words(const report::VariantResult& r) {
     const std::string key = fmt::format("straggler_wait_{}_s", noise_source_name(src));
     if (std::none_of(r.values.begin(), r.values.end(), [&](const auto& v) { return v.first == key; }))
       continue;
-    const char* what = src == NoiseSource::gpu  ? "the GPUs' variability"
-                       : src == NoiseSource::os ? "OS noise"
-                                                : "the network's software tail";
+    const char* what = src == NoiseSource::gpu       ? "the GPUs' variability"
+                       : src == NoiseSource::os      ? "OS noise"
+                       : src == NoiseSource::network ? "the network's software tail"
+                                                     : "the storage read tail";
     out += fmt::format("{}{} {:.4f} s", out.empty() ? "" : ", ", what, r.value(key));
     ++found;
   }
@@ -344,6 +375,8 @@ std::string_view noise_source_name(NoiseSource src) {
     return "os";
   case NoiseSource::network:
     return "network";
+  case NoiseSource::storage:
+    return "storage";
   }
   return "gpu";
 }
@@ -356,6 +389,8 @@ std::vector<NoiseSource> sources_of(const NoiseConfig& n) {
     out.push_back(NoiseSource::os);
   if (n.network_tail)
     out.push_back(NoiseSource::network);
+  if (n.storage_tail)
+    out.push_back(NoiseSource::storage);
   return out;
 }
 
@@ -366,12 +401,16 @@ NoiseConfig only(const NoiseConfig& n, NoiseSource src) {
     o = n;
     o.network_tail = false;
     o.os_noise = false;
+    o.storage_tail = false;
     break;
   case NoiseSource::os:
     o.os_noise = n.os_noise;
     break;
   case NoiseSource::network:
     o.network_tail = n.network_tail;
+    break;
+  case NoiseSource::storage:
+    o.storage_tail = n.storage_tail;
     break;
   }
   return o;
@@ -413,9 +452,18 @@ std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario:
   return os;
 }
 
+double storage_latency_sigma(const scenario::Hardware& hw) {
+  if (!hw.storage_read_latency_median || !hw.storage_read_latency_p99)
+    return 0;
+  const double median = hw.storage_read_latency_median->value.si();
+  const double p99 = hw.storage_read_latency_p99->value.si();
+  return median > 0 && p99 > median ? std::log(p99 / median) / kZ99 : 0.0;
+}
+
 std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const scenario::Scenario& s,
                                                    const plan::IterationPlan& clean,
-                                                   const datapath::DataPath& path, const OsNoise* os) {
+                                                   const datapath::DataPath& path, const OsNoise* os,
+                                                   double storage_sigma) {
   if (!n.any())
     return std::nullopt;
   if (!n.os_noise)
@@ -427,6 +475,7 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   boost::random::mt19937_64 delay_rng(mix(s.seed ^ 0x64656c61ULL));
   boost::random::mt19937_64 tail_rng(mix(s.seed ^ 0x7461696cULL));
   boost::random::mt19937_64 os_rng(mix(s.seed ^ 0x6f736e6fULL));
+  boost::random::mt19937_64 storage_rng(mix(s.seed ^ 0x73746f72ULL));
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
   if (n.slow_fraction > 0 && n.slow_speed < 1) {
     boost::random::uniform_01<double> u;
@@ -485,6 +534,27 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
       auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
       const double planned = tail ? info.tail_steps * path.step_latency_s(info.tail_hops) : 0;
       task.delay_s = std::max(0.0, task.delay_s - planned + drawn);
+    }
+  }
+  // Sample reads: each load's read-latency task charged its loaders' reads at the median, tail_steps
+  // reads one after another on each of tail_hops loaders; drawn, the load waits for its slowest loader.
+  if (n.storage_tail && storage_sigma > 0) {
+    boost::random::lognormal_distribution<double> read(0.0, storage_sigma); // median 1
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      if (info.category != plan::TaskCategory::data_load || task.kind != engine::TaskKind::delay ||
+          info.tail_steps <= 0)
+        continue;
+      const double median = task.delay_s / info.tail_steps;
+      double slowest = 0;
+      for (int h = 0; h < info.tail_hops; ++h) {
+        double sum = 0;
+        for (int k = 0; k < info.tail_steps; ++k)
+          sum += read(storage_rng);
+        slowest = std::max(slowest, sum);
+      }
+      task.delay_s = median * slowest;
     }
   }
   const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();

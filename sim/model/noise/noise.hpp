@@ -8,6 +8,7 @@
 #include "sim/model/noise/os_noise.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <array>
@@ -39,17 +40,20 @@ struct NoiseConfig {
   /// Draw detours on host and Arm cores from their calibrated OS noise, grown by the kernel networking
   /// work the variant leaves there: they delay launch threads and the software of network hops.
   bool os_noise = false;
+  /// Draw each sample read's latency from the storage's lognormal (its median and 99th percentile) in
+  /// place of the median the noise-free iteration charges; the prefetch queue absorbs what it can.
+  bool storage_tail = false;
   [[nodiscard]] bool gpu() const {
     return gpu_jitter > 0 || (gpu_delay && gpu_delay->mean_s > 0) || (slow_fraction > 0 && slow_speed < 1);
   }
-  [[nodiscard]] bool any() const { return gpu() || network_tail || os_noise; }
+  [[nodiscard]] bool any() const { return gpu() || network_tail || os_noise || storage_tail; }
 };
 
 /// The sources the straggler wait is broken down by.
-enum class NoiseSource { gpu, os, network };
-inline constexpr std::array<NoiseSource, 3> kNoiseSources{NoiseSource::gpu, NoiseSource::os,
-                                                          NoiseSource::network};
-std::string_view noise_source_name(NoiseSource src); // "gpu", "os", "network"
+enum class NoiseSource { gpu, os, network, storage };
+inline constexpr std::array<NoiseSource, 4> kNoiseSources{NoiseSource::gpu, NoiseSource::os,
+                                                          NoiseSource::network, NoiseSource::storage};
+std::string_view noise_source_name(NoiseSource src); // "gpu", "os", "network", "storage"
 /// The sources `n` turns on, and `n` with only one of them.
 std::vector<NoiseSource> sources_of(const NoiseConfig& n);
 NoiseConfig only(const NoiseConfig& n, NoiseSource src);
@@ -64,12 +68,18 @@ std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario:
                                     const datapath::DataPath& path, const metrics::IterationMetrics& clean,
                                     const metrics::MetricsInputs& in, double launch_s_per_kernel);
 
+/// The lognormal sigma of one sample read's latency, ln(p99 / median) / z99, from the hardware's storage
+/// read latency; 0 where it has no median and 99th percentile (or they are equal).
+double storage_latency_sigma(const scenario::Hardware& hw);
+
 /// The iteration with the scenario's noise drawn into its GPU tasks, or nothing when the scenario has
 /// none. A tensor-parallel group's kernels run in lockstep: each task takes its slowest GPU's time.
-/// `os` gives where OS noise reaches (required when `n` turns os_noise on).
+/// `os` gives where OS noise reaches (required when `n` turns os_noise on); `storage_sigma` the shape of
+/// each sample read's latency (storage_latency_sigma), drawn where `n` turns storage_tail on.
 std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const scenario::Scenario& s,
                                                    const plan::IterationPlan& clean,
-                                                   const datapath::DataPath& path, const OsNoise* os);
+                                                   const datapath::DataPath& path, const OsNoise* os,
+                                                   double storage_sigma = 0);
 
 /// Records how much longer the noisy step is than the noise-free one (straggler_wait_s).
 void add_straggler_wait(double noisy_step_s, double clean_step_s, report::VariantResult& r);

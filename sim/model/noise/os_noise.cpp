@@ -14,7 +14,6 @@
 namespace dpusim::model {
 namespace {
 
-constexpr double kZ99 = 2.3263478740408408; // standard normal quantile at 0.99
 constexpr double kMaxFraction = 0.9;
 constexpr int kExactQuanta = 64; // beyond: the sum of the quanta's detours by its normal limit
 

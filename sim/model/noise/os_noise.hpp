@@ -7,6 +7,8 @@
 
 namespace dpusim::model {
 
+inline constexpr double kZ99 = 2.3263478740408408; // standard normal quantile at 0.99
+
 /// The detour a thread suffers in one quantum of work (calibration::kOsNoiseQuantumS): lognormal, its
 /// mean set by the fraction of time lost and its shape by the measured 99th percentile.
 class Detours {

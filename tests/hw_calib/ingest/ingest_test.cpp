@@ -243,6 +243,20 @@ TEST(calib_Ingest, FioTextAndJsonGiveTheStorageParameters) {
   EXPECT_DOUBLE_EQ(param(r, "storage.random_read_iops")->value, 17200);
   const auto j = ingest("fio/seqread-direct-1m.json");
   EXPECT_GT(param(j, "storage.read_bandwidth")->value, 1e8);
+  // A random read job's completion-latency percentiles at queue depth 1 (JSON's clat_ns).
+  const auto rj = ingest("fio/randread-direct-4k.json");
+  ASSERT_NE(param(rj, "storage.read_latency_median"), nullptr);
+  EXPECT_DOUBLE_EQ(param(rj, "storage.read_latency_median")->value, 33024e-9);
+  EXPECT_DOUBLE_EQ(param(rj, "storage.read_latency_p99")->value, 109056e-9);
+  // At queue depth 32 the latency holds the queueing: left out, and said why.
+  const auto deep =
+      ingest_string(replace_once(read_fixture("fio/randread-direct-4k.json"), "\"bs\" : \"4k\",",
+                                 "\"bs\" : \"4k\",\n        \"iodepth\" : \"32\","));
+  EXPECT_EQ(param(deep, "storage.read_latency_median"), nullptr);
+  EXPECT_TRUE(warned(deep, "keeps 32 reads in flight"));
+  // fio's normal output: its percentiles are not read, and the warning says to give the JSON.
+  EXPECT_EQ(param(r, "storage.read_latency_median"), nullptr);
+  EXPECT_TRUE(warned(r, "--output-format=json gives them"));
   // A job file: rw and bs in its [global] section ("global options"), not in the job's options.
   std::string global = read_fixture("fio/seqread-direct-1m.json");
   global = replace_once(global, "\"rw\" : \"read\",", "");

@@ -40,6 +40,14 @@ const std::string kHostNoise = scenario("", "tp: 1, dp: 64", 8, "host-tcp") + "n
 const std::string kArmNoise = kArmSwitch + "noise: {os_noise: true}\n";
 // RDMA's latency tail on a reduction over many hops.
 const std::string kRdmaTail = kRdma + "noise: {network_tail: true}\n";
+// One GPU whose loader's sample reads are the step (the storage read latency), drawn with the tail.
+const std::string kLoader =
+    "name: cal\ncluster: {nodes: 1, gpus_per_node: 1, node: dgx-h100, fabric: {topology: fat-tree, link: "
+    "400Gbps, latency: 1us}, storage: {servers: 1, link: 400Gbps, read_rate: 25GB/s}}\n"
+    "workload: {model: {layers: 2, hidden: 256, heads: 4, vocab: 1000}, seq_len: 1024, global_batch: 32, "
+    "micro_batch: 1, parallelism: {tp: 1, dp: 1}, data: {sample: 4KiB, decode: 1us, workers: 1, prefetch: "
+    "1}}\noffload: {baseline: rdma-nic}\nseed: 1\n";
+const std::string kLoaderTail = kLoader + "noise: {storage_tail: true}\n";
 
 struct Case {
   const char* parameter;
@@ -48,6 +56,7 @@ struct Case {
   const char* low;
   const char* high;
   bool higher_is_faster;
+  const char* also = ""; // further profile parameters the case needs, as YAML lines
 };
 
 const Case kCases[] = {
@@ -74,13 +83,18 @@ const Case kCases[] = {
     {"collective.nvlink_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
     {"gpu.hbm_efficiency", "host_cpu", &kRdma, "0.3", "0.9", true},
     {"gpu.gemm_peak_achieved", "host_cpu", &kRdma, "300TFLOPS", "900TFLOPS", true},
+    {"storage.read_latency_median", "host_cpu", &kLoader, "100us", "10ms", false},
+    // The tail needs its median: 1 ms, against a 99th percentile of 2 ms or 50 ms.
+    {"storage.read_latency_p99", "host_cpu", &kLoaderTail, "2ms", "50ms", false,
+     "  storage.read_latency_median:\n    value: 1ms\n    provenance: measured\n    source: test\n"},
 };
 
 double step_with(const TempDir& tmp, const Case& c, const char* value, const std::string& tag) {
   const std::string profile = tmp.path() + "/" + tag + ".profile.yaml";
   std::ofstream(profile) << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: "
                          << c.role << "\nparameters:\n  " << c.parameter << ":\n    value: " << value
-                         << "\n    provenance: measured\n    source: test\n";
+                         << "\n    provenance: measured\n    source: test\n"
+                         << c.also;
   // Core counts are taken from a profile of another machine's shape only when asked: ask.
   std::string text = *c.scenario + "calibration: " + profile + "\ncalibration_shape: apply\n";
   return simulate(tmp, tag, text, "step_time_s");

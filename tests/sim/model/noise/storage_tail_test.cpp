@@ -1,0 +1,157 @@
+// The storage read tail over whole simulations: each sample read waits its latency before its bytes
+// flow; noise.storage_tail draws it from the lognormal of the storage's median and 99th percentile, and
+// the prefetch queue absorbs what it can. Closed forms: a loader-bound step is its reads' latencies, and
+// drawing them costs their mean excess over the median.
+#include "tests/support/run_csv.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <string>
+
+using dpusim::testing::run_command;
+using dpusim::testing::simulate;
+using dpusim::testing::TempDir;
+
+namespace {
+
+constexpr double kZ99 = 2.3263478740408408;
+constexpr int kMicroBatches = 32;
+
+/// One GPU fed by one loader that reads one small sample per micro-batch; `model` sets how long the GPU
+/// computes, `latency` the storage's read latency (empty: none), `prefetch` the queue's depth.
+std::string loader(const std::string& model, const std::string& latency, int prefetch,
+                   const std::string& noise) {
+  return "name: st\ncluster:\n  nodes: 1\n  gpus_per_node: 1\n  node: dgx-h100\n  nic: connectx-7\n"
+         "  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}\n"
+         "  storage: {servers: 1, link: 400Gbps, read_rate: 25GB/s" +
+         (latency.empty() ? std::string() : ", read_latency: " + latency) +
+         "}\nworkload:\n  model: " + model +
+         "\n  seq_len: 1024\n  global_batch: " + std::to_string(kMicroBatches) +
+         "\n  micro_batch: 1\n  parallelism: {tp: 1, dp: 1}\n  data: {sample: 4KiB, decode: 1us, workers: 1, "
+         "prefetch: " +
+         std::to_string(prefetch) + "}\noffload: {baseline: rdma-nic}\n" + noise + "seed: 1\n";
+}
+
+const std::string kTiny = "{layers: 2, hidden: 256, heads: 4, vocab: 1000}";
+const std::string kBig = "{layers: 16, hidden: 4096, heads: 32, vocab: 32000}";
+
+/// The mean of a samples.csv column over `samples` samples of `dpusim run`.
+double mean_column(const TempDir& tmp, const std::string& name, const std::string& text, int samples,
+                   const std::string& column) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  const auto r = run_command({DPUSIM_BINARY, "run", file, "--samples", std::to_string(samples), "--out",
+                              tmp.path() + "/" + name, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(tmp.path() + "/" + name + "/samples.csv");
+  std::string header;
+  std::getline(in, header);
+  int index = -1;
+  {
+    std::stringstream hs(header);
+    std::string h;
+    for (int i = 0; std::getline(hs, h, ','); ++i)
+      if (h == column)
+        index = i;
+  }
+  EXPECT_GE(index, 0) << "no column " << column << " in " << header;
+  double sum = 0;
+  int count = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string v;
+    for (int i = 0; std::getline(ls, v, ','); ++i)
+      if (i == index)
+        sum += std::stod(v);
+    ++count;
+  }
+  EXPECT_EQ(count, samples);
+  return count > 0 ? sum / count : 0;
+}
+
+} // namespace
+
+TEST(StorageTail, ALoaderBoundStepIsItsReadsLatencies) {
+  // 20 ms a read against well under a millisecond of compute a micro-batch: the loader's reads, one
+  // after another, are the step; the GPU's work hides behind them.
+  TempDir tmp;
+  const double none = simulate(tmp, "none", loader(kTiny, "", 1, ""), "step_time_s");
+  const double with =
+      simulate(tmp, "with", loader(kTiny, "{median: 20ms, p99: 200ms}", 1, ""), "step_time_s");
+  EXPECT_GE(with, kMicroBatches * 0.020);
+  EXPECT_NEAR(with / (kMicroBatches * 0.020), 1.0, 0.01) << none << " s -> " << with << " s";
+  EXPECT_LT(none, 0.1 * with);
+}
+
+TEST(StorageTail, DrawnReadsCostTheirMeanExcessOverTheMedian) {
+  // Lognormal reads of median m and sigma s have the mean m e^(s^2/2): a loader-bound step of n reads
+  // waits n m (e^(s^2/2) - 1) on average beyond the step that charged each the median.
+  TempDir tmp;
+  const double median = 0.020;
+  const double sigma = std::log(10.0) / kZ99;
+  const double expected = kMicroBatches * median * (std::exp(sigma * sigma / 2) - 1);
+  const double wait = mean_column(
+      tmp, "tail", loader(kTiny, "{median: 20ms, p99: 200ms}", 1, "noise: {storage_tail: true}\n"), 1000,
+      "straggler_wait_storage_s");
+  EXPECT_NEAR(wait / expected, 1.0, 0.05) << wait << " s against " << expected << " s";
+}
+
+TEST(StorageTail, APrefetchQueueAheadOfLongComputeAbsorbsTheTail) {
+  // The GPU computes for tens of milliseconds a micro-batch; two micro-batches queued ahead hide reads
+  // of 1 ms whose 99th percentile is 10 ms: the drawn tail costs nothing.
+  TempDir tmp;
+  const std::string latency = "{median: 1ms, p99: 10ms}";
+  const double wait = mean_column(tmp, "deep", loader(kBig, latency, 2, "noise: {storage_tail: true}\n"), 20,
+                                  "straggler_wait_s");
+  EXPECT_EQ(wait, 0.0);
+  // With nothing queued behind a tiny model's compute, the same tail shows.
+  const double exposed = mean_column(
+      tmp, "shallow", loader(kTiny, latency, 1, "noise: {storage_tail: true}\n"), 20, "straggler_wait_s");
+  EXPECT_GT(exposed, 0.0);
+}
+
+TEST(StorageTail, SlowerReadsAreNeverFaster) {
+  TempDir tmp;
+  double previous = 0;
+  for (const char* latency : {"{median: 1ms, p99: 5ms}", "{median: 2ms, p99: 10ms}",
+                              "{median: 4ms, p99: 20ms}", "{median: 8ms, p99: 40ms}"}) {
+    const double step = simulate(tmp, "r" + std::to_string(static_cast<int>(previous * 1e6)),
+                                 loader(kTiny, latency, 1, "noise: {storage_tail: true}\n"), "step_time_s");
+    EXPECT_GE(step, previous * (1 - 1e-12)) << latency;
+    previous = step;
+  }
+}
+
+TEST(StorageTail, WithoutALatencyTheRunSaysThereIsNoTailAndChangesNothing) {
+  TempDir tmp;
+  const double plain = simulate(tmp, "plain", loader(kTiny, "", 1, ""), "step_time_s");
+  std::string out;
+  const double tail =
+      simulate(tmp, "tail", loader(kTiny, "", 1, "noise: {storage_tail: true}\n"), "step_time_s", &out);
+  EXPECT_EQ(plain, tail);
+  EXPECT_NE(out.find("no storage tail: no read latency to draw from"), std::string::npos) << out;
+}
+
+TEST(StorageTail, TheScenariosReadLatencyTakesPrecedenceOverAProfiles) {
+  // A profile's read latency may be of a local disk; the scenario's is of its storage servers.
+  TempDir tmp;
+  const std::string profile = tmp.path() + "/p.yaml";
+  std::ofstream(profile)
+      << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: host_cpu\n"
+         "parameters:\n  storage.read_latency_median:\n    value: 60us\n    provenance: "
+         "measured\n    source: test\n  storage.read_latency_p99:\n    value: 200us\n    "
+         "provenance: measured\n    source: test\n";
+  const std::string calibrated = loader(kTiny, "", 1, "calibration: " + profile + "\n");
+  const std::string both = loader(kTiny, "{median: 20ms, p99: 200ms}", 1, "calibration: " + profile + "\n");
+  std::string out;
+  const double from_profile = simulate(tmp, "profile", calibrated, "step_time_s");
+  const double from_scenario = simulate(tmp, "both", both, "step_time_s", &out);
+  EXPECT_NEAR(from_scenario / (kMicroBatches * 0.020), 1.0, 0.01);
+  EXPECT_LT(from_profile, 0.1 * from_scenario);
+  EXPECT_NE(out.find("storage.read_latency_median = 60us (measured, unused; the scenario's "
+                     "cluster.storage.read_latency takes precedence)"),
+            std::string::npos)
+      << out;
+}
