@@ -107,6 +107,12 @@ public:
     (void)s;
     return false;
   }
+  /// Whether this model has every replica's tasks built even where a few are simulated (it picks them
+  /// from the whole plan): the planned-task budget then counts every replica.
+  [[nodiscard]] virtual bool builds_every_replica(const scenario::Scenario& s) const {
+    (void)s;
+    return false;
+  }
   /// Changes the built platform before it is simulated (a link below its rate). Nothing by default.
   virtual void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
                               engine::PlatformDecl& platform) const {

@@ -29,11 +29,14 @@ bool representative_replica(const scenario::Scenario& s) {
   for (const auto& m : registry().models())
     if (m->replicas_differ(s))
       return false;
+  return whole_plan_too_large(s.workload);
+}
+
+bool whole_plan_too_large(const scenario::WorkloadConfig& w) {
   // The full simulation's cost: its tasks, and SimGrid's solver re-solving, at each start or end, the
   // activities connected to it through shared links, which grow with the replicas (tools/scale-benchmark.sh).
   constexpr double kFullReplicaTaskBudget = 60000;
   constexpr double kFullReplicaSolverBudget = 500000; // tasks x replicas
-  const auto& w = s.workload;
   const double tasks = tasks_of_all_replicas(w);
   return w.parallelism.dp > 1 &&
          (tasks > kFullReplicaTaskBudget || tasks * w.parallelism.dp > kFullReplicaSolverBudget);
@@ -44,6 +47,9 @@ double planned_tasks(const scenario::Scenario& s) {
   if (!degrees_positive(w))
     return 0;
   const double all = tasks_of_all_replicas(w);
+  for (const auto& m : registry().models())
+    if (m->builds_every_replica(s))
+      return all;
   return representative_replica(s) ? all / w.parallelism.dp : all;
 }
 

@@ -25,6 +25,10 @@ std::int64_t micro_batches_per_replica(const scenario::WorkloadConfig& w);
 /// than a small task budget.
 bool representative_replica(const scenario::Scenario& s);
 
+/// Whether simulating every replica would take more than the small task budget representative_replica
+/// holds the replicas to (a model whose replicas differ may then simulate a few of them).
+bool whole_plan_too_large(const scenario::WorkloadConfig& w);
+
 /// The tasks of the training schedule the planner builds (forward and backward operations of every
 /// simulated replica, stage, model chunk and micro-batch, with their communication), estimated from the
 /// counts alone; the host-side tasks other models add are few beside them.

@@ -11,6 +11,7 @@
 #include "sim/model/tenants/tenants.hpp"
 #include "sim/plan/ecmp_balance.hpp"
 #include "sim/plan/iteration_plan.hpp"
+#include "sim/plan/replica_subset.hpp"
 #include "sim/platform/route_registry.hpp"
 #include "sim/report/link_usage.hpp"
 #include "sim/report/trace_writer.hpp"
@@ -78,6 +79,18 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   else if (s.workload.checkpoint)
     with_checkpoint = plan::build_iteration(s.workload, costs, routes, lowering, representative,
                                             model::writing_checkpoint(s, host), extensions);
+
+  // Noise on a few replicas: every replica's tasks are built (their routes declared before the platform
+  // is), the noise drawn into all of them, and the slowest simulated (noisy_of below).
+  const bool slowest_only = model::slowest_replicas_only(s);
+  const int dp = s.workload.parallelism.dp;
+  std::optional<plan::IterationPlan> whole_iteration;
+  std::optional<plan::IterationPlan> whole_checkpoint;
+  if (slowest_only && iteration.simulated_replicas != dp)
+    whole_iteration = plan::build_iteration(s.workload, costs, routes, lowering, false, host, extensions);
+  if (slowest_only && with_checkpoint && with_checkpoint->simulated_replicas != dp)
+    whole_checkpoint = plan::build_iteration(s.workload, costs, routes, lowering, false,
+                                             model::writing_checkpoint(s, host), extensions);
 
   auto platform = routes.build();
   for (const auto& m : model::registry().models())
@@ -178,12 +191,29 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     r.set_value("os_noise_host_fraction", os->host.fraction());
     r.set_value("os_noise_arm_fraction", os->arm.fraction());
   }
-  const auto noisy_of = [&](const model::NoiseConfig& n, const plan::IterationPlan& clean) {
-    return model::noisy_iteration(n, s, clean, path, os ? &*os : nullptr, model::storage_latency_sigma(hw));
+  // Where every replica would be too many to simulate, the noise is drawn into the whole plan (every
+  // replica's tasks) and only the replicas that reach its synchronous points last are simulated.
+  int replicas_simulated = 0;
+  // `clean`: the noise-free plan, and with slowest_only one of every replica (`whole`, where `clean` has
+  // fewer).
+  const auto noisy_of =
+      [&](const model::NoiseConfig& n, const plan::IterationPlan& clean,
+          const std::optional<plan::IterationPlan>& whole) -> std::optional<plan::IterationPlan> {
+    const double sigma = model::storage_latency_sigma(hw);
+    auto drawn = model::noisy_iteration(n, s, whole ? *whole : clean, path, os ? &*os : nullptr, sigma);
+    if (!drawn || !slowest_only)
+      return drawn;
+    drawn->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
+    const auto chosen = model::slowest_replicas(*drawn, dp);
+    replicas_simulated = static_cast<int>(chosen.size());
+    return plan::keep_replicas(*drawn, chosen, dp);
   };
   std::optional<plan::IterationPlan> noisy;
-  if (noise != nullptr)
-    noisy = noisy_of(*noise, iteration);
+  if (noise != nullptr) {
+    noisy = noisy_of(*noise, iteration, whole_iteration);
+    if (slowest_only)
+      r.set_value("noise_replicas_simulated", replicas_simulated);
+  }
   std::vector<engine::TaskTiming> noisy_timings;
   if (noisy) {
     noisy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
@@ -197,15 +227,24 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     for (auto src : sources) {
       double step = r.metrics.step_time_s;
       if (sources.size() > 1) {
-        auto one = noisy_of(model::only(*noise, src), iteration);
+        auto one = noisy_of(model::only(*noise, src), iteration, whole_iteration);
         one->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
         step = metrics::compute_metrics(*one, simulator.execute(one->graph), in).step_time_s;
       }
       alone.emplace_back(src, step);
     }
     model::add_straggler_sources(alone, clean_step, r);
+    std::optional<plan::IterationPlan> whole_healthy;
+    if (fault_free && slowest_only && fault_free->simulated_replicas != dp) {
+      // The same routes as the whole iteration's, declared before the platform was built.
+      std::vector<const plan::IterationExtension*> healthy;
+      for (const auto& m : model::registry().models())
+        if (m->name() != "faults")
+          healthy.push_back(m.get());
+      whole_healthy = plan::build_iteration(s.workload, costs, routes, lowering, false, host, healthy);
+    }
     if (fault_free)
-      if (auto noisy_healthy = noisy_of(*noise, *fault_free)) {
+      if (auto noisy_healthy = noisy_of(*noise, *fault_free, whole_healthy)) {
         noisy_healthy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
         const double healthy_step =
             metrics::compute_metrics(*noisy_healthy, simulator.execute(noisy_healthy->graph), in).step_time_s;
@@ -214,7 +253,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   }
   if (with_checkpoint) {
     if (noise != nullptr)
-      if (auto noisy_checkpoint = noisy_of(*noise, *with_checkpoint))
+      if (auto noisy_checkpoint = noisy_of(*noise, *with_checkpoint, whole_checkpoint))
         with_checkpoint = std::move(noisy_checkpoint);
     with_checkpoint->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     auto ck = simulator.execute(with_checkpoint->graph, options.progress);

@@ -8,7 +8,9 @@
 #include "models/calibration/parameters.hpp"
 #include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/plan/replica_subset.hpp"
 #include "sim/report/variant_result.hpp"
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <memory>
 #include <set>
 #include <tuple>
@@ -85,6 +88,9 @@ public:
          "draw each sample read's latency from the storage's lognormal (cluster.storage.read_latency or the "
          "calibrated storage.read_latency_median and _p99) in place of its median: the prefetch queue "
          "absorbs what it can"},
+        {"noise.replicas", "choice", "auto",
+         "which data-parallel replicas are simulated: all | slowest (the few that reach each synchronous "
+         "point last stand for the others) | auto (all where the plan is small, else slowest)"},
     };
   }
   [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {
@@ -150,6 +156,12 @@ public:
       n.os_noise = o->as_bool();
     if (auto st = m.optional("storage_tail"))
       n.storage_tail = st->as_bool();
+    if (auto rp = m.optional("replicas")) {
+      const auto mode = rp->as_choice({"auto", "all", "slowest"});
+      n.replicas = mode == "all"       ? NoiseConfig::Replicas::all
+                   : mode == "slowest" ? NoiseConfig::Replicas::slowest
+                                       : NoiseConfig::Replicas::automatic;
+    }
     m.finish();
     s.extensions[std::string(kSection)] = n;
   }
@@ -185,7 +197,10 @@ public:
   }
   [[nodiscard]] bool replicas_differ(const scenario::Scenario& s) const override {
     const auto* n = s.extension<NoiseConfig>(kSection);
-    return n != nullptr && n->any();
+    return n != nullptr && n->any() && !slowest_replicas_only(s);
+  }
+  [[nodiscard]] bool builds_every_replica(const scenario::Scenario& s) const override {
+    return slowest_replicas_only(s);
   }
   [[nodiscard]] report::Explainer explainer() const override {
     report::Explainer e;
@@ -264,11 +279,10 @@ public:
     r.notes.push_back(fmt::format(
         "noise: {} (seed {}); synchronous steps waited {:.4f} s per step for their slowest members beyond "
         "the "
-        "noise-free schedule (straggler wait, {:.1f}% of the step); all {} data-parallel replicas were "
-        "simulated",
+        "noise-free schedule (straggler wait, {:.1f}% of the step); {}",
         what, run.scenario.seed, r.value("straggler_wait_s"),
         r.metrics.step_time_s > 0 ? 100 * r.value("straggler_wait_s") / r.metrics.step_time_s : 0.0,
-        run.scenario.workload.parallelism.dp));
+        replicas_words(run, r)));
     if (const auto by = sources_words(r); !by.empty())
       if (r.value("straggler_wait_s") > 1e-6)
         r.notes.push_back(
@@ -294,6 +308,18 @@ private:
                                      "catalog's {} gives {:g}",
                                      cpu->name, cpu->os_noise_fraction->value));
     }
+  }
+
+  static std::string replicas_words(const RunView& run, const report::VariantResult& r) {
+    const int dp = run.scenario.workload.parallelism.dp;
+    if (!slowest_replicas_only(run.scenario))
+      return fmt::format("all {} data-parallel replicas were simulated", dp);
+    const auto k = static_cast<int>(r.value("noise_replicas_simulated"));
+    return fmt::format(
+        "{} of the {} data-parallel replicas were simulated, those that reach the synchronous "
+        "points last by their drawn GPU time and delays, each standing for {:.3g} (noise.replicas: "
+        "all simulates every one)",
+        k, dp, k > 0 ? static_cast<double>(dp) / k : 0.0);
   }
 
   static std::string storage_words(const RunView& run) {
@@ -418,6 +444,59 @@ NoiseConfig only(const NoiseConfig& n, NoiseSource src) {
 
 const NoiseConfig* noise_of(const scenario::Scenario& s) {
   return s.extension<NoiseConfig>(kSection);
+}
+
+bool slowest_replicas_only(const scenario::Scenario& s) {
+  const auto* n = noise_of(s);
+  if (n == nullptr || !n->any() || s.workload.parallelism.dp < 2 || n->replicas == NoiseConfig::Replicas::all)
+    return false;
+  return n->replicas == NoiseConfig::Replicas::slowest || whole_plan_too_large(s.workload);
+}
+
+std::vector<int> slowest_replicas(const plan::IterationPlan& noisy, int dp, int per_point, int cap) {
+  const auto finish = plan::compute_finish_times(noisy);
+  // For every task no replica owns, its inputs' latest finish per replica.
+  std::map<engine::TaskId, std::map<int, double>> points;
+  for (std::size_t u = 0; u < noisy.graph.size(); ++u) {
+    const int d = noisy.info[u].dp;
+    if (d < 0)
+      continue;
+    for (auto v : noisy.graph.successors(static_cast<engine::TaskId>(u)))
+      if (noisy.info[static_cast<std::size_t>(v)].dp < 0) {
+        double& latest = points[v][d];
+        latest = std::max(latest, finish[u]);
+      }
+  }
+  // Each replica's latest time at a point where it is among the latest: the replicas that hold up the
+  // latest points first (the iteration's end is the last of them).
+  std::vector<double> lateness(static_cast<std::size_t>(dp), -1.0);
+  for (const auto& [point, by_replica] : points) {
+    std::vector<std::pair<double, int>> order;
+    for (const auto& [d, t] : by_replica)
+      order.emplace_back(t, d);
+    const auto top = std::min<std::size_t>(order.size(), static_cast<std::size_t>(per_point));
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                      [](const auto& a, const auto& b) {
+                        return a.first > b.first || (a.first == b.first && a.second < b.second);
+                      });
+    for (std::size_t i = 0; i < top; ++i) {
+      const auto d = static_cast<std::size_t>(order[i].second);
+      lateness[d] = std::max(lateness[d], order[i].first);
+    }
+  }
+  std::vector<int> chosen;
+  for (int d = 0; d < dp; ++d)
+    if (lateness[static_cast<std::size_t>(d)] >= 0)
+      chosen.push_back(d);
+  if (chosen.empty())
+    chosen.push_back(0);
+  std::stable_sort(chosen.begin(), chosen.end(), [&](int a, int b) {
+    return lateness[static_cast<std::size_t>(a)] > lateness[static_cast<std::size_t>(b)];
+  });
+  if (static_cast<int>(chosen.size()) > cap)
+    chosen.resize(static_cast<std::size_t>(cap));
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
 }
 
 std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario::Hardware& hw,

@@ -43,6 +43,11 @@ struct NoiseConfig {
   /// Draw each sample read's latency from the storage's lognormal (its median and 99th percentile) in
   /// place of the median the noise-free iteration charges; the prefetch queue absorbs what it can.
   bool storage_tail = false;
+  /// Which data-parallel replicas a noisy iteration simulates: all of them, or the slowest few
+  /// (slowest_replicas) standing for the others; auto: all where the plan is small enough to simulate
+  /// whole (model::representative_replica's budget), else the slowest.
+  enum class Replicas { automatic, all, slowest };
+  Replicas replicas = Replicas::automatic;
   [[nodiscard]] bool gpu() const {
     return gpu_jitter > 0 || (gpu_delay && gpu_delay->mean_s > 0) || (slow_fraction > 0 && slow_speed < 1);
   }
@@ -67,6 +72,15 @@ const NoiseConfig* noise_of(const scenario::Scenario& s);
 std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario::Hardware& hw,
                                     const datapath::DataPath& path, const metrics::IterationMetrics& clean,
                                     const metrics::MetricsInputs& in, double launch_s_per_kernel);
+
+/// Whether the scenario's noise is simulated on its slowest replicas only (noise.replicas, resolved).
+bool slowest_replicas_only(const scenario::Scenario& s);
+
+/// The replicas of a noisy iteration (every replica simulated, after apply_probe) that hold up its
+/// synchronous points: at every task no single replica owns (a data-parallel collective, the iteration's
+/// end), the `per_point` replicas whose inputs to it finish last by GPU time and delays alone
+/// (plan::compute_finish_times); of those, the `cap` whose such points come latest.
+std::vector<int> slowest_replicas(const plan::IterationPlan& noisy, int dp, int per_point = 1, int cap = 2);
 
 /// The lognormal sigma of one sample read's latency, ln(p99 / median) / z99, from the hardware's storage
 /// read latency; 0 where it has no median and 99th percentile (or they are equal).
