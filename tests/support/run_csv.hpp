@@ -84,4 +84,40 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
+/// Writes `text` as NAME.yaml and runs `dpusim run --samples N` on it into NAME/: the mean of
+/// samples.csv's `column` over the samples.
+inline double mean_of_samples(const TempDir& tmp, const std::string& name, const std::string& text,
+                              int samples, const std::string& column) {
+  const std::string file = tmp.path() + "/" + name + ".yaml";
+  std::ofstream(file) << text;
+  const auto r = run_command({DPUSIM_BINARY, "run", file, "--samples", std::to_string(samples), "--out",
+                              tmp.path() + "/" + name, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(tmp.path() + "/" + name + "/samples.csv");
+  std::string header;
+  std::getline(in, header);
+  int index = -1;
+  {
+    std::stringstream hs(header);
+    std::string h;
+    for (int i = 0; std::getline(hs, h, ','); ++i)
+      if (h == column)
+        index = i;
+  }
+  EXPECT_GE(index, 0) << "no column " << column << " in " << header;
+  double sum = 0;
+  int count = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream ls(line);
+    std::string v;
+    for (int i = 0; std::getline(ls, v, ','); ++i)
+      if (i == index)
+        sum += std::stod(v);
+    ++count;
+  }
+  EXPECT_EQ(count, samples);
+  return count > 0 ? sum / count : 0;
+}
+
 } // namespace dpusim::testing

@@ -39,17 +39,22 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
   const double decode = samples * dc.decode.si();
   if (bytes <= 0 && decode <= 0)
     return;
-  engine::TaskId previous = -1;
-  for (int k = 0; k < m; ++k) {
-    engine::Task t = plan::task_of(engine::TaskKind::transfer);
+  // A task of this replica's loader for micro-batch k.
+  const auto loader_info = [&](const char* what, int k) {
     plan::TaskInfo i =
-        plan::make_info(plan::TaskCategory::data_load, fmt::format("load mb{}", k + dc.prefetch));
+        plan::make_info(plan::TaskCategory::data_load, fmt::format("{} mb{}", what, k + dc.prefetch));
     i.dp = d;
     i.stage = 0;
     i.micro = k;
     i.gpus = {first_gpu};
-    i.bytes = bytes;
     i.weight = in.weight;
+    return i;
+  };
+  engine::TaskId previous = -1;
+  for (int k = 0; k < m; ++k) {
+    engine::Task t = plan::task_of(engine::TaskKind::transfer);
+    plan::TaskInfo i = loader_info("load", k);
+    i.bytes = bytes;
     if (bytes > 0) {
       const int servers = hosts.storage_servers();
       const auto server = hosts.storage((d * m + k) % servers);
@@ -77,13 +82,7 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
       const int per_reader = static_cast<int>(std::ceil(reads / readers));
       engine::Task lat = plan::task_of(engine::TaskKind::delay);
       lat.delay_s = per_reader * host.storage_read_latency_s;
-      plan::TaskInfo li =
-          plan::make_info(plan::TaskCategory::data_load, fmt::format("read latency mb{}", k + dc.prefetch));
-      li.dp = d;
-      li.stage = 0;
-      li.micro = k;
-      li.gpus = {first_gpu};
-      li.weight = in.weight;
+      plan::TaskInfo li = loader_info("read latency", k);
       li.tail_steps = per_reader;
       li.tail_hops = readers;
       first = work.add(std::move(lat), std::move(li));

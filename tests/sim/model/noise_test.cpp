@@ -30,22 +30,7 @@ std::string ranks(int n, const std::string& noise) {
 
 /// The mean of straggler_wait_s over `samples` samples.
 double mean_wait(const TempDir& tmp, const std::string& name, const std::string& text, int samples) {
-  const std::string file = tmp.path() + "/" + name + ".yaml";
-  std::ofstream(file) << text;
-  const auto r = run_command({DPUSIM_BINARY, "run", file, "--samples", std::to_string(samples), "--out",
-                              tmp.path() + "/" + name, "--quiet"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(tmp.path() + "/" + name + "/samples.csv");
-  std::string line;
-  std::getline(in, line);
-  double sum = 0;
-  int count = 0;
-  while (std::getline(in, line)) {
-    sum += std::stod(line.substr(line.rfind(',') + 1));
-    ++count;
-  }
-  EXPECT_EQ(count, samples);
-  return count > 0 ? sum / count : 0;
+  return dpusim::testing::mean_of_samples(tmp, name, text, samples, "straggler_wait_s");
 }
 
 double harmonic(int n) {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <string>
 
-using dpusim::testing::run_command;
+using dpusim::testing::mean_of_samples;
 using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
 
@@ -36,41 +36,6 @@ std::string loader(const std::string& model, const std::string& latency, int pre
 const std::string kTiny = "{layers: 2, hidden: 256, heads: 4, vocab: 1000}";
 const std::string kBig = "{layers: 16, hidden: 4096, heads: 32, vocab: 32000}";
 
-/// The mean of a samples.csv column over `samples` samples of `dpusim run`.
-double mean_column(const TempDir& tmp, const std::string& name, const std::string& text, int samples,
-                   const std::string& column) {
-  const std::string file = tmp.path() + "/" + name + ".yaml";
-  std::ofstream(file) << text;
-  const auto r = run_command({DPUSIM_BINARY, "run", file, "--samples", std::to_string(samples), "--out",
-                              tmp.path() + "/" + name, "--quiet"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(tmp.path() + "/" + name + "/samples.csv");
-  std::string header;
-  std::getline(in, header);
-  int index = -1;
-  {
-    std::stringstream hs(header);
-    std::string h;
-    for (int i = 0; std::getline(hs, h, ','); ++i)
-      if (h == column)
-        index = i;
-  }
-  EXPECT_GE(index, 0) << "no column " << column << " in " << header;
-  double sum = 0;
-  int count = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::stringstream ls(line);
-    std::string v;
-    for (int i = 0; std::getline(ls, v, ','); ++i)
-      if (i == index)
-        sum += std::stod(v);
-    ++count;
-  }
-  EXPECT_EQ(count, samples);
-  return count > 0 ? sum / count : 0;
-}
-
 } // namespace
 
 TEST(StorageTail, ALoaderBoundStepIsItsReadsLatencies) {
@@ -92,7 +57,7 @@ TEST(StorageTail, DrawnReadsCostTheirMeanExcessOverTheMedian) {
   const double median = 0.020;
   const double sigma = std::log(10.0) / kZ99;
   const double expected = kMicroBatches * median * (std::exp(sigma * sigma / 2) - 1);
-  const double wait = mean_column(
+  const double wait = mean_of_samples(
       tmp, "tail", loader(kTiny, "{median: 20ms, p99: 200ms}", 1, "noise: {storage_tail: true}\n"), 1000,
       "straggler_wait_storage_s");
   EXPECT_NEAR(wait / expected, 1.0, 0.05) << wait << " s against " << expected << " s";
@@ -103,11 +68,11 @@ TEST(StorageTail, APrefetchQueueAheadOfLongComputeAbsorbsTheTail) {
   // of 1 ms whose 99th percentile is 10 ms: the drawn tail costs nothing.
   TempDir tmp;
   const std::string latency = "{median: 1ms, p99: 10ms}";
-  const double wait = mean_column(tmp, "deep", loader(kBig, latency, 2, "noise: {storage_tail: true}\n"), 20,
-                                  "straggler_wait_s");
+  const double wait = mean_of_samples(tmp, "deep", loader(kBig, latency, 2, "noise: {storage_tail: true}\n"),
+                                      20, "straggler_wait_s");
   EXPECT_EQ(wait, 0.0);
   // With nothing queued behind a tiny model's compute, the same tail shows.
-  const double exposed = mean_column(
+  const double exposed = mean_of_samples(
       tmp, "shallow", loader(kTiny, latency, 1, "noise: {storage_tail: true}\n"), 20, "straggler_wait_s");
   EXPECT_GT(exposed, 0.0);
 }
