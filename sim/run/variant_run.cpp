@@ -92,6 +92,21 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     whole_checkpoint = plan::build_iteration(s.workload, costs, routes, lowering, false,
                                              model::writing_checkpoint(s, host), extensions);
 
+  // Slow nodes change the tasks, not the platform: the same iteration without them tells what they cost
+  // (simulated below). Every plan is built before the platform is, which holds the limiter hosts and
+  // routes they ask for.
+  std::optional<plan::IterationPlan> fault_free;
+  std::optional<plan::IterationPlan> whole_healthy;
+  if (model::has_slow_nodes(s)) {
+    std::vector<const plan::IterationExtension*> healthy;
+    for (const auto& m : model::registry().models())
+      if (m->name() != "faults")
+        healthy.push_back(m.get());
+    fault_free = plan::build_iteration(s.workload, costs, routes, lowering, representative, host, healthy);
+    if (slowest_only && fault_free->simulated_replicas != dp)
+      whole_healthy = plan::build_iteration(s.workload, costs, routes, lowering, false, host, healthy);
+  }
+
   auto platform = routes.build();
   for (const auto& m : model::registry().models())
     m->shape_platform(s, topo, platform);
@@ -166,13 +181,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
         r.metrics.step_time_s, congestion_analysis ? uncongested_step : r.metrics.step_time_s, r);
   // Slow nodes change the tasks, not the platform: the same iteration without them, simulated on the
   // same platform (with the same noise draws where there is noise), tells what they cost per step.
-  std::optional<plan::IterationPlan> fault_free;
-  if (model::has_slow_nodes(s)) {
-    std::vector<const plan::IterationExtension*> healthy;
-    for (const auto& m : model::registry().models())
-      if (m->name() != "faults")
-        healthy.push_back(m.get());
-    fault_free = plan::build_iteration(s.workload, costs, routes, lowering, representative, host, healthy);
+  if (fault_free) {
     fault_free->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     auto healthy_timings = simulator.execute(fault_free->graph);
     if (congestion_analysis) {
@@ -234,15 +243,6 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
       alone.emplace_back(src, step);
     }
     model::add_straggler_sources(alone, clean_step, r);
-    std::optional<plan::IterationPlan> whole_healthy;
-    if (fault_free && slowest_only && fault_free->simulated_replicas != dp) {
-      // The same routes as the whole iteration's, declared before the platform was built.
-      std::vector<const plan::IterationExtension*> healthy;
-      for (const auto& m : model::registry().models())
-        if (m->name() != "faults")
-          healthy.push_back(m.get());
-      whole_healthy = plan::build_iteration(s.workload, costs, routes, lowering, false, host, healthy);
-    }
     if (fault_free)
       if (auto noisy_healthy = noisy_of(*noise, *fault_free, whole_healthy)) {
         noisy_healthy->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);

@@ -61,6 +61,28 @@ faults: {slow_nodes: [2], slow_speed: 0.5}
   EXPECT_NEAR(std::stod(m[1]), slow - healthy, 1e-3 * healthy);
 }
 
+TEST(Faults, ASlowNodeBesideAgentsAndAHostStorageClientCostsWhatTheHealthyClusterSays) {
+  // Agents and the host storage client take limiter hosts of their own in every plan built: the healthy
+  // iteration's too, so it is built before the platform that holds them (a regression: it was not).
+  TempDir tmp;
+  const std::string base = R"(name: faults
+cluster: {nodes: 4, node: dgx-h100, services: {agents: 4}, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us},
+          storage: {servers: 2, link: 400Gbps, read_rate: 25GB/s}}
+workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: 128, micro_batch: 2, parallelism: {tp: 2, dp: 16},
+           data: {sample: 1MiB, decode: 0.1ms, workers: 2}}
+offload: {baseline: host-tcp}
+)";
+  std::string out;
+  const double healthy = simulate(tmp, "healthy", base, "step_time_s");
+  const double slow =
+      simulate(tmp, "slow", base + "faults: {slow_nodes: [2], slow_speed: 0.5}\n", "step_time_s", &out);
+  const std::regex cost(R"(against the same iteration without it on the same platform \(([0-9.]+) s\))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, cost)) << out;
+  EXPECT_NEAR(std::stod(m[1]) / healthy, 1.0, 1e-3);
+  EXPECT_GT(slow, healthy);
+}
+
 TEST(Faults, ASlowerNodeIsNeverFaster) {
   TempDir tmp;
   double previous = step_time(tmp, "s100", "");
