@@ -66,9 +66,11 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
     // with one core per connection caps them together); an offloaded client's work runs on the cores
     // SNAP polls with on the loader's DPU, whatever the connections, or not at all (NVMe-oF over RDMA).
     i.host_core_s[static_cast<std::size_t>(plan::CpuUse::data_loading)] += decode;
+    i.decode_from = static_cast<int>(t.loads.size());
     if (decode > 0)
       for (int wk = 0; wk < dc.workers; ++wk)
         t.loads.push_back({cpu, decode / dc.workers});
+    i.decode_loads = static_cast<int>(t.loads.size()) - i.decode_from;
     const int connections = host.storage_connections;
     if (bytes > 0)
       work.storage_client_work(t, i, path.storage_read(bytes, connections), node, {nic});

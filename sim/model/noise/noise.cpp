@@ -555,6 +555,7 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   boost::random::mt19937_64 tail_rng(mix(s.seed ^ 0x7461696cULL));
   boost::random::mt19937_64 os_rng(mix(s.seed ^ 0x6f736e6fULL));
   boost::random::mt19937_64 storage_rng(mix(s.seed ^ 0x73746f72ULL));
+  boost::random::mt19937_64 loader_rng(mix(s.seed ^ 0x6c6f6164ULL)); // OS noise on the loaders
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
   if (n.slow_fraction > 0 && n.slow_speed < 1) {
     boost::random::uniform_01<double> u;
@@ -636,6 +637,19 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
       task.delay_s = median * slowest;
     }
   }
+  // The loaders' workers decode on host cores: their detours lengthen each worker's share, and the load
+  // (whose work progresses together) waits for its slowest worker; the prefetch queue absorbs what it can.
+  if (os != nullptr && os->host.any())
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      if (info.category != plan::TaskCategory::data_load || info.decode_loads <= 0)
+        continue;
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      for (int k = info.decode_from; k < info.decode_from + info.decode_loads; ++k) {
+        auto& load = task.loads.at(static_cast<std::size_t>(k));
+        load.amount += os->host.over(load.amount, loader_rng);
+      }
+    }
   const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();
   for (auto& info : noisy.info) {
     if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&

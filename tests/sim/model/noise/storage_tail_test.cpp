@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <string>
 
 using dpusim::testing::mean_of_samples;
@@ -119,4 +120,26 @@ TEST(StorageTail, TheScenariosReadLatencyTakesPrecedenceOverAProfiles) {
                      "cluster.storage.read_latency takes precedence)"),
             std::string::npos)
       << out;
+}
+
+TEST(StorageTail, OsNoiseOnTheLoadersCostsADecodeBoundStepItsShareOfTheirTime) {
+  // A loader that decodes 20 ms a sample on one core is the step; OS detours taking a share f of each
+  // core lengthen its work by f / (1 - f) on average (docs/models/noise.md), and the step with it.
+  TempDir tmp;
+  const std::string profile = tmp.path() + "/noisy.yaml";
+  std::ofstream(profile)
+      << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: host_cpu\n"
+         "parameters:\n  host_cpu.os_noise_fraction:\n    value: 0.1\n    provenance: "
+         "measured\n    source: test\n  host_cpu.os_noise_p99:\n    value: 100us\n    "
+         "provenance: measured\n    source: test\n";
+  std::string text = loader(kTiny, "", 1, "noise: {os_noise: true}\ncalibration: " + profile + "\n");
+  text = dpusim::testing::replaced(text, "decode: 1us", "decode: 20ms");
+  const double wait = mean_of_samples(tmp, "decode", text, 50, "straggler_wait_os_s");
+  const double expected = kMicroBatches * 0.020 * 0.1 / 0.9;
+  EXPECT_NEAR(wait / expected, 1.0, 0.05) << wait << " s against " << expected << " s";
+  std::cout << "os noise on the loaders: " << wait << " s against " << expected << " s\n";
+  // Two micro-batches queued ahead of a model that computes far longer absorb them.
+  std::string deep = loader(kBig, "", 2, "noise: {os_noise: true}\ncalibration: " + profile + "\n");
+  deep = dpusim::testing::replaced(deep, "decode: 1us", "decode: 20ms");
+  EXPECT_LT(mean_of_samples(tmp, "deep", deep, 5, "straggler_wait_os_s"), 0.01 * wait);
 }
