@@ -70,9 +70,9 @@ struct TaskInfo {
   int tail_steps = 0; // a communication's latency task: Lowered::tail_steps and tail_hops; a read-latency
                       // task: the reads each loader makes one after another, and the loaders
   int tail_hops = 1;
-  int decode_from = 0; // a loader's task: its loads [decode_from, decode_from + decode_loads) are its
+  int decode_from = 0;  // a loader's task: its loads [decode_from, decode_from + decode_loads) are its
   int decode_loads = 0; //   workers' decoding, one core each
-  double weight = 1; // replicas this task stands for (data-parallel replicas not simulated)
+  double weight = 1;    // replicas this task stands for (data-parallel replicas not simulated)
   [[nodiscard]] double host_cpu_core_s() const;
   [[nodiscard]] double arm_cpu_core_s() const;
   engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)
