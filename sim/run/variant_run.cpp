@@ -179,8 +179,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     model::add_congestion_report(
         *congestion, congestion_analysis ? congestion_analysis->summary() : plan::CongestionSummary{}, topo,
         r.metrics.step_time_s, congestion_analysis ? uncongested_step : r.metrics.step_time_s, r);
-  // Slow nodes change the tasks, not the platform: the same iteration without them, simulated on the
-  // same platform (with the same noise draws where there is noise), tells what they cost per step.
+  // The iteration without the slow nodes (built above), simulated on the same platform (with the same
+  // noise draws where there is noise), tells what they cost per step.
   if (fault_free) {
     fault_free->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     auto healthy_timings = simulator.execute(fault_free->graph);
@@ -200,11 +200,9 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     r.set_value("os_noise_host_fraction", os->host.fraction());
     r.set_value("os_noise_arm_fraction", os->arm.fraction());
   }
-  // Where every replica would be too many to simulate, the noise is drawn into the whole plan (every
-  // replica's tasks) and only the replicas that reach its synchronous points last are simulated.
+  // The noise drawn into `clean`, or into `whole` (every replica's tasks) where it is given; with
+  // slowest_only, only the replicas that reach the synchronous points last are kept.
   int replicas_simulated = 0;
-  // `clean`: the noise-free plan, and with slowest_only one of every replica (`whole`, where `clean` has
-  // fewer).
   const auto noisy_of =
       [&](const model::NoiseConfig& n, const plan::IterationPlan& clean,
           const std::optional<plan::IterationPlan>& whole) -> std::optional<plan::IterationPlan> {
