@@ -2,45 +2,39 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace dpusim::plan {
 
-IterationPlan keep_replicas(const IterationPlan& full, const std::vector<int>& replicas, int dp) {
+IterationPlan keep_replicas(IterationPlan full, const std::vector<int>& replicas, int dp) {
   if (replicas.empty())
     throw std::logic_error("keep_replicas: no replica to keep");
   std::vector<bool> kept_replica(static_cast<std::size_t>(std::max(dp, 1)), false);
   for (int d : replicas)
     kept_replica.at(static_cast<std::size_t>(d)) = true;
-  const std::size_t n = full.graph.size();
+  // Everything but the tasks stays as it was: the probes, the fused collectives' counts and durations.
+  engine::TaskGraph graph = std::move(full.graph);
+  std::vector<TaskInfo> infos = std::move(full.info);
+  IterationPlan out = std::move(full);
+  out.graph = engine::TaskGraph{};
+  out.info.clear();
+  const std::size_t n = graph.size();
   std::vector<engine::TaskId> remap(n, -1);
-  IterationPlan out;
-  out.probe = full.probe;
-  out.ep_probe = full.ep_probe;
-  out.cp_probe = full.cp_probe;
-  out.tp_collectives = full.tp_collectives;
-  out.ep_collectives = full.ep_collectives;
-  out.cp_collectives = full.cp_collectives;
-  out.peer_copy_s = full.peer_copy_s;
-  out.tp_overlap_gemms = full.tp_overlap_gemms;
-  out.tp_overlap = full.tp_overlap;
-  out.tp_fwd_each_s = full.tp_fwd_each_s;
-  out.tp_bwd_each_s = full.tp_bwd_each_s;
   out.simulated_replicas = static_cast<int>(replicas.size());
   const double weight = static_cast<double>(dp) / static_cast<double>(replicas.size());
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& info = full.info[i];
+    auto& info = infos[i];
     if (info.dp >= 0 && !kept_replica.at(static_cast<std::size_t>(info.dp)))
       continue;
-    remap[i] = out.graph.add(full.graph.task(static_cast<engine::TaskId>(i)));
-    auto copy = info;
+    remap[i] = out.graph.add(std::move(graph.mutable_task(static_cast<engine::TaskId>(i))));
     if (info.dp >= 0)
-      copy.weight = weight;
-    out.info.push_back(std::move(copy));
+      info.weight = weight;
+    out.info.push_back(std::move(info));
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (remap[i] < 0)
       continue;
-    for (auto s : full.graph.successors(static_cast<engine::TaskId>(i)))
+    for (auto s : graph.successors(static_cast<engine::TaskId>(i)))
       if (remap[static_cast<std::size_t>(s)] >= 0)
         out.graph.depend(remap[i], remap[static_cast<std::size_t>(s)]);
   }
@@ -51,7 +45,7 @@ IterationPlan keep_replicas(const IterationPlan& full, const std::vector<int>& r
     info.data_from = moved(info.data_from);
     info.span_from = moved(info.span_from);
   }
-  out.end = moved(full.end);
+  out.end = moved(out.end);
   if (out.end < 0)
     throw std::logic_error("keep_replicas: the iteration's end belongs to a replica");
   return out;

@@ -12,7 +12,8 @@ namespace dpusim::plan {
 
 /// `full` (every replica simulated) with only `replicas` left of the per-replica tasks; each kept task
 /// stands for `dp / replicas.size()` replicas (its weight), so totals over replicas stay whole.
-IterationPlan keep_replicas(const IterationPlan& full, const std::vector<int>& replicas, int dp);
+/// `full` is taken apart (pass a copy to keep it).
+IterationPlan keep_replicas(IterationPlan full, const std::vector<int>& replicas, int dp);
 
 /// When each task of `plan` would finish if only its GPU time (after apply_probe) and its pure delays
 /// took time, every dependency honoured: a cheap ordering of replicas by how late they reach each

@@ -213,7 +213,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     drawn->apply_probe(in.tp_collective_s, in.ep_collective_s, in.cp_collective_s);
     const auto chosen = model::slowest_replicas(*drawn, dp);
     replicas_simulated = static_cast<int>(chosen.size());
-    return plan::keep_replicas(*drawn, chosen, dp);
+    return plan::keep_replicas(std::move(*drawn), chosen, dp);
   };
   std::optional<plan::IterationPlan> noisy;
   if (noise != nullptr) {
