@@ -5,6 +5,7 @@
 
 #include "sim/engine/task_graph.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,24 @@ struct RouteDecl {
   int spread = 1;
 };
 
+/// A link that goes down for `down_s` every `every_s` seconds of each executed iteration (a flapping link),
+/// losing `share` of its bandwidth meanwhile: all of it where the link is down, a part where the link
+/// stands for several (a pooled spine link). Shares of flaps on one link that are down at once add up.
+/// Relative to the start of each execution, the link is down in [phase_s + k every_s, phase_s + k every_s +
+/// down_s) for every integer k.
+struct LinkFlapDecl {
+  std::int32_t link = 0; // index into PlatformDecl::links
+  double down_s = 0;
+  double every_s = 0;
+  double phase_s = 0; // in [0, every_s)
+  double share = 1;   // in (0, 1]
+};
+
 struct PlatformDecl {
   std::vector<HostDecl> hosts;
   std::vector<LinkDecl> links;
   std::vector<RouteDecl> routes;
+  std::vector<LinkFlapDecl> flaps;
 };
 
 } // namespace dpusim::engine

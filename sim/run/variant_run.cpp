@@ -30,11 +30,13 @@
 namespace dpusim::run {
 namespace {
 
-/// Runs a graph alone and returns when its last task ended (0 for an empty graph).
+/// Runs a graph alone and returns when its last task ended (0 for an empty graph). A probe's duration
+/// stands for many collectives, so no flapping link goes down under it (the iteration's own flows see
+/// the flaps).
 double run_probe(simgrid::Simulator& simulator, const engine::TaskGraph& probe) {
   double end = 0;
   if (probe.size() > 0)
-    for (const auto& t : simulator.execute(probe))
+    for (const auto& t : simulator.execute(probe, {}, simgrid::Simulator::Flaps::none))
       end = std::max(end, t.end);
   return end;
 }
@@ -162,7 +164,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
     for (auto* probe : {&iteration.probe, &iteration.ep_probe, &iteration.cp_probe})
       if (probe->size() > 0)
         probes_stretched |= congestion_analysis->apply(
-            *probe, simulator.execute(*probe), [probe, &iteration](engine::TaskId) {
+            *probe, simulator.execute(*probe, {}, simgrid::Simulator::Flaps::none),
+            [probe, &iteration](engine::TaskId) {
               return std::string(probe == &iteration.ep_probe   ? "an expert-parallel all-to-all"
                                  : probe == &iteration.cp_probe ? "a context-parallel all-gather"
                                                                 : "a tensor-parallel all-reduce");

@@ -3,6 +3,7 @@
 #include "sim/simgrid/sparse_zone.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <fmt/format.h>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
@@ -56,6 +57,24 @@ struct Simulator::Impl {
   const Progress* progress = nullptr;
   std::size_t next_progress = 0;
 
+  // Flapping links (PlatformDecl::flaps): each goes down and up on kernel timers from the start of an
+  // execution until its graph has finished.
+  struct Flap {
+    engine::LinkFlapDecl decl;
+    sg4::Link* link = nullptr;
+    double full = 0; // bytes per second
+    bool down = false;
+    ::simgrid::kernel::timer::Timer* pending = nullptr;
+  };
+  std::vector<Flap> flaps; // never resized after the platform is built: timers hold references
+  std::unordered_map<const sg4::Link*, std::vector<std::size_t>> flaps_of; // indexes into flaps
+  bool flapping = false;
+
+  void start_flaps();
+  void schedule(Flap& f, double at); // the flap's next change, at `at`
+  void set_bandwidth(const sg4::Link* link);
+  void stop_flaps();
+
   void start(engine::TaskId id);
   void finished(engine::TaskId id);
   void stop_background();
@@ -93,6 +112,11 @@ Simulator::Simulator(const engine::PlatformDecl& platform) : impl_(std::make_uni
       im.spread[pair_key(r.src, r.dst)] = r.spread;
   }
   zone->seal();
+  for (const auto& f : platform.flaps) {
+    const auto li = static_cast<std::size_t>(f.link);
+    im.flaps_of[links.at(li)].push_back(im.flaps.size());
+    im.flaps.push_back({f, links.at(li), platform.links.at(li).bandwidth, false, nullptr});
+  }
 
   sg4::Activity::on_completion_cb([](const sg4::Activity& a) {
     auto* b = a.get_data<std::pair<Impl*, engine::TaskId>>();
@@ -141,6 +165,58 @@ sg4::ActivityPtr Simulator::Impl::make_activity(const engine::Task& t) {
   for (auto h : members)
     sg_hosts.push_back(hosts.at(static_cast<std::size_t>(h)));
   return sg4::Exec::init()->set_hosts(sg_hosts)->set_flops_amounts(work)->set_bytes_amounts(bytes);
+}
+
+void Simulator::Impl::set_bandwidth(const sg4::Link* link) {
+  // SimGrid cannot run a flow over a link of bandwidth 0 (its engine reports a deadlock): a link that is
+  // down keeps a billionth of its rate, which moves nothing a step would notice.
+  constexpr double kLeast = 1e-9;
+  const auto& on_link = flaps_of.at(link);
+  double lost = 0;
+  for (const std::size_t i : on_link)
+    lost += flaps[i].down ? flaps[i].decl.share : 0.0;
+  const auto& first = flaps[on_link.front()];
+  first.link->set_bandwidth(first.full * std::max(kLeast, 1.0 - lost));
+}
+
+void Simulator::Impl::start_flaps() {
+  flapping = true;
+  for (auto& f : flaps) {
+    // Where in its period the link is at this execution's start: down in [phase, phase + down).
+    const auto& d = f.decl;
+    double pos = std::fmod(d.every_s - d.phase_s, d.every_s);
+    if (pos < 0)
+      pos += d.every_s;
+    f.down = pos < d.down_s;
+    schedule(f, t0 + (f.down ? d.down_s - pos : d.every_s - pos));
+  }
+  for (const auto& [link, on_link] : flaps_of)
+    set_bandwidth(link);
+}
+
+void Simulator::Impl::schedule(Flap& f, double at) {
+  f.pending = ::simgrid::kernel::timer::Timer::set(at, [this, &f, at] {
+    f.pending = nullptr;
+    if (!flapping)
+      return;
+    f.down = !f.down;
+    set_bandwidth(f.link);
+    schedule(f, at + (f.down ? f.decl.down_s : f.decl.every_s - f.decl.down_s));
+  });
+}
+
+void Simulator::Impl::stop_flaps() {
+  if (!flapping)
+    return;
+  flapping = false;
+  for (auto& f : flaps) {
+    if (f.pending != nullptr)
+      f.pending->remove();
+    f.pending = nullptr;
+    f.down = false;
+  }
+  for (const auto& f : flaps)
+    f.link->set_bandwidth(f.full);
 }
 
 void Simulator::Impl::start(engine::TaskId first) {
@@ -201,8 +277,10 @@ void Simulator::Impl::finished(engine::TaskId id) {
   for (engine::TaskId s : graph->successors(id))
     if (--pending[static_cast<std::size_t>(s)] == 0)
       start(s);
-  if (done == foreground)
+  if (done == foreground) {
     stop_background();
+    stop_flaps();
+  }
 }
 
 void Simulator::Impl::stop_background() {
@@ -221,7 +299,8 @@ void Simulator::Impl::stop_background() {
   }
 }
 
-std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& graph, const Progress& progress) {
+std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& graph, const Progress& progress,
+                                                   Flaps flaps) {
   graph.check_acyclic();
   auto& im = *impl_;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -246,12 +325,17 @@ std::vector<engine::TaskTiming> Simulator::execute(const engine::TaskGraph& grap
   im.progress = &progress;
   im.next_progress = 0;
   const std::size_t activities_before = im.activities;
+  if (flaps == Flaps::apply && !im.flaps.empty() && im.foreground > 0)
+    im.start_flaps();
   for (std::size_t i = 0; i < graph.size(); ++i)
     if (im.pending[i] == 0 && timings[i].start < 0)
       im.start(static_cast<engine::TaskId>(i));
-  if (im.foreground == 0)
+  if (im.foreground == 0 || im.done == im.foreground) {
     im.stop_background();
+    im.stop_flaps();
+  }
   im.engine->run();
+  im.stop_flaps();
   im.finished_batch.clear();
   if (im.done != im.foreground)
     throw std::runtime_error(fmt::format("the simulation stopped with {} of {} tasks unfinished",

@@ -28,9 +28,15 @@ public:
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
 
-  /// Runs the graph to completion; times are relative to the start of this call's simulated time.
-  /// May be called several times (phases); each starts when the previous one has finished.
-  std::vector<engine::TaskTiming> execute(const engine::TaskGraph& graph, const Progress& progress = {});
+  /// Whether the platform's flapping links (PlatformDecl::flaps) go down during an execution: during an
+  /// iteration, not during a probe whose duration is reused for many collectives.
+  enum class Flaps { apply, none };
+
+  /// Runs the graph to completion; times are relative to the start of this call's simulated time, and so
+  /// are the flapping links' periods. May be called several times (phases); each starts when the
+  /// previous one has finished.
+  std::vector<engine::TaskTiming> execute(const engine::TaskGraph& graph, const Progress& progress = {},
+                                          Flaps flaps = Flaps::apply);
   [[nodiscard]] const ExecutionStats& stats() const { return stats_; }
 
 private:

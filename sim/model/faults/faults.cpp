@@ -1,10 +1,12 @@
-// What-if faults: slow nodes and degraded leaf-spine links. A tensor-parallel group runs in lockstep,
-// so a group with a GPU on a slow node computes at that GPU's pace; a degraded link carries a share of
-// its bandwidth. Pipeline sends and data-parallel collectives then wait for them as they are simulated,
-// so the whole step pays what the fault costs (no expected-maximum formula). Slow nodes make replicas
-// differ, so every data-parallel replica is simulated. See docs/models/faults.md.
+// What-if faults: slow nodes, degraded, failed and flapping leaf-spine links, failed spines. A
+// tensor-parallel group runs in lockstep, so a group with a GPU on a slow node computes at that GPU's
+// pace; a degraded link carries a share of its bandwidth; a flapping one nearly nothing while it is down.
+// Pipeline sends and data-parallel collectives then wait for them as they are simulated, so the whole step
+// pays what the fault costs (no expected-maximum formula). Slow nodes make replicas differ, so every
+// data-parallel replica is simulated. See docs/models/faults.md.
 #include "sim/model/faults/faults.hpp"
 
+#include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/plan/iteration_plan.hpp"
@@ -13,6 +15,8 @@
 #include "sim/topology/topology.hpp"
 
 #include <algorithm>
+#include <boost/random/mersenne_twister.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
@@ -27,11 +31,35 @@ namespace {
 
 constexpr std::string_view kSection = "faults";
 
+/// The shortest period of a flapping link: it keeps the flaps' bandwidth changes few beside the flows'.
+constexpr double kShortestFlapPeriodS = 0.01;
+
+/// Where in its period each flapping link is when an iteration starts: uniform over the period, one draw
+/// per entry from the scenario's seed, so that over seeds the step sees every phase alike.
+std::vector<double> flap_phases(const FaultsConfig& f, std::uint64_t seed) {
+  boost::random::mt19937_64 rng(seed ^ 0x666c6170ULL);
+  std::vector<double> out;
+  for (const auto& d : f.flapping_links)
+    out.push_back(boost::random::uniform_real_distribution<double>(0.0, d.every_s)(rng));
+  return out;
+}
+
+/// Makes the platform's links named in `names` (those some route uses) flap as `d` says, from `phase`,
+/// losing `share` of their bandwidth while down.
+void add_flaps(engine::PlatformDecl& platform, const std::set<std::string>& names,
+               const FaultsConfig::FlappingLink& d, double phase, double share) {
+  for (std::size_t li = 0; li < platform.links.size(); ++li)
+    if (names.contains(platform.links[li].name))
+      platform.flaps.push_back(
+          {static_cast<std::int32_t>(li), d.down_s, d.every_s, std::min(phase, d.every_s), share});
+}
+
 /// Under adaptive routing (a pooled fabric, docs/models/routing.md) a pod's spines are one switch whose
 /// link to each leaf stands for all that leaf's up-links: a fault takes its share of that link's rate, and
 /// adaptive routing spreads the traffic over what is left. Each of a pod's S spines carries 1/S of a
 /// pooled leaf link, and of the pod's pooled core link.
-void shape_pooled(const FaultsConfig& f, const topology::Topology& topo, engine::PlatformDecl& platform) {
+void shape_pooled(const FaultsConfig& f, const topology::Topology& topo, std::uint64_t seed,
+                  engine::PlatformDecl& platform) {
   const auto shape = topology::fabric_shape(topo.layout());
   const double spines = std::max(1, shape.spines);
   const bool three = topo.tiers() == 3;
@@ -58,6 +86,15 @@ void shape_pooled(const FaultsConfig& f, const topology::Topology& topo, engine:
   for (auto& link : platform.links)
     if (const auto it = lost.find(link.name); it != lost.end())
       link.bandwidth *= std::max(0.0, 1.0 - it->second);
+  // A flapping link takes its share of the pooled link while it is down.
+  const auto phases = flap_phases(f, seed);
+  for (std::size_t i = 0; i < f.flapping_links.size(); ++i) {
+    const auto& d = f.flapping_links[i];
+    const std::string leaf = fmt::format("leaf{}", d.leaf);
+    const std::string pooled = pool(pod_of(d.leaf));
+    const double share = d.spine < 0 ? 1.0 : 1.0 / spines;
+    add_flaps(platform, {leaf + "->" + pooled, pooled + "->" + leaf}, d, phases[i], share);
+  }
 }
 
 /// The names of the spines a degraded link entry joins its leaf to (topology vertex names).
@@ -75,7 +112,8 @@ std::vector<std::string> spine_names(const topology::Topology& topo, const Fault
 /// A degraded link must name a leaf and a spine the fabric has, at a rate in (0, 1].
 void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const FaultsConfig& f,
                  Problems& out) {
-  if (f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
+  if (f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty() &&
+      f.flapping_links.empty())
     return;
   const auto* node = cat.node(s.cluster.node);
   const auto* nic = cat.nic(s.cluster.nic);
@@ -114,6 +152,24 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
           key + ".rate",
           fmt::format("must be a fraction in (0, 1] of the links' bandwidth, found {:g}", d.rate));
   }
+  for (std::size_t i = 0; i < f.flapping_links.size(); ++i) {
+    const auto& d = f.flapping_links[i];
+    const std::string key = fmt::format("faults.flapping_links[{}]", i);
+    link_exists(key, FaultsConfig::DegradedLink{d.leaf, d.spine, 0}, "flap");
+    if (!(d.every_s >= kShortestFlapPeriodS))
+      out.emplace_back(key + ".every",
+                       fmt::format("must be at least {:g} ms, found {}: a link going down and up more often "
+                                   "is a bad link (faults.degraded_links gives its average rate), and each "
+                                   "change costs the simulation a re-solve of the flows",
+                                   kShortestFlapPeriodS * 1e3,
+                                   units::format(units::Seconds::from_si(d.every_s))));
+    else if (!(d.every_s > d.down_s))
+      out.emplace_back(
+          key + ".every",
+          fmt::format("must be longer than down ({:g} s), found {:g} s: a link down the whole time "
+                      "is a failed link (faults.failed_links)",
+                      d.down_s, d.every_s));
+  }
   std::set<int> down;
   for (std::size_t i = 0; i < f.failed_spines.size(); ++i) {
     const int sp = f.failed_spines[i];
@@ -149,7 +205,8 @@ class FaultsModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "faults"; }
   [[nodiscard]] std::string_view summary() const override {
-    return "what-if faults: slow nodes and degraded leaf-spine links, paced through every synchronous step";
+    return "what-if faults: slow nodes, degraded, failed and flapping leaf-spine links, failed spines, paced "
+           "through every synchronous step";
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {
@@ -168,6 +225,15 @@ public:
         {"faults.failed_links", "list", "none", "leaf-spine links that are down, both directions"},
         {"faults.failed_links[].leaf", "count", "required", "the leaf (0-based)"},
         {"faults.failed_links[].spine", "count", "required", "the spine (0-based, within the leaf's pod)"},
+        {"faults.flapping_links", "list", "none",
+         "leaf-spine links that go down for a while at regular intervals, both directions"},
+        {"faults.flapping_links[].leaf", "count", "required", "the leaf (0-based)"},
+        {"faults.flapping_links[].spine", "count", "every spine of the leaf's pod",
+         "the spine (0-based, within the pod)"},
+        {"faults.flapping_links[].down", "duration", "required",
+         "how long the link is down each time, e.g. 50ms"},
+        {"faults.flapping_links[].every", "duration", "required",
+         "how often it goes down (the period, longer than down), e.g. 2s"},
     };
   }
   [[nodiscard]] std::string_view section() const override { return kSection; }
@@ -206,10 +272,27 @@ public:
         lm.finish();
         f.failed_links.push_back(d);
       }
+    if (auto links = m.optional("flapping_links"))
+      for (const auto& item : links->as_sequence().items()) {
+        auto lm = item.as_map();
+        lm.declare(registry().keys_under("faults.flapping_links[]"));
+        FaultsConfig::FlappingLink d;
+        d.leaf = static_cast<int>(lm.required("leaf", "the leaf's index").as_int(0, 1 << 20));
+        if (auto sp = lm.optional("spine"))
+          d.spine = static_cast<int>(sp->as_int(0, 1 << 20));
+        d.down_s = lm.required("down", "how long the link is down each time, e.g. 50ms")
+                       .as_quantity<units::Seconds>()
+                       .si();
+        d.every_s =
+            lm.required("every", "how often it goes down, e.g. 2s").as_quantity<units::Seconds>().si();
+        lm.finish();
+        f.flapping_links.push_back(d);
+      }
     m.finish();
-    if (f.slow_nodes.empty() && f.degraded_links.empty() && f.failed_spines.empty() && f.failed_links.empty())
-      m.node().fail("names no fault: give slow_nodes (with slow_speed), degraded_links, failed_spines or "
-                    "failed_links");
+    if (f.slow_nodes.empty() && f.degraded_links.empty() && f.failed_spines.empty() &&
+        f.failed_links.empty() && f.flapping_links.empty())
+      m.node().fail("names no fault: give slow_nodes (with slow_speed), degraded_links, failed_spines, "
+                    "failed_links or flapping_links");
     s.extensions[std::string(kSection)] = f;
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -258,7 +341,7 @@ public:
     if (f == nullptr)
       return;
     if (topo.layout().fabric.pooled) {
-      shape_pooled(*f, topo, platform);
+      shape_pooled(*f, topo, s.seed, platform);
       return;
     }
     for (const auto& d : f->degraded_links) {
@@ -271,6 +354,16 @@ public:
       for (auto& link : platform.links)
         if (names.contains(link.name))
           link.bandwidth *= d.rate;
+    }
+    const auto phases = flap_phases(*f, s.seed);
+    for (std::size_t i = 0; i < f->flapping_links.size(); ++i) {
+      const auto& d = f->flapping_links[i];
+      std::set<std::string> names;
+      for (const auto& spine : spine_names(topo, FaultsConfig::DegradedLink{d.leaf, d.spine, 0})) {
+        names.insert(fmt::format("leaf{}->{}", d.leaf, spine));
+        names.insert(fmt::format("{}->leaf{}", spine, d.leaf));
+      }
+      add_flaps(platform, names, d, phases[i], 1.0);
     }
   }
   void report(const RunView& run, report::VariantResult& r) const override {
@@ -295,6 +388,22 @@ public:
                       pooled ? "adaptive routing spreads over the spines left"
                              : fmt::format("routes go around {} and ECMP spreads over the spines left",
                                            f->failed_spines.size() == 1 ? "it" : "them")));
+    const auto phases = flap_phases(*f, run.scenario.seed);
+    for (std::size_t i = 0; i < f->flapping_links.size(); ++i) {
+      const auto& d = f->flapping_links[i];
+      const FaultsConfig::DegradedLink at{d.leaf, d.spine, 0};
+      r.notes.push_back(fmt::format(
+          "faults: the links between leaf{} and {} go down for {} every {}, both directions, "
+          "{} into the iteration and every period after (drawn from the seed: --samples N gives every phase "
+          "alike); {}; routes do not "
+          "change (a flap shorter than the fabric takes to route around it), and collectives timed once by "
+          "a probe (tensor-, expert- and context-parallel) do not see it",
+          d.leaf, d.spine < 0 ? std::string("every spine of its pod") : spine_of(at),
+          units::format(units::Seconds::from_si(d.down_s)), units::format(units::Seconds::from_si(d.every_s)),
+          units::format(units::Seconds::from_si(phases[i])),
+          pooled ? "meanwhile adaptive routing spreads the leaf's traffic over its other up-links"
+                 : "meanwhile the flows routed over them stall"));
+    }
     for (const auto& d : f->failed_links)
       r.notes.push_back(fmt::format("faults: the link between leaf{} and {} is down; {}", d.leaf, spine_of(d),
                                     pooled ? "adaptive routing spreads over the leaf's other up-links"

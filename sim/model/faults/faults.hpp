@@ -27,6 +27,16 @@ struct FaultsConfig {
   /// links that are down (both directions): routes go around them and ECMP spreads over what remains.
   std::vector<int> failed_spines;
   std::vector<DegradedLink> failed_links; // rate unused; spine required
+  /// Leaf-spine links that go down for `down_s` every `every_s` (both directions; every spine of the
+  /// leaf's pod when `spine` is -1): flows over them stall meanwhile, routes stay (a flap shorter than the
+  /// fabric takes to route around it). Where in the period an iteration starts is drawn from the seed.
+  struct FlappingLink {
+    int leaf = 0;
+    int spine = -1;
+    double down_s = 0;
+    double every_s = 0;
+  };
+  std::vector<FlappingLink> flapping_links;
 };
 
 /// The scenario puts slow nodes in the cluster (their cost can be simulated on the same platform).

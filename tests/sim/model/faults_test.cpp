@@ -115,6 +115,43 @@ offload: {baseline: rdma-nic}
   }
 }
 
+TEST(Faults, AFlappingLinkStretchesASpineBoundReductionByTheShareOfTimeItIsUp) {
+  // As above with GPT-3 13B, whose reduction (0.27 s) spans many 10 ms periods: the leaf's up-links down
+  // for d of every T stall the flows over them, so the reduction takes 1 / (1 - d/T) as long.
+  TempDir tmp;
+  const std::string scenario = R"(name: flapping
+cluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
+workload: {model: gpt3-13b, seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}
+offload: {baseline: rdma-nic}
+)";
+  const double healthy = simulate(tmp, "healthy", scenario, "dp_comm_s");
+  for (const double down_ms : {1.0, 2.5}) {
+    std::string out;
+    const double flapping =
+        simulate(tmp, "d" + std::to_string(down_ms),
+                 scenario + "faults: {flapping_links: [{leaf: 0, down: " + std::to_string(down_ms) +
+                     "ms, every: 10ms}]}\n",
+                 "dp_comm_s", &out);
+    EXPECT_NEAR(flapping / healthy, 1 / (1 - down_ms / 10), 0.03) << "down " << down_ms << " ms of 10";
+    EXPECT_NE(out.find("note: faults: the links between leaf0 and every spine of its pod go down for"),
+              std::string::npos)
+        << out;
+  }
+  // Under adaptive routing one spine's link of the leaf's many going down leaves the others room for
+  // the reduction's few flows; all of them down stalls it as above.
+  const std::string adaptive = std::regex_replace(scenario, std::regex("latency: 1us"),
+                                                  "latency: 1us, switch: qm9700, routing: adaptive");
+  const double pooled = simulate(tmp, "adaptive", adaptive, "dp_comm_s");
+  const double one = simulate(
+      tmp, "one", adaptive + "faults: {flapping_links: [{leaf: 0, spine: 0, down: 2.5ms, every: 10ms}]}\n",
+      "dp_comm_s");
+  const double all =
+      simulate(tmp, "all", adaptive + "faults: {flapping_links: [{leaf: 0, down: 2.5ms, every: 10ms}]}\n",
+               "dp_comm_s");
+  EXPECT_NEAR(one / pooled, 1.0, 1e-3);
+  EXPECT_NEAR(all / pooled, 1 / 0.75, 0.03);
+}
+
 TEST(Faults, FailedSpinesAndLinksAreRoutedAroundAndNamedInTheRun) {
   // Routes avoiding them are checked in tests/sim/topology (Router); here the run takes the faults and
   // says so. With hash-based ECMP their cost depends on which flows collide on the spines left.

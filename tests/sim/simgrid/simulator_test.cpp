@@ -117,6 +117,51 @@ TEST(Simulator, PhasesAreTimedFromTheirOwnStart) {
   EXPECT_NEAR(sim.execute(g)[0].end, 0.5, 1e-12);
 }
 
+namespace {
+
+engine::TaskGraph one_gigabyte_across() {
+  engine::TaskGraph g;
+  Task t;
+  t.kind = TaskKind::transfer;
+  t.flows = {{0, 1, 1e9}};
+  g.add(t);
+  return g;
+}
+
+} // namespace
+
+TEST(Simulator, AFlappingLinkStallsItsFlowsWhileDownFromEachExecutionsStart) {
+  // 1 GB over 1 GB/s, the link down for 0.2 s every 1 s from 0.3 s into each execution: 0.3 s moved,
+  // 0.2 s stalled, 0.7 s more: 1.2 s, in each execution alike; a probe does not see the flaps.
+  auto p = two_hosts(1, 1e9, 0);
+  p.flaps = {{0, 0.2, 1.0, 0.3, 1.0}};
+  simgrid::Simulator sim(p);
+  const auto g = one_gigabyte_across();
+  EXPECT_NEAR(sim.execute(g)[0].end, 1.2, 1e-6);
+  EXPECT_NEAR(sim.execute(g)[0].end, 1.2, 1e-6);
+  EXPECT_NEAR(sim.execute(g, {}, simgrid::Simulator::Flaps::none)[0].end, 1.0, 1e-6);
+  EXPECT_NEAR(sim.execute(g)[0].end, 1.2, 1e-6);
+}
+
+TEST(Simulator, AFlapWhosePreviousDownReachesIntoTheStartHoldsTheLinkDownFromIt) {
+  // Phase 0.9 s with 0.2 s down: down in [0, 0.1) and [0.9, 1.1): 0.8 GB by 0.9 s, the last 0.2 GB
+  // from 1.1 s: 1.3 s.
+  auto p = two_hosts(1, 1e9, 0);
+  p.flaps = {{0, 0.2, 1.0, 0.9, 1.0}};
+  simgrid::Simulator sim(p);
+  EXPECT_NEAR(sim.execute(one_gigabyte_across())[0].end, 1.3, 1e-6);
+}
+
+TEST(Simulator, SharesOfOneLinkLostByFlapsDownAtOnceAddUp) {
+  // A link standing for two (a pooled spine link), each half of it down for 0.5 s every 10 s, from 0 and
+  // from 0.25 s: half the rate, then nothing, then half again: 0.25 GB by 0.75 s, the rest at the full
+  // rate: 1.5 s (shares multiplied instead would leave a quarter in the overlap: 1.4375 s).
+  auto p = two_hosts(1, 1e9, 0);
+  p.flaps = {{0, 0.5, 10.0, 0.0, 0.5}, {0, 0.5, 10.0, 0.25, 0.5}};
+  simgrid::Simulator sim(p);
+  EXPECT_NEAR(sim.execute(one_gigabyte_across())[0].end, 1.5, 1e-6);
+}
+
 TEST(Simulator, RejectsCyclicGraphs) {
   simgrid::Simulator sim(two_hosts(1, 1e9, 0));
   engine::TaskGraph g;
