@@ -184,9 +184,7 @@ void Simulator::Impl::start_flaps() {
   for (auto& f : flaps) {
     // Where in its period the link is at this execution's start: down in [phase, phase + down).
     const auto& d = f.decl;
-    double pos = std::fmod(d.every_s - d.phase_s, d.every_s);
-    if (pos < 0)
-      pos += d.every_s;
+    const double pos = std::fmod(d.every_s - d.phase_s, d.every_s); // phase_s in [0, every_s)
     f.down = pos < d.down_s;
     schedule(f, t0 + (f.down ? d.down_s - pos : d.every_s - pos));
   }

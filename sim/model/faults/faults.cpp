@@ -50,8 +50,7 @@ void add_flaps(engine::PlatformDecl& platform, const std::set<std::string>& name
                const FaultsConfig::FlappingLink& d, double phase, double share) {
   for (std::size_t li = 0; li < platform.links.size(); ++li)
     if (names.contains(platform.links[li].name))
-      platform.flaps.push_back(
-          {static_cast<std::int32_t>(li), d.down_s, d.every_s, std::min(phase, d.every_s), share});
+      platform.flaps.push_back({static_cast<std::int32_t>(li), d.down_s, d.every_s, phase, share});
 }
 
 /// Under adaptive routing (a pooled fabric, docs/models/routing.md) a pod's spines are one switch whose

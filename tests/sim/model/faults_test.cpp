@@ -94,15 +94,25 @@ TEST(Faults, ASlowerNodeIsNeverFaster) {
   }
 }
 
+namespace {
+
+/// 16 nodes on two leaves, one data-parallel replica per node: every ring of the reduction crosses between
+/// the leaves, one NIC-rate flow per up-link.
+std::string two_leaves(const std::string& model) {
+  return "name: two-leaves\ncluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, "
+         "latency: 1us}}\nworkload: {model: " +
+         model +
+         ", seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}\noffload: "
+         "{baseline: rdma-nic}\n";
+}
+
+} // namespace
+
 TEST(Faults, DegradedUplinksSlowASpineBoundReductionByTheirRate) {
   // 16 nodes on two leaves: every ring of the data-parallel reduction crosses between the leaves, one
   // NIC-rate flow per up-link, so the up-links bound it; at a share r of their rate it takes 1/r as long.
   TempDir tmp;
-  const std::string scenario = R"(name: degraded
-cluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
-workload: {model: gpt3-2.7b, seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}
-offload: {baseline: rdma-nic}
-)";
+  const std::string scenario = two_leaves("gpt3-2.7b");
   const double healthy = simulate(tmp, "healthy", scenario, "dp_comm_s");
   for (const double rate : {0.5, 0.25}) {
     std::string out;
@@ -119,11 +129,7 @@ TEST(Faults, AFlappingLinkStretchesASpineBoundReductionByTheShareOfTimeItIsUp) {
   // As above with GPT-3 13B, whose reduction (0.27 s) spans many 10 ms periods: the leaf's up-links down
   // for d of every T stall the flows over them, so the reduction takes 1 / (1 - d/T) as long.
   TempDir tmp;
-  const std::string scenario = R"(name: flapping
-cluster: {nodes: 16, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}}
-workload: {model: gpt3-13b, seq_len: 2048, global_batch: 128, micro_batch: 1, parallelism: {tp: 8, dp: 16}}
-offload: {baseline: rdma-nic}
-)";
+  const std::string scenario = two_leaves("gpt3-13b");
   const double healthy = simulate(tmp, "healthy", scenario, "dp_comm_s");
   for (const double down_ms : {1.0, 2.5}) {
     std::string out;
