@@ -108,6 +108,16 @@ std::vector<std::string> spine_names(const topology::Topology& topo, const Fault
   return out;
 }
 
+/// The platform names of both directions of the links an entry joins its leaf to.
+std::set<std::string> link_names(const topology::Topology& topo, const FaultsConfig::DegradedLink& d) {
+  std::set<std::string> names;
+  for (const auto& spine : spine_names(topo, d)) {
+    names.insert(fmt::format("leaf{}->{}", d.leaf, spine));
+    names.insert(fmt::format("{}->leaf{}", spine, d.leaf));
+  }
+  return names;
+}
+
 /// A degraded link must name a leaf and a spine the fabric has, at a rate in (0, 1].
 void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const FaultsConfig& f,
                  Problems& out) {
@@ -344,11 +354,7 @@ public:
       return;
     }
     for (const auto& d : f->degraded_links) {
-      std::set<std::string> names;
-      for (const auto& spine : spine_names(topo, d)) {
-        names.insert(fmt::format("leaf{}->{}", d.leaf, spine));
-        names.insert(fmt::format("{}->leaf{}", spine, d.leaf));
-      }
+      const auto names = link_names(topo, d);
       // Only links some route uses are in the platform: an unused degraded link changes nothing.
       for (auto& link : platform.links)
         if (names.contains(link.name))
@@ -357,12 +363,7 @@ public:
     const auto phases = flap_phases(*f, s.seed);
     for (std::size_t i = 0; i < f->flapping_links.size(); ++i) {
       const auto& d = f->flapping_links[i];
-      std::set<std::string> names;
-      for (const auto& spine : spine_names(topo, FaultsConfig::DegradedLink{d.leaf, d.spine, 0})) {
-        names.insert(fmt::format("leaf{}->{}", d.leaf, spine));
-        names.insert(fmt::format("{}->leaf{}", spine, d.leaf));
-      }
-      add_flaps(platform, names, d, phases[i], 1.0);
+      add_flaps(platform, link_names(topo, {d.leaf, d.spine, 0}), d, phases[i], 1.0);
     }
   }
   void report(const RunView& run, report::VariantResult& r) const override {
