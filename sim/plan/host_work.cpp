@@ -28,8 +28,10 @@ void HostWork::storage_flows(engine::Task& t, engine::HostIndex server, engine::
 
 void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
                                    int node, const std::vector<int>& nics) {
+  i.client_from = static_cast<int>(t.loads.size());
   for (const auto& work : works) {
     const bool arm = work.processor == datapath::Processor::dpu_arm;
+    i.client_on_arm = arm;
     if (arm) {
       // One core per polling thread of each DPU's SNAP, where they share the Arm cores with whatever
       // else runs there.
@@ -47,6 +49,7 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
     }
     (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
   }
+  i.client_loads = static_cast<int>(t.loads.size()) - i.client_from;
 }
 
 engine::HostIndex HostWork::storage_client(int node) {

@@ -29,7 +29,8 @@ public:
                      double bytes, bool write);
   /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
   /// node's connection limiter; under SNAP, every DPU in `nics` runs its own, so the work is split evenly
-  /// over each one's Arm cores, `threads` cores (SNAP's) on every DPU.
+  /// over each one's Arm cores, `threads` cores (SNAP's) on every DPU. `i` records which of `t`'s loads
+  /// they are (`client_from`, `client_loads`, `client_on_arm`), for the OS noise on those cores.
   void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
                            int node, const std::vector<int>& nics);
 

@@ -72,7 +72,10 @@ struct TaskInfo {
   int tail_hops = 1;
   int decode_from = 0;  // a loader's task: its loads [decode_from, decode_from + decode_loads) are its
   int decode_loads = 0; //   workers' decoding, one core each
-  double weight = 1;    // replicas this task stands for (data-parallel replicas not simulated)
+  int client_from = 0;  // a storage read or write: its loads [client_from, client_from + client_loads) are
+  int client_loads = 0; //   the storage client's threads (on the host: a core and its connection each,
+  bool client_on_arm = false; //   two loads; on the Arm cores: one load per thread and DPU)
+  double weight = 1;          // replicas this task stands for (data-parallel replicas not simulated)
   [[nodiscard]] double host_cpu_core_s() const;
   [[nodiscard]] double arm_cpu_core_s() const;
   engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)

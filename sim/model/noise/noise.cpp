@@ -353,16 +353,38 @@ private:
       w += " (one of the pair calibrated and the other from the catalog: the detours' shape comes from both, "
            "so calibrate both with dpusim-calib run --probes os-noise)";
     if (const double f = r.value("os_noise_host_fraction"); f > cpu.os_noise_fraction->value)
-      w += fmt::format(", raised to {:.3g}% by the kernel networking work the variant leaves on the host's "
-                       "cores",
+      w += fmt::format(", raised to {:.3g}% by the kernel networking and storage work the variant "
+                       "leaves on the host's cores",
                        100 * f);
+    bool decode = false;
+    bool host_client = false;
+    bool arm_client = false;
+    for (const auto& info : run.iteration.info) {
+      decode = decode || info.decode_loads > 0;
+      (info.client_on_arm ? arm_client : host_client) |= info.client_loads > 0;
+    }
     const auto& arm = run.hardware.nic.arm;
-    if (run.path.through_arm() && arm && arm->os_noise_fraction && arm->os_noise_p99)
+    if ((run.path.through_arm() || arm_client) && arm && arm->os_noise_fraction && arm->os_noise_p99)
       w += fmt::format("; Arm-core OS noise of {:.3g}% ({})", 100 * r.value("os_noise_arm_fraction"),
                        cite_words(arm->os_noise_fraction->cite));
-    if (run.path.transport() == offload::Transport::rdma)
-      w += "; RDMA in NIC hardware puts no host software on the network steps, so the detours reach only "
-           "the launch threads";
+    const bool rdma = run.path.transport() == offload::Transport::rdma;
+    std::vector<std::string> reach;
+    if (!rdma)
+      reach.emplace_back("each network hop's software");
+    reach.emplace_back("the launch threads");
+    if (decode)
+      reach.emplace_back("the loaders' decoding");
+    if (host_client)
+      reach.emplace_back("the host storage client's threads");
+    std::string listed;
+    for (std::size_t k = 0; k < reach.size(); ++k)
+      listed += (k == 0 ? "" : k + 1 == reach.size() ? " and " : ", ") + reach[k];
+    if (arm_client)
+      listed += "; on the Arm cores, SNAP's storage threads";
+    w += rdma ? "; RDMA in NIC hardware puts no host software on the network steps, so the detours reach "
+                "only " +
+                    listed
+              : "; the detours reach " + listed;
     return w;
   }
 };
@@ -556,6 +578,7 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   boost::random::mt19937_64 os_rng(mix(s.seed ^ 0x6f736e6fULL));
   boost::random::mt19937_64 storage_rng(mix(s.seed ^ 0x73746f72ULL));
   boost::random::mt19937_64 loader_rng(mix(s.seed ^ 0x6c6f6164ULL)); // OS noise on the loaders
+  boost::random::mt19937_64 client_rng(mix(s.seed ^ 0x636c6e74ULL)); //   and on the storage client
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
   if (n.slow_fraction > 0 && n.slow_speed < 1) {
     boost::random::uniform_01<double> u;
@@ -648,6 +671,27 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
       for (int k = info.decode_from; k < info.decode_from + info.decode_loads; ++k) {
         auto& load = task.loads.at(static_cast<std::size_t>(k));
         load.amount += os->host.over(load.amount, loader_rng);
+      }
+    }
+  // The storage client's threads (a host client's kernel NFS / NVMe-oF work, one core per connection;
+  // SNAP's polling threads on the Arm cores) lose their cores' detours too: each thread's share of a read
+  // or a checkpoint write grows by its draw, on its core and on the connection it drives alike, and the
+  // transfer waits for its slowest thread.
+  if (os != nullptr && (os->host.any() || os->arm.any()))
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      if (info.client_loads <= 0)
+        continue;
+      const auto& detours = info.client_on_arm ? os->arm : os->host;
+      if (!detours.any())
+        continue;
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      const int per_thread = info.client_on_arm ? 1 : 2;
+      for (int k = info.client_from; k + per_thread <= info.client_from + info.client_loads;
+           k += per_thread) {
+        const double added = detours.over(task.loads.at(static_cast<std::size_t>(k)).amount, client_rng);
+        for (int j = k; j < k + per_thread; ++j)
+          task.loads.at(static_cast<std::size_t>(j)).amount += added;
       }
     }
   const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();

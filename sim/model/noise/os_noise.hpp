@@ -39,8 +39,9 @@ private:
 /// the mean.
 double lognormal_sigma_for(double mean, double p99);
 
-/// Where OS noise reaches a variant's critical path: the launch threads of every GPU (host cores) and
-/// the software of every network hop's two ends (kernel TCP on host cores, forwarding on Arm cores).
+/// Where OS noise reaches a variant's critical path: the launch threads of every GPU (host cores), the
+/// software of every network hop's two ends (kernel TCP on host cores, forwarding on Arm cores), the
+/// loaders' decoding (host cores) and the storage client's threads (host cores, or SNAP's on Arm cores).
 struct OsNoise {
   Detours host;
   Detours arm;

@@ -143,3 +143,67 @@ TEST(StorageTail, OsNoiseOnTheLoadersCostsADecodeBoundStepItsShareOfTheirTime) {
   deep = dpusim::testing::replaced(deep, "decode: 1us", "decode: 20ms");
   EXPECT_LT(mean_of_samples(tmp, "deep", deep, 5, "straggler_wait_os_s"), 0.01 * wait);
 }
+
+namespace {
+
+/// A profile whose host cores lose `fraction` of their time to detours.
+std::string noisy_profile(const TempDir& tmp, double fraction) {
+  const std::string profile = tmp.path() + "/noisy-host.yaml";
+  std::ofstream(profile)
+      << "dpusim_profile: 1\ncomplete: true\ncreated: 2026-12-01T00:00:00Z\nrole: host_cpu\n"
+         "parameters:\n  host_cpu.os_noise_fraction:\n    value: "
+      << fraction
+      << "\n    provenance: measured\n    source: test\n  host_cpu.os_noise_p99:\n    value: "
+         "100us\n    provenance: measured\n    source: test\n";
+  return profile;
+}
+
+/// The loader of `loader()` reading a 100 MiB sample per micro-batch through the storage client of
+/// `placement` (no read latency), on a node whose NIC is `nic`.
+std::string client_bound(const std::string& placement, const std::string& nic, const std::string& noise) {
+  std::string text = loader(kTiny, "", 1, noise);
+  text = dpusim::testing::replaced(text, "sample: 4KiB", "sample: 100MiB");
+  text = dpusim::testing::replaced(text, "baseline: rdma-nic", "baseline: " + placement);
+  return dpusim::testing::replaced(text, "nic: connectx-7", "nic: " + nic);
+}
+
+} // namespace
+
+TEST(StorageTail, OsNoiseOnAHostStorageClientCostsAClientBoundStepItsShareOfItsCore) {
+  // A host storage client (kernel NFS / NVMe-oF, one connection, so one core) reading 100 MiB a
+  // micro-batch at the Xeon 8480C's 42.2 Gb/s per core (CAI21) is the step. Detours taking a share f of
+  // that core lengthen its work by f / (1 - f) on average, f being the profile's 10% plus the kernel
+  // work the client itself puts on the host's 112 cores (docs/models/noise.md).
+  TempDir tmp;
+  const std::string profile = noisy_profile(tmp, 0.1);
+  const std::string calibrated = "calibration: " + profile + "\n";
+  const double work = kMicroBatches * 100.0 * 1024 * 1024 / (42.2e9 / 8);
+  const double step =
+      simulate(tmp, "clean", client_bound("rdma-nic+storage=host", "connectx-7", calibrated), "step_time_s");
+  EXPECT_NEAR(step / work, 1.0, 0.01) << step << " s against " << work << " s of client work";
+  const double busy = simulate(tmp, "busy", client_bound("rdma-nic+storage=host", "connectx-7", calibrated),
+                               "host_cores_storage");
+  const double f = 0.1 + busy / 112;
+  const double wait = mean_of_samples(
+      tmp, "host",
+      client_bound("rdma-nic+storage=host", "connectx-7", "noise: {os_noise: true}\n" + calibrated), 20,
+      "straggler_wait_os_s");
+  const double expected = work * f / (1 - f);
+  EXPECT_NEAR(wait / expected, 1.0, 0.03) << wait << " s against " << expected << " s";
+  std::cout << "os noise on the host storage client: " << wait << " s against " << expected << " s\n";
+}
+
+TEST(StorageTail, OsNoiseReachesSnapsThreadsOnTheArmCoresAndNoClientWhereTheNicReads) {
+  // Under SNAP the client's work polls on the BlueField-3's Arm cores, which have detours of their own;
+  // NVMe-oF over RDMA in the NIC leaves no client work on any core, so nothing to lengthen.
+  TempDir tmp;
+  const std::string noise = "noise: {os_noise: true}\ncalibration: " + noisy_profile(tmp, 0.1) + "\n";
+  const double arm = mean_of_samples(
+      tmp, "arm", client_bound("rdma-nic+storage=dpu_arm", "bluefield-3", noise), 5, "straggler_wait_os_s");
+  const double arm_step =
+      simulate(tmp, "arm-clean", client_bound("rdma-nic+storage=dpu_arm", "bluefield-3", ""), "step_time_s");
+  EXPECT_GT(arm, 0.01 * arm_step) << arm << " s on a " << arm_step << " s step";
+  const double nic =
+      mean_of_samples(tmp, "nic", client_bound("rdma-nic", "bluefield-3", noise), 5, "straggler_wait_os_s");
+  EXPECT_LT(nic, 1e-4 * arm_step) << nic << " s";
+}
