@@ -17,6 +17,8 @@
 #include <boost/random/exponential_distribution.hpp>
 #include <boost/random/lognormal_distribution.hpp>
 #include <boost/random/mersenne_twister.hpp>
+#include <boost/random/normal_distribution.hpp>
+#include <boost/random/poisson_distribution.hpp>
 #include <boost/random/uniform_01.hpp>
 #include <cmath>
 #include <fmt/format.h>
@@ -82,12 +84,18 @@ public:
          "the step waits for its slowest hop"},
         {"noise.os_noise", "bool", "false",
          "draw OS detours on host and Arm cores from their calibrated os_noise_fraction and os_noise_p99, "
-         "grown by the kernel networking work the variant leaves there: they delay launch threads and the "
-         "software of network hops"},
+         "grown by the kernel networking work the variant leaves there: they delay launch threads, the "
+         "software of network hops, the loaders' decoding and the storage client's threads"},
         {"noise.storage_tail", "bool", "false",
          "draw each sample read's latency from the storage's lognormal (cluster.storage.read_latency or the "
          "calibrated storage.read_latency_median and _p99) in place of its median: the prefetch queue "
          "absorbs what it can"},
+        {"noise.node_stalls", "section", "none",
+         "stalls that stop every host core of a node at once (a daemon, a firmware interrupt, memory "
+         "reclaim): the node's launch threads, loaders and host storage client wait them out"},
+        {"noise.node_stalls.every", "duration", "required",
+         "the mean time between two stalls of one node (a Poisson process per node), e.g. 10s"},
+        {"noise.node_stalls.duration", "duration", "required", "each stall's length, e.g. 5ms"},
         {"noise.replicas", "choice", "auto",
          "which data-parallel replicas are simulated: all | slowest (the few that reach each synchronous "
          "point last stand for the others) | auto (all where the plan is small, else slowest)"},
@@ -156,6 +164,18 @@ public:
       n.os_noise = o->as_bool();
     if (auto st = m.optional("storage_tail"))
       n.storage_tail = st->as_bool();
+    if (auto ns = m.optional("node_stalls")) {
+      auto sm = ns->as_map();
+      sm.declare(registry().keys_under("noise.node_stalls"));
+      NoiseConfig::NodeStalls stalls;
+      stalls.every_s = sm.required("every", "the mean time between a node's stalls, e.g. 10s")
+                           .as_quantity<units::Seconds>()
+                           .si();
+      stalls.duration_s =
+          sm.required("duration", "each stall's length, e.g. 5ms").as_quantity<units::Seconds>().si();
+      sm.finish();
+      n.node_stalls = stalls;
+    }
     if (auto rp = m.optional("replicas")) {
       const auto mode = rp->as_choice({"auto", "all", "slowest"});
       n.replicas = mode == "all"       ? NoiseConfig::Replicas::all
@@ -186,6 +206,23 @@ public:
       if (n->gpu_delay->distribution == "lognormal" && !(n->gpu_delay->sigma > 0 && n->gpu_delay->sigma <= 5))
         out.emplace_back("noise.gpu_delay.sigma",
                          fmt::format("must be in (0, 5], found {:g}", n->gpu_delay->sigma));
+    }
+    if (const auto& st = n->node_stalls) {
+      if (!(st->duration_s > 0 && st->duration_s <= kMaxMeanDelay))
+        out.emplace_back(
+            "noise.node_stalls.duration",
+            fmt::format("must be above 0 and at most {:g} s, found {:g} s", kMaxMeanDelay, st->duration_s));
+      else if (!(st->duration_s >= 1e-6))
+        out.emplace_back("noise.node_stalls.duration",
+                         fmt::format("must be at least 1 us (shorter detours are OS noise: noise.os_noise), "
+                                     "found {:g} s",
+                                     st->duration_s));
+      else if (!(st->every_s > st->duration_s && st->every_s >= 1e-3 && st->every_s <= 1e7))
+        out.emplace_back(
+            "noise.node_stalls.every",
+            fmt::format("must be longer than the stall's duration ({:g} s), at least 1 ms and at most 1e7 s, "
+                        "found {:g} s",
+                        st->duration_s, st->every_s));
     }
     if (!(n->slow_fraction >= 0 && n->slow_fraction <= 1))
       out.emplace_back("noise.slow_gpus.fraction",
@@ -273,6 +310,12 @@ public:
       parts.push_back(os_noise_words(run, r));
     if (n->storage_tail)
       parts.push_back(storage_words(run));
+    if (n->stalls())
+      parts.push_back(fmt::format(
+          "node-wide stalls of {:g} ms, one every {:g} s on average on each node (a Poisson process; set by "
+          "the scenario), stopping the node's launch threads, loaders and host storage client at once "
+          "(a GPU waits where its launches fall behind the work it had queued)",
+          n->node_stalls->duration_s * 1e3, n->node_stalls->every_s));
     std::string what;
     for (std::size_t i = 0; i < parts.size(); ++i)
       what += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -433,7 +476,7 @@ std::vector<NoiseSource> sources_of(const NoiseConfig& n) {
   std::vector<NoiseSource> out;
   if (n.gpu())
     out.push_back(NoiseSource::gpu);
-  if (n.os_noise)
+  if (n.os_noise || n.stalls())
     out.push_back(NoiseSource::os);
   if (n.network_tail)
     out.push_back(NoiseSource::network);
@@ -450,9 +493,11 @@ NoiseConfig only(const NoiseConfig& n, NoiseSource src) {
     o.network_tail = false;
     o.os_noise = false;
     o.storage_tail = false;
+    o.node_stalls.reset();
     break;
   case NoiseSource::os:
     o.os_noise = n.os_noise;
+    o.node_stalls = n.node_stalls;
     break;
   case NoiseSource::network:
     o.network_tail = n.network_tail;
@@ -579,6 +624,29 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   boost::random::mt19937_64 storage_rng(mix(s.seed ^ 0x73746f72ULL));
   boost::random::mt19937_64 loader_rng(mix(s.seed ^ 0x6c6f6164ULL)); // OS noise on the loaders
   boost::random::mt19937_64 client_rng(mix(s.seed ^ 0x636c6e74ULL)); //   and on the storage client
+  boost::random::mt19937_64 stall_rng(mix(s.seed ^ 0x7374616cULL));  // node-wide stalls
+  // Node-wide stalls: the stall time a node's cores lose over a task's window (a Poisson count of stalls
+  // of the given length), drawn once per node and task label, so that every task of that label on the
+  // node (its replicas', which run at the same time) waits out the same stalls.
+  const int gpus_per_node = std::max(1, s.cluster.gpus_per_node);
+  std::map<std::tuple<int, int, int, std::string_view>, double> stalled;
+  const auto node_stall = [&](int node, const plan::TaskInfo& info, double window_s) {
+    if (!n.stalls() || !(window_s > 0))
+      return 0.0;
+    const auto [it, fresh] =
+        stalled.try_emplace({node, info.stage, static_cast<int>(info.category), info.label}, 0.0);
+    if (fresh) {
+      // Beyond 10^4 stalls a window, the count is drawn from its normal limit.
+      const double mean = window_s / n.node_stalls->every_s;
+      double count = 0;
+      if (mean > 1e4)
+        count = std::max(0.0, boost::random::normal_distribution<double>(mean, std::sqrt(mean))(stall_rng));
+      else
+        count = boost::random::poisson_distribution<int>(mean)(stall_rng);
+      it->second = count * n.node_stalls->duration_s;
+    }
+    return it->second;
+  };
   std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
   if (n.slow_fraction > 0 && n.slow_speed < 1) {
     boost::random::uniform_01<double> u;
@@ -694,6 +762,26 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
           task.loads.at(static_cast<std::size_t>(j)).amount += added;
       }
     }
+  // A node's stall stops its loaders' workers and its host storage client's threads together: each of
+  // their loads waits it out.
+  if (n.stalls())
+    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
+      const auto& info = noisy.info[id];
+      const int client = info.client_on_arm ? 0 : info.client_loads;
+      if ((info.decode_loads <= 0 && client <= 0) || info.gpus.empty())
+        continue;
+      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
+      const auto stalled_loads = [&](auto&& each) {
+        for (int k = info.decode_from; k < info.decode_from + info.decode_loads; ++k)
+          each(task.loads.at(static_cast<std::size_t>(k)));
+        for (int k = info.client_from; k < info.client_from + client; ++k)
+          each(task.loads.at(static_cast<std::size_t>(k)));
+      };
+      double window = 0;
+      stalled_loads([&](const engine::Load& l) { window = std::max(window, l.amount); });
+      const double stall = node_stall(info.gpus.front() / gpus_per_node, info, window);
+      stalled_loads([&](engine::Load& l) { l.amount += stall; });
+    }
   const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();
   for (auto& info : noisy.info) {
     if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&
@@ -706,10 +794,12 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
     double late_launch = 0;
     // Each GPU's launch thread issues the task's kernels; the GPU waits for it only where its detours
     // push the launches past the time the noise-free schedule had for them.
-    const double launch_s = launch_noise && !info.gpus.empty()
-                                ? info.host_core_s[static_cast<std::size_t>(plan::CpuUse::framework)] /
-                                      static_cast<double>(info.gpus.size())
-                                : 0;
+    const double launch_work = !info.gpus.empty()
+                                   ? info.host_core_s[static_cast<std::size_t>(plan::CpuUse::framework)] /
+                                         static_cast<double>(info.gpus.size())
+                                   : 0;
+    const double launch_s = launch_noise ? launch_work : 0;
+    const double window = std::max(info.compute_s, launch_work);
     for (int g : info.gpus) {
       double f = 1.0 / speed.at(static_cast<std::size_t>(g));
       if (jitter)
@@ -729,9 +819,11 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
         }
         delay = std::max(delay, x);
       }
-      if (launch_s > 0) {
-        const double issued = launch_s + os->host.over(launch_s, os_rng);
-        late_launch = std::max(late_launch, issued - std::max(info.compute_s, launch_s));
+      // A stall of the GPU's node stops its launch thread as a detour does.
+      const double stall = node_stall(g / gpus_per_node, info, window);
+      if (launch_s > 0 || stall > 0) {
+        const double issued = launch_work + (launch_s > 0 ? os->host.over(launch_s, os_rng) : 0) + stall;
+        late_launch = std::max(late_launch, issued - window);
       }
     }
     if (!n.gpu())

@@ -43,6 +43,17 @@ struct NoiseConfig {
   /// Draw each sample read's latency from the storage's lognormal (its median and 99th percentile) in
   /// place of the median the noise-free iteration charges; the prefetch queue absorbs what it can.
   bool storage_tail = false;
+  /// Node-wide stalls (a daemon, a firmware interrupt, memory reclaim holding every core of a node at
+  /// once): on each node a Poisson process of mean interval `every_s`, each stall `duration_s` long. They
+  /// stop the node's launch threads, loaders and host storage client together; counted as OS noise.
+  struct NodeStalls {
+    double every_s = 0;
+    double duration_s = 0;
+  };
+  std::optional<NodeStalls> node_stalls;
+  [[nodiscard]] bool stalls() const {
+    return node_stalls && node_stalls->every_s > 0 && node_stalls->duration_s > 0;
+  }
   /// Which data-parallel replicas a noisy iteration simulates: all of them, or the slowest few
   /// (slowest_replicas) standing for the others; auto: all where the plan is small enough to simulate
   /// whole (model::representative_replica's budget), else the slowest.
@@ -51,7 +62,7 @@ struct NoiseConfig {
   [[nodiscard]] bool gpu() const {
     return gpu_jitter > 0 || (gpu_delay && gpu_delay->mean_s > 0) || (slow_fraction > 0 && slow_speed < 1);
   }
-  [[nodiscard]] bool any() const { return gpu() || network_tail || os_noise || storage_tail; }
+  [[nodiscard]] bool any() const { return gpu() || network_tail || os_noise || storage_tail || stalls(); }
 };
 
 /// The sources the straggler wait is broken down by.
