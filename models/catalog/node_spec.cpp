@@ -25,6 +25,7 @@ NodeSpec read_node(EntryReader& r) {
   n.nvlink_latency = r.quantity<Seconds>("nvlink_latency");
   n.host_memory = r.quantity<Bytes>("host_memory");
   n.power = r.quantity<Power>("power");
+  n.platform_power = r.optional_quantity<Power>("platform_power");
   n.interruptions = read_interruptions(r, "interruptions");
   n.network_interruptions = read_interruptions(r, "network_interruptions");
   n.software_interruptions = read_interruptions(r, "software_interruptions");

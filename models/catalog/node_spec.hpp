@@ -28,6 +28,9 @@ struct NodeSpec {
   Cited<units::Seconds> nvlink_latency;
   Cited<units::Bytes> host_memory;
   Cited<units::Power> power; // whole node, maximum
+  // What the node draws beyond its GPUs, compute NICs/DPUs and its CPUs' busy cores: memory, fans,
+  // NVSwitches, local storage, the board and the CPUs' idle floor (planner energy).
+  std::optional<Cited<units::Power>> platform_power;
   // Interruptions per server from a failure study: its host components (CPU, memory, SSD, power supply,
   // chassis, boards; unplanned host maintenance), and those counted per server of the job though not
   // in it: the fabric's switches and cables, and the software stack.

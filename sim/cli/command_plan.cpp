@@ -13,6 +13,7 @@
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
+#include "sim/planner/plan_info.hpp"
 #include "sim/planner/points.hpp"
 #include "sim/planner/table.hpp"
 #include "sim/run/variant_run.hpp"
@@ -34,6 +35,7 @@ using namespace planner;
 
 constexpr const char* kJournal = "points.journal";
 constexpr const char* kShardFile = "shard.yaml";
+constexpr const char* kPlanInfoFile = "plan-info.json"; // what the plan states: name, prices, power, restart
 /// Begins what a simulation process returns for a point its simulation finds infeasible (a serialized
 /// result is YAML, which never begins so).
 const std::string kInfeasible = "!infeasible ";
@@ -142,6 +144,11 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
     YAML::Emitter e;
     e << YAML::Flow << spec.stated;
     out += fmt::format("stated: {}\n", e.c_str());
+  }
+  if (!spec.description.empty()) {
+    YAML::Emitter e;
+    e << YAML::DoubleQuoted << spec.description;
+    out += fmt::format("description: {}\n", e.c_str());
   }
   return out;
 }
@@ -287,7 +294,7 @@ int command_plan(const std::vector<std::string>& args) {
        "estimate every point without simulating it (closed forms: docs/models/estimator.md) and simulate "
        "only the K fastest estimates of each configuration (points that differ only in parallelism, "
        "recompute, zero and micro_batch); 0 simulates none. Points the estimator does not model are "
-       "always simulated (checkpoints, noise, congestion, faults, other tenants)")                          //
+       "always simulated (noise, congestion, faults, other tenants); checkpoint writes are estimated too")  //
       ("catalog", po::value<std::string>(), "catalog directory (default: the bundled models/catalog/data)") //
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");
@@ -491,9 +498,10 @@ int command_plan(const std::vector<std::string>& args) {
     try {
       csv = outputs->add("points.csv", render_points_csv(rows));
       // A shard's rows are not the plan's: merge writes the plan's pareto.csv.
-      if (!sharded)
+      if (!sharded) {
         pareto = outputs->add("pareto.csv", render_pareto_csv(rows));
-      else
+        outputs->add(kPlanInfoFile, render_plan_info(spec));
+      } else
         outputs->add(kShardFile, shard_file(spec, fingerprint, shard, total));
       outputs->publish();
     } catch (const std::exception& e) {
@@ -561,7 +569,7 @@ int command_merge(const std::vector<std::string>& args) {
     auto m = meta.as_map();
     m.declare({"plan", "fingerprint", "shard", "shards", "points", "train_tokens", "objectives",
                "deadline_days", "max_nodes", "min_nodes", "budget_usd", "power_cap_kw", "life_s",
-               "device_premium", "cloud", "stated"});
+               "device_premium", "cloud", "stated", "description"});
     SummarySpec s;
     s.name = m.required("plan").as_string();
     const auto fp_node = m.required("fingerprint");
@@ -593,6 +601,8 @@ int command_merge(const std::vector<std::string>& args) {
     if (auto st = m.optional("stated"))
       for (const auto& line : st->as_sequence().items())
         s.stated.push_back(line.as_string());
+    if (auto d = m.optional("description"))
+      s.description = d->as_string();
     m.finish();
     if (index > count)
       index_node.fail(fmt::format("shard {} of {} does not exist", index, count));
@@ -646,6 +656,7 @@ int command_merge(const std::vector<std::string>& args) {
   OutputSet outputs(out);
   const auto csv = outputs.add("points.csv", render_points_csv(ordered));
   const auto pareto = outputs.add("pareto.csv", render_pareto_csv(ordered));
+  outputs.add(kPlanInfoFile, render_plan_info(*spec));
   outputs.publish();
   if (vm.count("quiet") == 0)
     std::cout << render_summary(ordered, *spec)

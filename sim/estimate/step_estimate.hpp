@@ -42,9 +42,9 @@ struct StepEstimate {
   double arm_core_s = 0;      // all DPUs: their share of the transport's functions
 };
 
-/// Throws NotEstimated for what it does not model: asynchronous checkpoints, noise, congestion, faults,
-/// other tenants. (A synchronous checkpoint adds nothing to the plain step: estimated_result adds its
-/// write, checkpoint_estimate.hpp.)
+/// Throws NotEstimated for what it does not model: noise, congestion, faults, other tenants. (A
+/// checkpoint adds nothing to the plain step: estimated_result adds its write, synchronous or
+/// asynchronous, checkpoint_estimate.hpp.)
 StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware& hw);
 
 /// The scenario's first variant, estimated: the result `dpusim plan` turns into a row (its metrics and

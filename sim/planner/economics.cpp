@@ -2,7 +2,7 @@
 
 #include "models/core/input_error.hpp"
 #include "sim/scenario/cluster_layout.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/fabric_bill.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -98,15 +98,17 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   r.set_value("plan.host_tdp_w", cpu->tdp ? cpu->tdp->value.si() * node->cpu_sockets.value : 0);
   r.set_value("plan.host_tdp_known", cpu->tdp ? 1 : 0);
   r.set_value("plan.host_cores", cpu->cores.value * node->cpu_sockets.value);
+  // The rest of each node (memory, fans, NVSwitches, storage, board, the CPUs' idle floor), where its
+  // catalog entry gives it: drawn whether the GPUs compute or wait.
+  r.set_value("plan.platform_power_w", node->platform_power ? node->platform_power->value.si() * nodes : 0.0);
+  r.set_value("plan.platform_power_known", node->platform_power ? 1 : 0);
 
-  // The fabric the point's cluster is built on: its switches and links (as the topology builds them).
-  const auto shape = topology::fabric_shape(scenario::cluster_layout(s.cluster, *node, *gpu, *nic, *sw));
-  const double spines = static_cast<double>(shape.spines) * shape.pods;
-  const double cores = shape.tiers == 3 ? static_cast<double>(shape.cores_per_plane) * shape.spines : 0.0;
+  // The fabric the point's cluster is built on, as its builder buys it: switches and cables.
+  const auto bill = topology::fabric_bill(scenario::cluster_layout(s.cluster, *node, *gpu, *nic, *sw));
   const double host_links = static_cast<double>(devices);
-  const double leaf_links = shape.tiers >= 2 ? static_cast<double>(shape.leaves) * shape.uplinks : 0.0;
-  const double core_links = shape.tiers == 3 ? spines * shape.cores_per_plane * shape.links_per_core : 0.0;
-  r.set_value("plan.switches", shape.leaves + (shape.tiers >= 2 ? spines : 0.0) + cores);
+  const double leaf_links = bill.leaf_links;
+  const double core_links = bill.core_links;
+  r.set_value("plan.switches", bill.switches());
   r.set_value("plan.links", host_links + leaf_links + core_links);
   // Every link optical: a transceiver at each end, the device's in its port and a switch port's share
   // of its cage's optics at the link's rate (docs/planner.md); an end the catalog has no figure for
@@ -179,7 +181,7 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
         r.nodes * host_power_w(r.value("plan.host_tdp_w"), static_cast<int>(r.value("plan.host_cores")),
                                m.host_cpu_busy_cores);
     const double it_w = r.value("plan.gpu_power_w") + r.value("plan.device_power_w") + host +
-                        r.value("plan.optics_power_w") +
+                        r.value("plan.platform_power_w") + r.value("plan.optics_power_w") +
                         r.value("plan.switches") * power->switch_watts.value_or(0);
     const double facility_w = it_w * power->pue;
     e.power_kw = facility_w / 1e3;

@@ -126,10 +126,14 @@ std::optional<double> number_with_suffix(std::string_view text,
         number.pop_back();
       char* end = nullptr;
       const double v = std::strtod(number.c_str(), &end);
-      const bool plain = !number.empty() && end == number.c_str() + number.size() &&
-                         std::all_of(number.begin(), number.end(), [](unsigned char ch) {
-                           return std::isdigit(ch) != 0 || ch == '.' || ch == 'e' || ch == 'E' || ch == '+';
-                         });
+      // Digits, a point and an exponent (whose sign may be negative: 2.9e-4); no sign of its own.
+      bool plain = !number.empty() && end == number.c_str() + number.size();
+      for (std::size_t i = 0; plain && i < number.size(); ++i) {
+        const unsigned char ch = static_cast<unsigned char>(number[i]);
+        const bool exponent_sign =
+            (ch == '-' || ch == '+') && i > 0 && (number[i - 1] == 'e' || number[i - 1] == 'E');
+        plain = std::isdigit(ch) != 0 || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' || exponent_sign;
+      }
       if (!plain || !std::isfinite(v) || v <= 0)
         return std::nullopt;
       return v * scale;

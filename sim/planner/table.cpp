@@ -249,6 +249,7 @@ const std::vector<std::string>& table_columns() {
 SummarySpec summary_spec(const Plan& plan) {
   SummarySpec s;
   s.name = plan.name;
+  s.description = plan.description;
   s.train_tokens = plan.train_tokens;
   s.objectives = plan.objectives;
   s.constraints = plan.constraints;
@@ -268,8 +269,10 @@ SummarySpec summary_spec(const Plan& plan) {
   if (plan.power)
     s.stated.push_back(fmt::format(
         "power: PUE {:g}{}; GPUs at TDP while their kernels run and at their catalog idle power while they "
-        "wait (TDP throughout without one), host CPUs at their busy cores' share of TDP, "
-        "NICs/DPUs at their catalog power, every link optical (the catalog's transceivers at both ends); {}",
+        "wait (TDP throughout without one), host CPUs at their busy cores' share of TDP, the rest of each "
+        "node (memory, fans, NVSwitches, storage, board, the CPUs' idle floor) at its catalog platform_power "
+        "(left out for a node without one), NICs/DPUs at their catalog power, every link optical (the "
+        "catalog's transceivers at both ends); {}",
         plan.power->pue,
         plan.power->usd_per_kwh ? fmt::format(", energy {:g} USD/kWh", *plan.power->usd_per_kwh)
                                 : std::string(),

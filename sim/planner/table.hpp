@@ -19,6 +19,7 @@ const std::vector<std::string>& table_columns();
 /// What the summary needs of a plan besides its rows (also written beside a shard's rows).
 struct SummarySpec {
   std::string name;
+  std::string description;
   double train_tokens = 0;
   std::vector<Objective> objectives;
   Constraints constraints;

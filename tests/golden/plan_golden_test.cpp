@@ -1,7 +1,7 @@
 // Every bundled plan (plans/*.yaml) is a golden test: `dpusim plan` must reproduce its reference
 // results/plans/<plan name>/points.csv and pareto.csv within a relative tolerance of 1e-6 on every number
-// and exactly on every other cell (regenerate with tools/regenerate-results.sh after a deliberate model
-// change).
+// and exactly on every other cell, and its plan-info.json byte for byte (regenerate with
+// tools/regenerate-results.sh after a deliberate model change).
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/subprocess.hpp"
 
@@ -41,6 +41,9 @@ TEST_P(PlanGolden, PlanReproducesTheReferencePoints) {
   EXPECT_NE(r.out.find("fastest to train: point "), std::string::npos) << r.out;
   expect_same_table(fs::path(tmp.path()) / "points.csv", dir / "points.csv");
   expect_same_table(fs::path(tmp.path()) / "pareto.csv", dir / "pareto.csv");
+  // What the plan states (its name, prices, power, restart, constraints), as its report shows them.
+  ASSERT_TRUE(fs::exists(dir / "plan-info.json")) << "no reference in " << dir;
+  EXPECT_EQ(read_text(fs::path(tmp.path()) / "plan-info.json"), read_text(dir / "plan-info.json"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, PlanGolden, ::testing::ValuesIn(bundled_inputs("plans")),

@@ -3,7 +3,7 @@
 
 Run by `dpusim report DIR` (sim/cli/command_report.cpp), which checks the directory, bounds this script
 in time and publishes what it writes. It reads DIR's CSVs (docs/metrics.md) and run-info.json, draws
-each figure with matplotlib, and writes:
+each figure with matplotlib (a plan: points.csv and plan-info.json), and writes:
   --html FILE     the page: every figure as inline SVG, the scenario's inputs, the run's notes; nothing
                   is fetched when it is viewed (no scripts, no style sheets or fonts from elsewhere);
   --figures DIR   <figure>.svg and <figure>.png for slides, and data.json: what each figure plots (the
@@ -165,6 +165,7 @@ class Outputs:
                         r[key] = number(r, key, path)
             self.read += ["samples.csv", "distribution.csv"]
         self.points = []
+        self.plan = None  # plan-info.json: the plan's name, description, constraints and stated inputs
         if current("points.csv"):
             path = os.path.join(directory, "points.csv")
             self.points = read_csv(path)
@@ -179,6 +180,17 @@ class Outputs:
                 for key in ("cost_usd", "energy_mwh", "time_to_train_with_failures_days"):
                     r[key] = number(r, key, path) if r["feasible"] and r.get(key, "") != "" else None
             self.read.append("points.csv")
+            plan_path = os.path.join(directory, "plan-info.json")
+            if os.path.isfile(plan_path):
+                if os.path.getmtime(plan_path) < os.path.getmtime(path):
+                    self.ignored.append(("plan-info.json", "left by an earlier plan: older than points.csv"))
+                else:
+                    try:
+                        with open(plan_path, encoding="utf-8") as f:
+                            self.plan = json.load(f).get("plan")
+                    except (OSError, ValueError, AttributeError) as e:
+                        raise BadInput(f"{plan_path}: {e}")
+                    self.read.append("plan-info.json")
         self.attribution = []
         if current("attribution.csv"):
             path = os.path.join(directory, "attribution.csv")
@@ -801,11 +813,30 @@ def plan_summary(out):
     return lines
 
 
+def plan_stated(out):
+    """The plan's own inputs (plan-info.json): tokens, objectives, constraints and what it states."""
+    p = out.plan or {}
+    lines = []
+    if p.get("train_tokens"):
+        lines.append(("train_tokens", f"{p['train_tokens']:.4g} tokens"))
+    if p.get("objectives"):
+        lines.append(("objectives", ", ".join(p["objectives"])))
+    lines += [(f"constraint: {k}", v) for k, v in p.get("constraints", [])]
+    for line in p.get("stated", []):
+        key, _, rest = line.partition(": ")
+        lines.append((f"stated: {key}", rest) if rest else ("stated", line))
+    return lines
+
+
 def plan_conditions(out):
     e = html.escape
     fixed, axes = out.plan_inputs()
-    parts = ["<p>A plan: every combination of its axes is a point, simulated in full (docs/planner.md); "
-             "the inputs below are read from points.csv.</p><table>"]
+    parts = ["<p>A plan: every combination of its axes is a point (docs/planner.md); the plan's own inputs "
+             "are read from plan-info.json, the points' from points.csv.</p><table>"]
+    if out.plan is None:
+        parts.insert(0, '<p class="note">The plan\'s prices, power, restart time and constraints were not '
+                        "recorded: plan-info.json is missing from this directory.</p>")
+    parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in plan_stated(out)]
     parts += [f"<tr><th>axis: {e(k)}</th><td>{e(v)}</td></tr>" for k, v in axes]
     parts += [f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in fixed]
     parts.append("</table><ul>")
@@ -817,7 +848,9 @@ def plan_conditions(out):
 def page(out, figures, svgs, figures_link):
     info = out.info or {}
     sc = info.get("scenario", {})
-    name = sc.get("name") or (out.rows[0]["scenario"] if out.rows else os.path.basename(os.path.normpath(out.dir)))
+    plan = out.plan or {}
+    name = sc.get("name") or (out.rows[0]["scenario"] if out.rows else plan.get("name")) or os.path.basename(
+        os.path.normpath(out.dir))
     e = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -826,8 +859,9 @@ def page(out, figures, svgs, figures_link):
         f"<style>{STYLE}</style></head><body>",
         f"<header><h1>{e(name)}</h1>",
     ]
-    if sc.get("description"):
-        parts.append(f"<p>{e(sc['description'])}</p>")
+    description = sc.get("description") or (plan.get("description") if not out.rows else None)
+    if description:
+        parts.append(f"<p>{e(description)}</p>")
     variants = out.variants()
     what = f"dpusim {e(info.get('command', 'plan' if out.points and not out.rows else 'run or compare'))}"
     if info.get("samples"):
@@ -931,13 +965,15 @@ def main():
     info = out.info or {}
     data = {
         "format": 1,
-        # A plan's points.csv does not name it (the page's title is then its directory's name).
-        "scenario": (info.get("scenario") or {}).get("name") or (out.rows[0]["scenario"] if out.rows else ""),
+        # A plan is named by its plan-info.json.
+        "scenario": (info.get("scenario") or {}).get("name")
+        or (out.rows[0]["scenario"] if out.rows else (out.plan or {}).get("name", "")),
         "variants": out.variants(),
         "inputs": info.get("inputs", []),
         "explanations": info.get("explanations", []),
         "notes": {v["name"]: v.get("notes", []) for v in info.get("variants", [])},
         "plan": plan_summary(out) if out.points else [],
+        "plan_inputs": [list(kv) for kv in plan_stated(out)] if out.points else [],
         "figures": [{"id": f.id, "title": f.title, "data": f.data, "marks": f.marks} for f in figures],
     }
     with open(os.path.join(a.figures, "data.json"), "w", encoding="utf-8") as fh:

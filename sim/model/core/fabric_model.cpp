@@ -31,7 +31,7 @@ std::string ooo_citation(const catalog::NicSpec& nic, const catalog::SwitchSpec&
                                                             : flag->cite.describe();
 }
 
-/// Adaptive routing needs a switch that can, and some device the scenario's variants run on that places
+/// Adaptive routing needs a switch that can, and some device of the cluster (its NIC or DPU) that places
 /// out-of-order packets on the switch's link layer (a variant whose device cannot is hashed, and its result
 /// says so).
 void check_adaptive(const catalog::SwitchSpec& sw, const catalog::NicSpec* nic, const catalog::NicSpec* dpu,
@@ -53,11 +53,11 @@ void check_adaptive(const catalog::SwitchSpec& sw, const catalog::NicSpec* nic, 
       devices.push_back(fmt::format("the {} ({})", d->name, ooo_citation(*d, sw)));
   out.push_back(
       {"cluster.fabric.routing",
-       fmt::format("adaptive routing delivers a connection's packets out of order, and {} {} not place "
+       fmt::format("adaptive routing delivers a connection's packets out of order, and {}{} {} "
                    "out-of-order {} packets; use routing: ecmp, or a NIC or DPU that does (cluster.nic, "
                    "cluster.dpu)",
-                   fmt::join(devices, " nor "), devices.size() > 1 ? "do" : "does",
-                   catalog::link_layer_name(layer))});
+                   devices.size() > 1 ? "neither " : "", fmt::join(devices, " nor "),
+                   devices.size() > 1 ? "places" : "does not place", catalog::link_layer_name(layer))});
 }
 
 class FabricModel final : public Model {
@@ -109,14 +109,10 @@ public:
     if (node == nullptr || nic == nullptr)
       return; // the cluster model says so
     if (f.routing == topology::Routing::adaptive) {
-      // The devices the scenario's variants run on.
-      const bool on_dpu =
-          std::any_of(s.variants.begin(), s.variants.end(), [](const auto& v) { return v.on_dpu; });
-      const bool on_nic =
-          std::any_of(s.variants.begin(), s.variants.end(), [](const auto& v) { return !v.on_dpu; });
-      const auto* dpu = on_dpu && !c.dpu.empty() ? cat.nic(c.dpu) : nullptr;
-      if (on_nic || dpu != nullptr)
-        check_adaptive(*sw, on_nic ? nic : nullptr, dpu, out);
+      // The cluster's devices, whichever of them the variants run on: a variant on a device that cannot
+      // is hashed with a note, so that a comparison and each point of a plan (one variant each) agree.
+      const auto* dpu = c.dpu.empty() ? nullptr : cat.nic(c.dpu);
+      check_adaptive(*sw, nic, dpu, out);
     }
     // The fabric must be able to hold the cluster (radix, oversubscription, NIC speed).
     if (sw->ports_at(f.link) < 2) {

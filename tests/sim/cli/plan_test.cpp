@@ -182,6 +182,8 @@ TEST(PlanCommand, PointsCsvIsByteIdenticalWhateverJobsAndWhenMergedFromShards) {
   const auto r = run_command(merge);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read(dir / "merged/points.csv"), serial);
+  EXPECT_EQ(read(dir / "merged/plan-info.json"), read(dir / "j1/plan-info.json"));
+  EXPECT_FALSE(fs::exists(dir / "s1/plan-info.json")) << "a shard's outputs are not the plan's";
   const auto serial_summary = run_command({DPUSIM_BINARY, "plan", plan, "--out", (dir / "j3").string()});
   EXPECT_EQ(r.out.substr(0, r.out.find("wrote ")),
             serial_summary.out.substr(0, serial_summary.out.find("wrote ")));
@@ -295,6 +297,33 @@ TEST(PlanCommand, ResumeRefusesTheJournalOfAnotherPlan) {
 
 // A point is the scenario its overrides describe: the same simulation `dpusim run` gives that scenario
 // written out by hand (the quickstart on 4 nodes, DP 4).
+TEST(PlanCommand, AdaptiveRoutingFallsBackOnAPlansConnectX7PointAsInACompare) {
+  // compare hashes the ConnectX-7 variant's connections (it cannot place out-of-order packets) and
+  // routes the BlueField-3's adaptively, each with a note; a plan's points, one variant each, must agree:
+  // the ConnectX-7 point is simulated hashed, not refused, and takes compare's step.
+  TempDir tmp;
+  const auto plan = plan_in(tmp, "  routing: [adaptive]\n  variants: [rdma-nic, dpu]\n");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "plan", plan, "--out", tmp.path() + "/plan", "-q"}).exit_code, 0);
+  const auto rows = dpusim::testing::csv_rows(fs::path(tmp.path()) / "plan/points.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& r : rows)
+    EXPECT_EQ(r.at("feasible"), "true") << r.at("variant") << ": " << r.at("reason");
+  std::string scenario = read(kSource / "scenarios/examples/quickstart.yaml");
+  const std::string fabric_end = "oversubscription: \"1:1\"}";
+  scenario.replace(scenario.find(fabric_end), fabric_end.size(),
+                   "oversubscription: \"1:1\", routing: adaptive}");
+  for (const auto& r : rows) {
+    std::string out;
+    const double compared = dpusim::testing::simulate(tmp, "by-hand-" + r.at("variant"), scenario,
+                                                      "step_time_s", &out, {"--variant", r.at("variant")});
+    EXPECT_NEAR(std::stod(r.at("step_time_s")), compared, 1e-8 * compared) << r.at("variant");
+    if (r.at("variant") == "rdma-nic") {
+      EXPECT_NE(out.find("routing: adaptive asked for, but the connectx-7 does not place"), std::string::npos)
+          << out;
+    }
+  }
+}
+
 TEST(PlanCommand, APointSimulatesAsTheScenarioItStandsFor) {
   TempDir tmp;
   const auto plan = plan_in(tmp, "  nodes: [4]\n  variants: [rdma-nic]\n");
@@ -471,10 +500,12 @@ TEST(PlanCommand, GoodputPowerAndCostColumnsFollowTheirModels) {
     EXPECT_GE(cell(h, row, "switches"), 1);
     EXPECT_GE(cell(h, row, "links"), cell(h, row, "devices"));
     // Power: the GPUs between their idle 88 W and their 700 W TDP (by the share of the step their
-    // kernels run), the switches at the stated 1 kW, the devices and busy host cores, times the PUE.
+    // kernels run), the rest of each DGX H100 at its 2.6 kW platform draw, the switches at the stated
+    // 1 kW, the devices and busy host cores, times the PUE.
     const double switches_kw = cell(h, row, "switches");
-    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.088 + switches_kw) * 1.25);
-    EXPECT_LT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + switches_kw +
+    const double platform_kw = cell(h, row, "nodes") * 2.6;
+    EXPECT_GT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.088 + platform_kw + switches_kw) * 1.25);
+    EXPECT_LT(cell(h, row, "power_kw"), (cell(h, row, "gpus") * 0.7 + platform_kw + switches_kw +
                                          cell(h, row, "devices") * 0.15 + cell(h, row, "nodes") * 0.7) *
                                             1.25);
     EXPECT_EQ(text("devices"), std::to_string(8 * static_cast<int>(cell(h, row, "nodes"))));

@@ -217,4 +217,33 @@ TEST(Report, APlansPointsBecomeItsFigures) {
   // The conditions come from points.csv: its axes, and why points were infeasible.
   EXPECT_NE(page.find("axis: nodes"), std::string::npos);
   EXPECT_NE(page.find("infeasible ("), std::string::npos);
+  // Without plan-info.json the page says what it cannot show.
+  EXPECT_NE(page.find("plan-info.json is missing"), std::string::npos);
+}
+
+TEST(Report, APlansPageIsTitledByThePlanAndShowsEveryStatedInput) {
+  // A plan written into "out": the page is the plan's, with its prices, PUE, restart time and deadline.
+  TempDir tmp;
+  const fs::path plan = fs::path(tmp.path()) / "p.yaml";
+  std::ofstream(plan) << "name: my-plan\ndescription: Llama 3 70B on 128 nodes\nscenario: "
+                      << (kSource / "tests/sim/cli/data/plan-70b/base.yaml").string()
+                      << "\ntrain_tokens: 2T\nrefine: 0\naxes:\n  variants: [rdma-nic]\n"
+                         "constraints: {deadline: 30d}\ngoodput: {restart: 20min, rates: {node: 2.5e-4/d}}\n"
+                         "power: {pue: 1.3, energy_price: 0.09USD/kWh, switch: 1.5kW}\n"
+                         "costs: {node: 280kUSD, nic: 1800USD, dpu: 3000USD, switch: 45kUSD, link: 900USD, "
+                         "life: 4y}\n";
+  const fs::path out = fs::path(tmp.path()) / "out";
+  const auto p = run_command({DPUSIM_BINARY, "plan", plan.string(), "--out", out.string(), "--quiet"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const auto r = run_command({DPUSIM_BINARY, "report", out.string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string page = read(out / "report.html");
+  EXPECT_NE(page.find("<title>dpusim report: my-plan</title>"), std::string::npos);
+  EXPECT_EQ(page.find("<h1>out</h1>"), std::string::npos);
+  EXPECT_NE(page.find("Llama 3 70B on 128 nodes"), std::string::npos);
+  for (const char* stated : {"restart 1200 s", "node interruptions", "PUE 1.3", "energy 0.09 USD/kWh",
+                             "switches at 1500 W each", "node 280000 USD", "DPU 3000 USD", "link 900 USD",
+                             "1460 days of life", "constraint: deadline", "30 days"})
+    EXPECT_NE(page.find(stated), std::string::npos) << stated;
+  EXPECT_EQ(page.find("plan-info.json is missing"), std::string::npos);
 }

@@ -161,3 +161,57 @@ TEST(Cost, CloudBreakEvenIsPerDeviceHour) {
   // The NIC run costs 1000 USD more; over 64 devices for 100 hours that is 1000 / 6400 per device-hour.
   EXPECT_DOUBLE_EQ(break_even_per_device_hour(11000.0, 10000.0, 100 * 3600.0, 64), 1000.0 / 6400.0);
 }
+
+TEST(Power, ADgxH100AtFullLoadDrawsWhatItWasMeasuredToAndLessThanItsRating) {
+  // LATIF24: an 8-GPU H100 node training with its GPUs near full power drew about 8.4 kW at most, against
+  // 10.2 kW rated. Its GPUs at TDP, its NICs, its platform and a few busy host cores come to that.
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto* node = cat.node("dgx-h100");
+  ASSERT_TRUE(node && node->platform_power);
+  const auto* gpu = cat.gpu(node->gpu);
+  const auto* nic = cat.nic(node->nic);
+  const auto* cpu = cat.cpu(node->cpu);
+  ASSERT_TRUE(gpu && nic && cpu && cpu->tdp);
+  const int cores = cpu->cores.value * node->cpu_sockets.value;
+  auto node_w = [&](double busy) {
+    return node->gpus.value * gpu_power_w(gpu->tdp.value.si(), gpu->idle_power->value.si(), busy) +
+           node->nics.value * nic->power.value.si() +
+           host_power_w(cpu->tdp->value.si() * node->cpu_sockets.value, cores, 6.0) +
+           node->platform_power->value.si();
+  };
+  EXPECT_NEAR(node_w(1.0), 8400.0, 0.02 * 8400.0);
+  EXPECT_LT(node_w(1.0), node->power.value.si());
+  // Waiting GPUs leave the platform's draw: a node is never near free to keep.
+  EXPECT_GT(node_w(0.0), 0.35 * node_w(1.0));
+  // Every bundled node says what the rest of it draws, below its rated maximum.
+  for (const auto* name : {"dgx-h100", "dgx-a100", "dgx-a100-40gb"}) {
+    const auto* n = cat.node(name);
+    ASSERT_TRUE(n && n->platform_power) << name;
+    EXPECT_LT(n->platform_power->value.si() + n->gpus.value * cat.gpu(n->gpu)->tdp.value.si(),
+              n->power.value.si())
+        << name;
+  }
+}
+
+TEST(Power, ThePlatformsDrawGrowsWithTheNodesAndTheTimeTheyRun) {
+  // Two points with the same GPU energy (the work is the same, done by twice the nodes in half the time
+  // at equal efficiency) differ by nothing; where the larger one scales less than perfectly, its
+  // platforms and idle GPUs add energy.
+  auto point = [](int nodes, double days, double busy) {
+    dpusim::report::VariantResult r;
+    r.nodes = nodes;
+    r.gpus = nodes * 8;
+    r.set_value("plan.gpu_power_w", gpu_power_w(700.0, 88.0, busy) * r.gpus);
+    r.set_value("plan.platform_power_w", 2600.0 * nodes);
+    return point_economics(r, 1e12, days, std::nullopt, PowerSpec{1.0, std::nullopt, std::nullopt},
+                           std::nullopt);
+  };
+  const auto small = point(64, 20.0, 0.6);
+  const auto large = point(128, 10.0, 0.6);
+  EXPECT_NEAR(*large.energy_mwh, *small.energy_mwh, 1e-9);
+  const auto scaled_less = point(128, 11.0, 0.6 * 20.0 / 22.0); // 91% efficient: the same kernels, longer
+  EXPECT_GT(*scaled_less.energy_mwh, *small.energy_mwh);
+  // The platform alone: 64 nodes x 2.6 kW x 20 days.
+  EXPECT_NEAR(*small.energy_mwh - 64 * 8 * gpu_power_w(700.0, 88.0, 0.6) * 20 * 24 / 1e6,
+              64 * 2.6 * 20 * 24 / 1e3, 1e-6);
+}

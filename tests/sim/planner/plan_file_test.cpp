@@ -274,6 +274,11 @@ TEST(PlanFile, ParsesRatesPricesAndLives) {
   EXPECT_DOUBLE_EQ(*parse_failure_rate("3.6e12FIT"), 1.0);
   EXPECT_FALSE(parse_failure_rate("0.0003")); // no unit
   EXPECT_FALSE(parse_failure_rate("-1/h"));
+  // A negative exponent, as the docs and the error message write rates.
+  EXPECT_DOUBLE_EQ(*parse_failure_rate("2.9e-4/d"), 2.9e-4 / 86400.0);
+  EXPECT_DOUBLE_EQ(*parse_failure_rate("1e-6/h"), 1e-6 / 3600.0);
+  EXPECT_FALSE(parse_failure_rate("1e-/h"));
+  EXPECT_FALSE(parse_failure_rate("1-6/h"));
   EXPECT_DOUBLE_EQ(*parse_energy_price("120USD/MWh"), 0.12);
   EXPECT_FALSE(parse_energy_price("0.12"));
   EXPECT_DOUBLE_EQ(*parse_life("48months"), 48 * 30 * 86400.0);
