@@ -2,7 +2,8 @@
 # Measures how fast and how small dpusim's refusals are: every file of tests/bad_input/ through
 # `dpusim run` and `dpusim compare`, tests/bad_input/plans/ through `dpusim plan`, and the hostile inputs
 # of issue 18 made afresh in a scratch directory (a lone comma in a scenario, a profile and a catalog entry;
-# 2^30 micro-batches; 100,000 variants; `--variants` naming one 5,000 times; a 15 MiB list; a 200 MB file;
+# 2^30 micro-batches; 100,000 variants; `--variants` naming one 5,000 times; a 15 MiB list; 15 MiB of
+# empty lists or mappings; a 200 MB file;
 # /dev/zero as a profile; a bad validation targets file; `--samples 0`). For each: the exit status, the
 # wall seconds and the peak resident memory (/usr/bin/time). Prints one row per case, then the largest
 # time and memory, and fails (exit 1) if a case did not exit 2 or took more than LIMIT_S (default 1) or
@@ -90,6 +91,16 @@ text += row * ((15_000_000 - len(text)) // len(row))
 open(sys.argv[2], "w").write(text)
 PY
 measure "run a 15 MiB list" "$dpusim" run "$scratch/list.yaml"
+# Empty lists and mappings, each a node the budget counts (issue 37): 15 MiB of `[]`, of `{}`, and nested.
+for each in '[]' '{}' '[[]]' '{a: []}'; do
+  python3 - "$each" "$scratch/empties.yaml" <<'PY'
+import sys
+each = sys.argv[1]
+count = (15_000_000 - 5) // (len(each) + 1)
+open(sys.argv[2], "w").write("x: [" + ",".join([each] * count) + "]\n")
+PY
+  measure "run 15 MiB of $each" "$dpusim" run "$scratch/empties.yaml"
+done
 truncate -s 200000000 "$scratch/large.yaml"
 measure "run a 200 MB file" "$dpusim" run "$scratch/large.yaml"
 measure "run with /dev/zero as its profile" "$dpusim" run "$quickstart" --calibration /dev/zero

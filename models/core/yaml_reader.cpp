@@ -327,6 +327,11 @@ private:
     total_ += n; // each n is at most kMaxNodes: no overflow
     if (!open_.empty())
       open_.back().nodes += n;
+    check(mark);
+  }
+  /// Every node counts against the budget as it is read, an empty list or mapping too: 5 million `[]`
+  /// would otherwise be built into a tree of gigabytes before a reader saw the first.
+  void check(const YAML::Mark& mark) const {
     if (total_ > kMaxNodes)
       throw InputError(at(mark), "",
                        fmt::format("more than {} YAML nodes (values, keys, mappings and lists; an alias "
@@ -348,6 +353,7 @@ private:
                                    "catalog entry needs fewer than ten levels",
                                    kMaxDepth));
     total_ += 1;
+    check(mark);
     open_.push_back({1, anchor});
   }
   void close() {
