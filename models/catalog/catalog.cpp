@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <optional>
 #include <stdexcept>
 
 #ifndef DPUSIM_DEFAULT_DATA_DIR
@@ -39,12 +40,17 @@ auto read_one(const yaml::Node& root, const Sources& sources, const std::string&
   return std::pair{reader.name(), std::move(spec)};
 }
 
+/// Reads every entry of one kind; an entry that cannot be read goes to `broken` instead.
 template <class T, class ReadFn>
-void load_kind(const std::filesystem::path& dir, const Sources& sources, std::map<std::string, T>& into,
-               ReadFn read) {
-  for (const auto& file : entries_in(dir)) {
-    auto [name, spec] = read_one(yaml::load_file(file.string()), sources, file.stem().string(), read);
-    into.emplace(std::move(name), std::move(spec));
+void load_kind(const std::filesystem::path& root, std::string_view kind, const Sources& sources,
+               std::map<std::string, T>& into, std::vector<BrokenEntry>& broken, ReadFn read) {
+  for (const auto& file : entries_in(root / kind)) {
+    try {
+      auto [name, spec] = read_one(yaml::load_file(file.string()), sources, file.stem().string(), read);
+      into.emplace(std::move(name), std::move(spec));
+    } catch (const InputError& e) {
+      broken.push_back({std::string(kind), file.stem().string(), e});
+    }
   }
 }
 
@@ -77,27 +83,44 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
         "to the dpusim source tree)");
   c.sources_ = Sources::load(sources_file.string());
   const auto gpu_dir = (dir / "gpu").string();
-  load_kind(dir / "gpu", c.sources_, c.gpus_, [&](EntryReader& r) { return read_gpu(r, gpu_dir); });
-  load_kind(dir / "cpu", c.sources_, c.cpus_, [](EntryReader& r) { return read_cpu(r); });
-  load_kind(dir / "nic", c.sources_, c.nics_, [&c](EntryReader& r) { return read_nic(r, c.sources_); });
-  load_kind(dir / "node", c.sources_, c.nodes_, [](EntryReader& r) { return read_node(r); });
-  load_kind(dir / "switch", c.sources_, c.switches_, [](EntryReader& r) { return read_switch(r); });
-  load_kind(dir / "collective", c.sources_, c.collectives_,
+  auto& broken = c.broken_;
+  load_kind(dir, "gpu", c.sources_, c.gpus_, broken, [&](EntryReader& r) { return read_gpu(r, gpu_dir); });
+  load_kind(dir, "cpu", c.sources_, c.cpus_, broken, [](EntryReader& r) { return read_cpu(r); });
+  load_kind(dir, "nic", c.sources_, c.nics_, broken,
+            [&c](EntryReader& r) { return read_nic(r, c.sources_); });
+  load_kind(dir, "node", c.sources_, c.nodes_, broken, [](EntryReader& r) { return read_node(r); });
+  load_kind(dir, "switch", c.sources_, c.switches_, broken, [](EntryReader& r) { return read_switch(r); });
+  load_kind(dir, "collective", c.sources_, c.collectives_, broken,
             [](EntryReader& r) { return read_collective(r); });
-  load_kind(dir / "congestion", c.sources_, c.congestions_,
+  load_kind(dir, "congestion", c.sources_, c.congestions_, broken,
             [](EntryReader& r) { return read_congestion(r); });
-  load_kind(dir / "llm", c.sources_, c.models_, [](EntryReader& r) { return read_model_entry(r); });
-  // Cross-references between entries.
-  for (const auto& [name, node] : c.nodes_) {
+  load_kind(dir, "llm", c.sources_, c.models_, broken, [](EntryReader& r) { return read_model_entry(r); });
+  // Cross-references between entries: a node whose parts are missing or broken is broken too.
+  for (auto it = c.nodes_.begin(); it != c.nodes_.end();) {
+    const auto& [name, node] = *it;
     const auto file = (dir / "node" / (name + ".yaml")).string();
-    auto check = [&](const std::string& ref, std::vector<std::string> valid, const char* key) {
-      if (std::find(valid.begin(), valid.end(), ref) == valid.end())
-        throw InputError(Location{file, 0, 0}, key,
-                         fmt::format("\"{}\" is not in the catalog; valid: {}", ref, join(valid)));
+    std::optional<InputError> problem;
+    auto check = [&](const std::string& ref, std::string_view kind, std::vector<std::string> valid,
+                     const char* key) {
+      if (problem || std::find(valid.begin(), valid.end(), ref) != valid.end())
+        return;
+      const auto part = std::find_if(broken.begin(), broken.end(),
+                                     [&](const BrokenEntry& b) { return b.kind == kind && b.name == ref; });
+      problem = InputError(
+          Location{file, 0, 0}, key,
+          part != broken.end()
+              ? fmt::format("its {} entry \"{}\" cannot be read: {}", kind, ref, part->error.what())
+              : fmt::format("\"{}\" is not in the catalog; valid: {}", ref, join(valid)));
     };
-    check(node.gpu, c.gpu_names(), "gpu");
-    check(node.cpu, c.cpu_names(), "cpu");
-    check(node.nic, c.nic_names(), "nic");
+    check(node.gpu, "gpu", c.gpu_names(), "gpu");
+    check(node.cpu, "cpu", c.cpu_names(), "cpu");
+    check(node.nic, "nic", c.nic_names(), "nic");
+    if (problem) {
+      broken.push_back({"node", name, *problem});
+      it = c.nodes_.erase(it);
+    } else {
+      ++it;
+    }
   }
   return c;
 }
@@ -105,6 +128,12 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
 } // namespace dpusim::catalog
 
 namespace dpusim::catalog {
+
+void Catalog::throw_if_broken(std::string_view kind, const std::string& name) const {
+  for (const auto& b : broken_)
+    if (b.kind == kind && b.name == name)
+      throw b.error;
+}
 
 const std::vector<std::string>& Catalog::kinds() {
   static const std::vector<std::string> k{"gpu",    "cpu",        "nic",        "node",

@@ -26,10 +26,23 @@ struct ModelEntry {
   Citation cite;
 };
 
+/// A catalog entry that could not be read (its file, a reference to an entry that does not exist): left
+/// out of the catalog, named by its file.
+struct BrokenEntry {
+  std::string kind; // gpu, cpu, nic, ...
+  std::string name; // the file's stem
+  InputError error;
+};
+
 class Catalog {
 public:
-  /// Loads every entry under `dir`; throws InputError naming the entry file on any problem.
+  /// Loads every entry under `dir`. An entry that cannot be read is left out and kept in broken(): a
+  /// lookup of its name throws its InputError (so a scenario that uses it is refused with the entry's
+  /// file, line and key), and the catalog's other entries serve as before. Throws InputError where the
+  /// catalog as a whole is unreadable (its sources.yaml).
   static Catalog load(const std::filesystem::path& dir);
+  /// The entries load() left out, in file order.
+  [[nodiscard]] const std::vector<BrokenEntry>& broken() const { return broken_; }
   /// The catalog directory: $DPUSIM_DATA_DIR/models/catalog if set, else the one compiled in.
   static std::filesystem::path default_directory();
   /// The kinds of entry, each a folder of the catalog directory: gpu, cpu, nic, node, switch, ...
@@ -39,20 +52,20 @@ public:
   /// (its name against the file's, references to other entries); throws InputError on any problem.
   void read_entry(std::string_view kind, const yaml::Node& root) const;
 
-  [[nodiscard]] const GpuSpec* gpu(const std::string& name) const { return find(gpus_, name); }
-  [[nodiscard]] const CpuSpec* cpu(const std::string& name) const { return find(cpus_, name); }
-  [[nodiscard]] const NicSpec* nic(const std::string& name) const { return find(nics_, name); }
-  [[nodiscard]] const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
+  [[nodiscard]] const GpuSpec* gpu(const std::string& name) const { return find(gpus_, "gpu", name); }
+  [[nodiscard]] const CpuSpec* cpu(const std::string& name) const { return find(cpus_, "cpu", name); }
+  [[nodiscard]] const NicSpec* nic(const std::string& name) const { return find(nics_, "nic", name); }
+  [[nodiscard]] const NodeSpec* node(const std::string& name) const { return find(nodes_, "node", name); }
   [[nodiscard]] const SwitchSpec* network_switch(const std::string& name) const {
-    return find(switches_, name);
+    return find(switches_, "switch", name);
   }
-  [[nodiscard]] const ModelEntry* model(const std::string& name) const { return find(models_, name); }
+  [[nodiscard]] const ModelEntry* model(const std::string& name) const { return find(models_, "llm", name); }
   [[nodiscard]] const CollectiveSpec* collective(const std::string& name) const {
-    return find(collectives_, name);
+    return find(collectives_, "collective", name);
   }
 
   [[nodiscard]] const CongestionSpec* congestion(const std::string& name) const {
-    return find(congestions_, name);
+    return find(congestions_, "congestion", name);
   }
 
   [[nodiscard]] std::vector<std::string> gpu_names() const { return names(gpus_); }
@@ -68,10 +81,15 @@ public:
 
 private:
   template <class T>
-  static const T* find(const std::map<std::string, T>& m, const std::string& name) {
+  const T* find(const std::map<std::string, T>& m, std::string_view kind, const std::string& name) const {
     auto it = m.find(name);
-    return it == m.end() ? nullptr : &it->second;
+    if (it != m.end())
+      return &it->second;
+    throw_if_broken(kind, name);
+    return nullptr;
   }
+  /// Throws the error of the broken entry `name` of `kind`, if there is one.
+  void throw_if_broken(std::string_view kind, const std::string& name) const;
   template <class T>
   static std::vector<std::string> names(const std::map<std::string, T>& m) {
     std::vector<std::string> out;
@@ -90,6 +108,7 @@ private:
   std::map<std::string, ModelEntry> models_;
   std::map<std::string, CollectiveSpec> collectives_;
   std::map<std::string, CongestionSpec> congestions_;
+  std::vector<BrokenEntry> broken_;
 };
 
 } // namespace dpusim::catalog

@@ -49,9 +49,20 @@ void add_common_options(po::options_description& options) {
 }
 
 catalog::Catalog load_catalog(const po::variables_map& vm) {
-  return catalog::Catalog::load(vm.count("catalog") != 0
-                                    ? std::filesystem::path(vm["catalog"].as<std::string>())
-                                    : catalog::Catalog::default_directory());
+  auto cat =
+      catalog::Catalog::load(vm.count("catalog") != 0 ? std::filesystem::path(vm["catalog"].as<std::string>())
+                                                      : catalog::Catalog::default_directory());
+  // An entry that cannot be read fails only the scenarios that use it (they are refused with its error).
+  if (vm.count("quiet") == 0)
+    for (const auto& b : cat.broken()) {
+      const auto& at = b.error.where();
+      std::cerr << fmt::format("{}{}: warning: {}{}; the {} entry \"{}\" is left out of the catalog (a "
+                               "scenario that uses it is refused with this error)\n",
+                               at.file, at.line > 0 ? fmt::format(":{}:{}", at.line, at.column) : "",
+                               b.error.key().empty() ? "" : b.error.key() + ": ", b.error.message(), b.kind,
+                               b.name);
+    }
+  return cat;
 }
 
 std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name) {

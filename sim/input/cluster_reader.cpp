@@ -39,7 +39,7 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
   }
   f.switch_model = "sn5600";
   if (auto s = m.optional("switch"))
-    f.switch_model = catalog_name(*s, cat.switch_names(), "switch");
+    f.switch_model = catalog_name(*s, cat.switch_names(), "switch", cat, "switch");
   if (auto r = m.optional("routing")) {
     const auto mode = r->as_choice({"ecmp", "adaptive", "pinned"});
     f.routing = mode == "adaptive" ? topology::Routing::adaptive
@@ -56,16 +56,17 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
   m.declare(keys_of("cluster"));
   ClusterConfig c;
   c.nodes = static_cast<int>(m.required("nodes", "the number of nodes").as_int(1, 1 << 16));
-  c.node = catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node");
+  c.node =
+      catalog_name(m.required("node", "a node type from the catalog"), cat.node_names(), "node", cat, "node");
   const auto* node = cat.node(c.node);
   c.gpus_per_node = node->gpus.value;
   if (auto g = m.optional("gpus_per_node"))
     c.gpus_per_node = static_cast<int>(g->as_int(1, node->gpus.value));
   c.nic = node->nic;
   if (auto n = m.optional("nic"))
-    c.nic = catalog_name(*n, cat.nic_names(), "NIC");
+    c.nic = catalog_name(*n, cat.nic_names(), "NIC", cat, "nic");
   if (auto d = m.optional("dpu")) {
-    c.dpu = catalog_name(*d, cat.nic_names(), "DPU");
+    c.dpu = catalog_name(*d, cat.nic_names(), "DPU", cat, "nic");
   } else {
     // The DPU built around this NIC's ConnectX generation, if the catalog has one.
     for (const auto& name : cat.nic_names()) {

@@ -25,7 +25,7 @@ workload::TransformerShape read_model(const yaml::Node& node, const catalog::Cat
     return shape;
   }
   origin = "catalog";
-  return cat.model(catalog_name(node, cat.model_names(), "model"))->shape;
+  return cat.model(catalog_name(node, cat.model_names(), "model", cat, "llm"))->shape;
 }
 
 } // namespace

@@ -178,10 +178,14 @@ AxisValue read_parallelism(const yaml::Node& n) {
   return v;
 }
 
-void check_catalog_name(const yaml::Node& n, const std::vector<std::string>& names, std::string_view what) {
+void check_catalog_name(const yaml::Node& n, const std::vector<std::string>& names, std::string_view what,
+                        const catalog::Catalog& cat, std::string_view kind) {
   const std::string name = n.as_string();
   if (std::find(names.begin(), names.end(), name) != names.end())
     return;
+  for (const auto& b : cat.broken()) // an entry that cannot be read: its own error
+    if (b.kind == kind && b.name == name)
+      n.fail(fmt::format("the catalog's {} entry \"{}\" cannot be read: {}", what, name, b.error.what()));
   const std::string hint = did_you_mean(name, names);
   n.fail(fmt::format("the catalog has no {} \"{}\"{}; valid: {}", what, name,
                      hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
@@ -201,9 +205,9 @@ AxisValue read_value(const AxisSpec& spec, const yaml::Node& n, const catalog::C
   case AxisKind::text:
     v.text = n.as_string();
     if (spec.name == "node")
-      check_catalog_name(n, cat.node_names(), "node");
+      check_catalog_name(n, cat.node_names(), "node", cat, "node");
     else
-      check_catalog_name(n, cat.nic_names(), spec.name == "nic" ? "NIC" : "DPU");
+      check_catalog_name(n, cat.nic_names(), spec.name == "nic" ? "NIC" : "DPU", cat, "nic");
     break;
   case AxisKind::choice:
     v.text = n.as_choice(spec.choices);

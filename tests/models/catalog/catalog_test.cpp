@@ -2,6 +2,7 @@
 #include "tests/support/bundled_catalog.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
 #include <stdexcept>
@@ -190,4 +191,44 @@ TEST(Catalog, ABadCongestionSettingIsRefusedAtItsLine) {
   std::string off = fixed;
   off.replace(off.find("value: true"), 11, "value: false");
   EXPECT_EQ(line_of_error(off), 4); // DCQCN parameters without rate control
+}
+
+TEST(Catalog, TheBundledCatalogHasNoBrokenEntry) {
+  for (const auto& b : the_catalog().broken())
+    ADD_FAILURE() << b.kind << "/" << b.name << ": " << b.error.what();
+}
+
+TEST(Catalog, ABrokenEntryIsLeftOutAndRefusedWhereItIsUsed) {
+  // A user's catalog with one bad file: the other entries serve; a lookup of the bad one throws its own
+  // error (file and line), and a node built on it is left out with that error inside its own.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "dpusim-broken-catalog-test";
+  fs::remove_all(dir);
+  fs::copy(fs::path(DPUSIM_SOURCE_DIR) / "models/catalog/data", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "nic/mine.yaml") << "name: mine\ndescription: a NIC of my own\nline_rate: 400\n";
+  std::ofstream(dir / "nic/connectx-6.yaml") << ",\n";
+  const auto c = catalog::Catalog::load(dir);
+  fs::remove_all(dir);
+  EXPECT_NE(c.nic("connectx-7"), nullptr);
+  EXPECT_NE(c.node("dgx-h100"), nullptr);
+  ASSERT_EQ(c.broken().size(), 4u); // mine, connectx-6, and the two DGX A100 nodes built on it
+  const auto error_of = [](auto lookup) -> std::string {
+    try {
+      (void)lookup();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const auto mine = error_of([&] { return c.nic("mine"); });
+  EXPECT_NE(mine.find("nic/mine.yaml:"), std::string::npos) << mine;
+  const auto cx6 = error_of([&] { return c.nic("connectx-6"); });
+  EXPECT_NE(cx6.find("nic/connectx-6.yaml:1:1: error: invalid YAML"), std::string::npos) << cx6;
+  const auto node = error_of([&] { return c.node("dgx-a100"); });
+  EXPECT_NE(node.find("node/dgx-a100.yaml: error: nic: its nic entry \"connectx-6\" cannot be read: "),
+            std::string::npos)
+      << node;
+  EXPECT_EQ(c.nic("no-such-nic"), nullptr); // a name with no file at all is simply not there
+  for (const auto& n : c.nic_names())
+    EXPECT_NE(n, "mine");
 }

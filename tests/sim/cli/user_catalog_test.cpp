@@ -69,3 +69,30 @@ TEST(UserCatalog, AFourByHundredGigabitNodeRunsAndItsAdaptersSetThePace) {
   // on the destination-routed switches stay: 0.89 against 0.67 s when this was written).
   EXPECT_LT(eight, four * 0.9) << "4 adapters " << four << " s, 8 adapters " << eight << " s";
 }
+
+TEST(UserCatalog, ABadEntryFailsOnlyTheScenariosThatUseIt) {
+  // One malformed file in a user's catalog: a scenario that does not use it runs (with a warning naming
+  // the file); one that does is refused with the entry's own error, and writes nothing.
+  TempDir tmp;
+  const auto catalog = user_catalog(tmp, 4);
+  std::ofstream(catalog / "nic/half-written.yaml") << "name: half-written\ndescription: [\n";
+  const std::string out = tmp.path() + "/out";
+  const auto runs = run_command(
+      {DPUSIM_BINARY, "run", scenario(fs::path(tmp.path())), "--catalog", catalog.string(), "--out", out});
+  EXPECT_EQ(runs.exit_code, 0) << runs.err;
+  EXPECT_NE(runs.err.find("nic/half-written.yaml:"), std::string::npos) << runs.err;
+  EXPECT_NE(runs.err.find("warning: "), std::string::npos) << runs.err;
+  EXPECT_NE(runs.err.find("left out of the catalog"), std::string::npos) << runs.err;
+  // The node's adapter entry broken: its scenario is refused, pointing at the scenario's key and the entry.
+  std::ofstream(catalog / "nic/opa-hfi-100.yaml") << "name: opa-hfi-100\nline_rate: {value: 100Gbps\n";
+  const std::string refused_out = tmp.path() + "/refused";
+  const auto refused = run_command({DPUSIM_BINARY, "run", scenario(fs::path(tmp.path())), "--catalog",
+                                    catalog.string(), "--out", refused_out, "--quiet"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("opa.yaml:4:9: error: cluster.node: the catalog's node entry \"opa-a100-node\" "
+                             "cannot be read"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("nic/opa-hfi-100.yaml:"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(refused_out));
+}
