@@ -147,8 +147,8 @@ std::optional<InputFormat> detect_format(std::string_view whole) {
       eth_driver = true;
     if (starts_with(line, "bus-info:"))
       eth_bus = true;
-    if (starts_with(line, "-") && contains(line, " version:") &&
-        (contains(line, "ATF") || contains(line, "UEFI") || contains(line, "BSP") || contains(line, "BFB")))
+    if (starts_with(line, "BlueField ") && contains(line, " version:") &&
+        (contains(line, "ATF") || contains(line, "UEFI") || contains(line, "BSP") || contains(line, "SBIOS")))
       bf_version = true;
   }
   if (lscpu_arch && lscpu_cpus)

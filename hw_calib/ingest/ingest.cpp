@@ -774,9 +774,25 @@ std::map<std::string, std::string> inventory_entries(InputFormat format, std::st
     break;
   }
   case InputFormat::bfver: {
-    for (const auto& [component, version] : parse_bfver(text))
-      f.machine[component == "board" ? "bluefield.board" : "bluefield.versions." + key_part(component)] =
-          version;
+    // The first partition's versions as bluefield.versions.*, each partition's under its name.
+    const auto words = [](std::string k) {
+      std::replace(k.begin(), k.end(), ' ', '_');
+      return k;
+    };
+    for (const auto& [key, value] : parse_bfver(text)) {
+      const auto dot = key.find('.');
+      if (key == "boot partition")
+        f.machine["bluefield.boot_partition"] = value;
+      else if (key == "OS release" || key == "Yocto release")
+        f.machine["bluefield.os_release"] = value;
+      else if (key.starts_with("partitions."))
+        f.machine["bluefield.partitions." + key_part(key.substr(11)) + ".path"] = value;
+      else if (dot != std::string::npos)
+        f.machine["bluefield.partitions." + key_part(key.substr(0, dot)) + "." + words(key.substr(dot + 1))] =
+            value;
+      else
+        f.machine["bluefield.versions." + words(key)] = value;
+    }
     break;
   }
   default:

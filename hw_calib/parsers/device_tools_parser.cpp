@@ -139,28 +139,60 @@ std::vector<MstDevice> parse_mst_status(std::string_view text) {
 }
 
 std::map<std::string, std::string> parse_bfver(std::string_view text) {
+  // The layout of bfver (Mellanox/bfscripts, bfver at 2c42ba6): for each boot partition or file it reads,
+  // a line "--<path>" and "BlueField <component> version: <version>" lines (ATF, UEFI, BSP); a
+  // BlueField-4 prints "BlueField SBIOS version:" and "BlueField SBIOS release date:" without a path;
+  // then "OS Release Version: <bundle>" (or "Yocto Release Version:"). Blank lines separate them.
   std::map<std::string, std::string> out;
-  const auto lines = split_lines(text);
-  bool in_banner = false;
-  for (const auto raw : lines) {
+  std::string block;     // the current partition's or file's name: "mmcblk0boot1"
+  std::string first;     // the first block's name
+  bool versions = false; // a component version was read
+  const auto name_of = [](std::string_view path) {
+    const auto slash = path.rfind('/');
+    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  };
+  for (const auto raw : split_lines(text)) {
     const auto line = trim(raw);
     if (line.empty())
       continue;
-    if (starts_with(line, "-----")) {
-      in_banner = !in_banner;
+    if (starts_with(line, "--") && line.size() > 2) {
+      block = name_of(trim(line.substr(2)));
+      if (block.empty())
+        throw ParseError("bfver", 0, fmt::format("a partition line without a path: \"{}\"", line));
+      if (out.contains("partitions." + block))
+        throw ParseError("bfver", 0, fmt::format("{} is printed twice", block));
+      out["partitions." + block] = std::string(trim(line.substr(2)));
+      if (first.empty())
+        first = block;
       continue;
     }
-    if (in_banner) {
-      out.emplace("board", std::string(line));
+    const auto colon = line.find(':');
+    if (colon == std::string_view::npos)
       continue;
+    const auto key = trim(line.substr(0, colon));
+    const auto value = std::string(trim(line.substr(colon + 1)));
+    if (starts_with(key, "BlueField ") && (key.ends_with(" version") || key.ends_with(" release date"))) {
+      std::string component(trim(key.substr(10)));
+      if (component.ends_with(" version"))
+        component.resize(component.size() - 8);
+      versions = true;
+      // The first block's (bfver alone prints the primary partition's only) plainly, every block's under
+      // its name.
+      if (block.empty() || block == first)
+        out[component] = value;
+      if (!block.empty())
+        out[block + "." + component] = value;
+    } else if (key == "OS Release Version" || key == "Yocto Release Version") {
+      out[key == "OS Release Version" ? "OS release" : "Yocto release"] = value;
     }
-    const auto pos = line.find(" version:");
-    if (!starts_with(line, "-") || pos == std::string_view::npos)
-      continue;
-    out[std::string(trim(line.substr(1, pos - 1)))] = std::string(trim(line.substr(pos + 9)));
   }
-  if (out.size() <= (out.contains("board") ? 1u : 0u))
-    throw ParseError("bfver", 0, "no \"-<component> version: <version>\" line: not bfver output");
+  if (!versions)
+    throw ParseError(
+        "bfver", 0,
+        "no \"BlueField <component> version: <version>\" line (ATF, UEFI, BSP or SBIOS): not bfver "
+        "output");
+  if (!first.empty())
+    out["boot partition"] = first;
   return out;
 }
 

@@ -3,7 +3,9 @@
 //   Affinity ..." header, one row per device: X, NV#, PIX, PXB, PHB, NODE, SYS), then "Legend:" and,
 //   in newer drivers, "NIC Legend:" naming each NICn ("NIC0: mlx5_0").
 // - `mst status -v` (NVIDIA Firmware Tools): "DEVICE_TYPE MST PCI RDMA NET NUMA" and a row per function.
-// - `bfver` (BlueField BSP, on the Arm side): "-<component> version: <version>" lines.
+// - `bfver` (BlueField BSP, on the Arm side): for each eMMC boot partition or file it read, "--<path>"
+//   and "BlueField <component> version: <version>" lines (ATF, UEFI, BSP; SBIOS on a BlueField-4), then
+//   "OS Release Version: <bundle>".
 #pragma once
 
 #include <map>
@@ -36,8 +38,11 @@ struct MstDevice {
 /// Throws ParseError without the "DEVICE_TYPE ... PCI" header (plain `mst status` lacks it) or rows.
 std::vector<MstDevice> parse_mst_status(std::string_view text);
 
-/// "ATF" -> "v2.2(release):4.7.0-25-g5569834", ...; the board line ("BlueField-3 DPU") as "board".
-/// Throws ParseError without any "-<component> version:" line.
+/// "ATF" -> "v2.2(release):4.9.1-21-gfc25b08d9", "UEFI", "BSP" (or "SBIOS", "SBIOS release date"): the
+/// first partition's (the primary one where bfver ran without --part); "<partition>.<component>" for
+/// each partition, in either order ("mmcblk0boot0.BSP"); "partitions.<partition>" its path; "boot
+/// partition" the first; "OS release" (or "Yocto release"). Throws ParseError without any "BlueField
+/// <component> version:" line, or where a partition is printed twice.
 std::map<std::string, std::string> parse_bfver(std::string_view text);
 
 } // namespace dpusim::calib

@@ -69,7 +69,7 @@ TEST(calib_IngestCli, RecordedOutputsBecomeALoadableProfile) {
 
 TEST(calib_IngestCli, ABlueFieldArmSideIsTakenFromTheFiles) {
   const ScratchDir out;
-  const auto r = calib({"ingest", fixture("lscpu/bf3-arm.txt"), fixture("bfver/bf3-4.7.txt"),
+  const auto r = calib({"ingest", fixture("lscpu/bf3-arm.txt"), fixture("bfver/bf3-4.9.1.txt"),
                         fixture("mst/mst-status-v-bf3-cx7.txt"), fixture("iperf3/client-text-verbose.txt"),
                         "--out", out.path().string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -78,7 +78,7 @@ TEST(calib_IngestCli, ABlueFieldArmSideIsTakenFromTheFiles) {
   ASSERT_NE(profile.find("dpu_arm.cores"), nullptr);
   EXPECT_EQ(profile.find("dpu_arm.cores")->value, 16);
   EXPECT_NE(profile.find("dpu_arm.tcp_tx_rate_per_core"), nullptr);
-  EXPECT_EQ(profile.machine.at("bluefield.versions.ATF"), "v2.2(release):4.7.0-25-g5569834");
+  EXPECT_EQ(profile.machine.at("bluefield.versions.ATF"), "v2.2(release):4.9.1-21-gfc25b08d9");
 }
 
 TEST(calib_IngestCli, EveryInputErrorIsExitStatusTwoAndWritesNothing) {

@@ -84,7 +84,10 @@ TEST(calib_FormatDetection, EveryFixtureIsRecognisedFromItsContent) {
       {"rdma-tools/ibv_devinfo-cx7-roce.txt", InputFormat::ibv_devinfo},
       {"rdma-tools/ibstat-cx7-ndr-spaces-no-final-newline.txt", InputFormat::ibstat},
       {"mst/mst-status-v-bf3-cx7.txt", InputFormat::mst_status},
-      {"bfver/bf3-4.7.txt", InputFormat::bfver},
+      {"bfver/bf3-4.9.1.txt", InputFormat::bfver},
+      {"bfver/bf3-both-partitions.txt", InputFormat::bfver},
+      {"bfver/bf4-sbios.txt", InputFormat::bfver},
+      {"bfver/bfb-file-atf-only.txt", InputFormat::bfver},
   };
   for (const auto& [fixture, format] : cases) {
     const auto found = detect_format(read_fixture(fixture));
@@ -333,9 +336,15 @@ TEST(calib_Ingest, InventoryFilesFillTheMachineSection) {
   const auto mst = ingest("mst/mst-status-v-bf3-cx7.txt");
   EXPECT_EQ(mst.machine.at("bluefield.generation"), "BlueField-3");
   EXPECT_EQ(mst.machine.at("mst.3b:00_0.rdma"), "mlx5_0");
-  const auto bf = ingest("bfver/bf3-4.7.txt");
-  EXPECT_EQ(bf.machine.at("bluefield.versions.BFB"), "4.7.0-13127");
-  EXPECT_EQ(role_hint(InputFormat::bfver, read_fixture("bfver/bf3-4.7.txt")), "dpu_arm");
+  const auto bf = ingest("bfver/bf3-4.9.1.txt");
+  EXPECT_EQ(bf.machine.at("bluefield.versions.BSP"), "4.9.1.13442");
+  EXPECT_EQ(bf.machine.at("bluefield.boot_partition"), "mmcblk0boot1");
+  EXPECT_EQ(bf.machine.at("bluefield.partitions.mmcblk0boot1.UEFI"), "4.9.1-36-g0c3239837a");
+  EXPECT_EQ(bf.machine.at("bluefield.os_release"), "bf-bundle-2.9.1-40_24.11-ubuntu-22.04_prod");
+  const auto both = ingest("bfver/bf3-both-partitions.txt");
+  EXPECT_EQ(both.machine.at("bluefield.partitions.mmcblk0boot0.BSP"), "4.10.0.13520");
+  EXPECT_EQ(ingest("bfver/bf4-sbios.txt").machine.at("bluefield.versions.SBIOS_release_date"), "20260728");
+  EXPECT_EQ(role_hint(InputFormat::bfver, read_fixture("bfver/bf3-4.9.1.txt")), "dpu_arm");
   const auto smi = ingest("nvidia-smi/table-8xh100-535.txt");
   EXPECT_EQ(smi.machine.at("gpu.count"), "8");
   EXPECT_EQ(smi.machine.at("gpu.7.name"), "NVIDIA H100 80GB HBM3");
@@ -441,7 +450,7 @@ TEST(calib_Ingest, ALongLineInAnyFormatIsQuotedShortly) {
                                           "rdma-tools/ibv_devinfo-cx7-roce.txt",
                                           "rdma-tools/ibstat-cx7-ndr-spaces-no-final-newline.txt",
                                           "mst/mst-status-v-bf3-cx7.txt",
-                                          "bfver/bf3-4.7.txt",
+                                          "bfver/bf3-4.9.1.txt",
                                           "nvidia-smi/table-8xh100-535.txt"};
   const std::string junk = "  1024 " + std::string(60000, '7') + " float";
   for (const auto& fixture : fixtures) {

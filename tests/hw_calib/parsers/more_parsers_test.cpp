@@ -311,7 +311,7 @@ TEST(calib_DeviceTools, TopologyMatrix) {
   EXPECT_EQ(closest_nics(t, "GPU6"), std::vector<std::string>{"mlx5_3"});
 }
 
-TEST(calib_DeviceTools, MstStatusAndBfver) {
+TEST(calib_DeviceTools, MstStatus) {
   const auto m = parse_mst_status(read_fixture("mst/mst-status-v-bf3-cx7.txt"));
   ASSERT_EQ(m.size(), 3u);
   EXPECT_EQ(m[1].type, "BlueField3(rev:1)");
@@ -323,8 +323,47 @@ TEST(calib_DeviceTools, MstStatusAndBfver) {
               (void)parse_mst_status("MST modules:\n------------\n    MST PCI module loaded\n");
             }).find("mst status -v"),
             std::string::npos);
-  const auto b = parse_bfver(read_fixture("bfver/bf3-4.7.txt"));
-  EXPECT_EQ(b.at("board"), "BlueField-3 DPU");
-  EXPECT_EQ(b.at("ATF"), "v2.2(release):4.7.0-25-g5569834");
-  EXPECT_EQ(b.at("BFB"), "4.7.0-13127");
+}
+
+TEST(calib_Bfver, ReadsTheRealLayoutOneOrBothPartitionsInEitherOrder) {
+  // A BlueField-3's `sudo bfver` as recorded (tests/hw_calib/data/README.md): the partition read, the
+  // ATF, UEFI and BSP versions, the OS bundle.
+  const auto b = parse_bfver(read_fixture("bfver/bf3-4.9.1.txt"));
+  EXPECT_EQ(b.at("boot partition"), "mmcblk0boot1");
+  EXPECT_EQ(b.at("partitions.mmcblk0boot1"), "/dev/mmcblk0boot1");
+  EXPECT_EQ(b.at("ATF"), "v2.2(release):4.9.1-21-gfc25b08d9");
+  EXPECT_EQ(b.at("UEFI"), "4.9.1-36-g0c3239837a");
+  EXPECT_EQ(b.at("BSP"), "4.9.1.13442");
+  EXPECT_EQ(b.at("mmcblk0boot1.BSP"), "4.9.1.13442");
+  EXPECT_EQ(b.at("OS release"), "bf-bundle-2.9.1-40_24.11-ubuntu-22.04_prod");
+  // Both partitions, partition 1 first: the plain versions are the first block's, each under its name.
+  const auto both = parse_bfver(read_fixture("bfver/bf3-both-partitions.txt"));
+  EXPECT_EQ(both.at("boot partition"), "mmcblk0boot1");
+  EXPECT_EQ(both.at("BSP"), "4.9.1.13442");
+  EXPECT_EQ(both.at("mmcblk0boot1.BSP"), "4.9.1.13442");
+  EXPECT_EQ(both.at("mmcblk0boot0.BSP"), "4.10.0.13520");
+  EXPECT_EQ(both.at("mmcblk0boot0.ATF"), "v2.2(release):4.10.0-41-gea03e14b3");
+  // The other order: the same per-partition versions, the first block's plainly.
+  std::string text = read_fixture("bfver/bf3-both-partitions.txt");
+  const auto cut = text.find("--/dev/mmcblk0boot0");
+  const auto os = text.find("OS Release");
+  const std::string swapped = text.substr(cut, os - cut) + text.substr(0, cut) + text.substr(os);
+  const auto other = parse_bfver(swapped);
+  EXPECT_EQ(other.at("boot partition"), "mmcblk0boot0");
+  EXPECT_EQ(other.at("BSP"), "4.10.0.13520");
+  EXPECT_EQ(other.at("mmcblk0boot1.BSP"), "4.9.1.13442");
+  EXPECT_EQ(other.at("mmcblk0boot0.BSP"), "4.10.0.13520");
+  // A BlueField-4: SBIOS lines, no partition.
+  const auto bf4 = parse_bfver(read_fixture("bfver/bf4-sbios.txt"));
+  EXPECT_EQ(bf4.at("SBIOS"), "26.07.9999");
+  EXPECT_EQ(bf4.at("SBIOS release date"), "20260728");
+  EXPECT_EQ(bf4.count("boot partition"), 0u);
+  // A BFB file whose UEFI version bfver could not read: what it printed.
+  const auto file = parse_bfver(read_fixture("bfver/bfb-file-atf-only.txt"));
+  EXPECT_EQ(file.at("boot partition"), "default.bfb");
+  EXPECT_EQ(file.at("ATF"), "v2.2(release):4.10.0-41-gea03e14b3");
+  EXPECT_EQ(file.count("UEFI"), 0u);
+  // Not bfver, or a partition twice.
+  EXPECT_THROW((void)parse_bfver("OS Release Version: x\n"), ParseError);
+  EXPECT_THROW((void)parse_bfver(text.substr(0, os) + text.substr(0, cut)), ParseError);
 }
