@@ -500,7 +500,7 @@ int command_plan(const std::vector<std::string>& args) {
       // A shard's rows are not the plan's: merge writes the plan's pareto.csv.
       if (!sharded) {
         pareto = outputs->add("pareto.csv", render_pareto_csv(rows));
-        outputs->add(kPlanInfoFile, render_plan_info(spec));
+        outputs->add(kPlanInfoFile, render_plan_info(spec, total));
       } else
         outputs->add(kShardFile, shard_file(spec, fingerprint, shard, total));
       outputs->publish();
@@ -656,7 +656,7 @@ int command_merge(const std::vector<std::string>& args) {
   OutputSet outputs(out);
   const auto csv = outputs.add("points.csv", render_points_csv(ordered));
   const auto pareto = outputs.add("pareto.csv", render_pareto_csv(ordered));
-  outputs.add(kPlanInfoFile, render_plan_info(*spec));
+  outputs.add(kPlanInfoFile, render_plan_info(*spec, total));
   outputs.publish();
   if (vm.count("quiet") == 0)
     std::cout << render_summary(ordered, *spec)

@@ -1,5 +1,7 @@
 #include "sim/metrics/iteration_metrics.hpp"
 
+#include "sim/metrics/host_core_peak.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -138,6 +140,8 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
   if (m.step_time_s > 0) {
     const double per_node = m.step_time_s * std::max(1, in.nodes);
     m.host_cpu_busy_cores = m.host_cpu_core_s / per_node;
+    m.host_cpu_peak_cores = peak_busy_host_cores(
+        plan, timings, in.nodes, in.gpus_per_node > 0 ? in.gpus_per_node : in.gpus / std::max(1, in.nodes));
     for (std::size_t u = 0; u < plan::kCpuUses; ++u) {
       m.host_busy_cores_by_use[u] = host[u] / per_node;
       m.arm_busy_cores_by_use[u] = arm[u] / per_node;

@@ -22,6 +22,7 @@ struct IterationMetrics {
   double dp_exposed_s = 0;        // data-parallel reduction after the busiest GPU's last backward task
   double host_cpu_core_s = 0;     // all nodes, all host-side uses
   double host_cpu_busy_cores = 0; // per node, averaged over the step
+  double host_cpu_peak_cores = 0; // the most busy at once on one node (host_core_peak.hpp)
   plan::CpuUseSeconds host_busy_cores_by_use{}; // per node, averaged over the step
   double arm_core_s = 0;                        // all DPUs
   plan::CpuUseSeconds arm_busy_cores_by_use{};  // per node (all its DPUs), averaged over the step
@@ -44,6 +45,7 @@ struct IterationMetrics {
 struct MetricsInputs {
   int gpus = 0;
   int nodes = 0;
+  int gpus_per_node = 0;
   int host_cores = 0;    // per node
   int arm_cores = 0;     // per node, all DPUs (0: none)
   double peak_flops = 0; // dense peak of the precision, FLOP/s

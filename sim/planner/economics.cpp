@@ -199,12 +199,13 @@ PointEconomics point_economics(const report::VariantResult& r, double train_toke
       e.cost_usd = r.gpus * *costs->gpu_hour * time_s / 3600.0 + cores;
     } else {
       const double device_price = (r.value("plan.device_is_dpu") > 0 ? costs->dpu : costs->nic).value_or(0);
-      // Fewer or smaller host CPUs, where the plan prices a host core: the cores the point leaves idle.
+      // Fewer or smaller host CPUs, where the plan prices a host core: the cores the point never keeps
+      // busy at once (its peak where simulated; an estimate has only the step's mean).
+      const double kept = std::max(m.host_cpu_peak_cores, m.host_cpu_busy_cores);
       const double cores_saved =
-          costs->host_core
-              ? r.nodes * *costs->host_core *
-                    host_cores_not_bought(static_cast<int>(r.value("plan.host_cores")), m.host_cpu_busy_cores)
-              : 0.0;
+          costs->host_core ? r.nodes * *costs->host_core *
+                                 host_cores_not_bought(static_cast<int>(r.value("plan.host_cores")), kept)
+                           : 0.0;
       const double capex = r.nodes * costs->node.value_or(0) - cores_saved + e.devices * device_price +
                            r.value("plan.switches") * costs->network_switch.value_or(0) +
                            r.value("plan.links") * costs->link.value_or(0);

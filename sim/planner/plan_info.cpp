@@ -8,7 +8,7 @@
 
 namespace dpusim::planner {
 
-std::string render_plan_info(const SummarySpec& spec) {
+std::string render_plan_info(const SummarySpec& spec, std::size_t points) {
   using report::json_string;
   const auto& c = spec.constraints;
   std::vector<std::pair<std::string, std::string>> constraints;
@@ -24,8 +24,8 @@ std::string render_plan_info(const SummarySpec& spec) {
     constraints.emplace_back("power_cap", fmt::format("{:g} kW at the facility", *c.power_cap_kw));
   std::string out =
       fmt::format("{{\n \"command\": \"plan\",\n \"plan\": {{\n  \"name\": {},\n  \"description\": {},\n"
-                  "  \"train_tokens\": {:.17g},\n  \"objectives\": [",
-                  json_string(spec.name), json_string(spec.description), spec.train_tokens);
+                  "  \"points\": {},\n  \"train_tokens\": {:.17g},\n  \"objectives\": [",
+                  json_string(spec.name), json_string(spec.description), points, spec.train_tokens);
   for (std::size_t i = 0; i < spec.objectives.size(); ++i)
     out += (i == 0 ? "" : ", ") + json_string(objective_name(spec.objectives[i]));
   out += "],\n  \"constraints\": [";

@@ -9,7 +9,8 @@
 
 namespace dpusim::planner {
 
-/// plan-info.json of the plan `spec` describes. Deterministic: no wall-clock time, no host names.
-std::string render_plan_info(const SummarySpec& spec);
+/// plan-info.json of the plan `spec` describes, of `points` points (points.csv's rows, by which a report
+/// tells it belongs with them). Deterministic: no wall-clock time, no host names.
+std::string render_plan_info(const SummarySpec& spec, std::size_t points);
 
 } // namespace dpusim::planner

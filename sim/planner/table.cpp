@@ -23,6 +23,7 @@ const std::vector<std::string>& result_columns() {
                                                    "tflops_per_gpu",
                                                    "exposed_comm_s",
                                                    "host_cores_busy",
+                                                   "host_cores_peak",
                                                    "gpu_memory_gib",
                                                    "memory_fit",
                                                    "time_to_train_days",
@@ -335,37 +336,18 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
       (!c.max_nodes || result->nodes <= *c.max_nodes) && (!c.min_nodes || result->nodes >= *c.min_nodes) &&
       (!c.budget_usd || (e.cost_usd && *e.cost_usd <= *c.budget_usd)) &&
       (!c.power_cap_kw || (e.power_kw && *e.power_kw <= *c.power_cap_kw));
-  row.insert(row.end(),
-             {"true",
-              "",
-              std::string(tier),
-              number(step),
-              number(estimated_step_s),
-              number(tokens_per_s),
-              number(m.mfu),
-              number(m.tflops_per_gpu),
-              number(m.exposed_comm_s),
-              number(m.host_cpu_busy_cores),
-              point.memory ? number(point.memory->need.total() / (1024.0 * 1024.0 * 1024.0)) : std::string(),
-              point.memory ? std::string(memory_fit_name(point.memory->verdict)) : std::string(),
-              number(days),
-              e.device,
-              e.device_kind,
-              std::to_string(e.devices),
-              number(e.switches),
-              number(e.links),
-              number(e.checkpoint_write_s),
-              number(e.mtbi_h),
-              number(e.interval_s),
-              number(e.interruptions),
-              number(e.fraction),
-              number(e.wall_days),
-              number(e.power_kw),
-              number(e.energy_mwh),
-              number(e.energy_cost_usd),
-              number(e.capex_usd),
-              number(e.cost_usd),
-              within ? "true" : "false"});
+  row.insert(
+      row.end(),
+      {"true", "", std::string(tier), number(step), number(estimated_step_s), number(tokens_per_s),
+       number(m.mfu), number(m.tflops_per_gpu), number(m.exposed_comm_s), number(m.host_cpu_busy_cores),
+       // The estimator does not give a peak: an estimated row leaves it empty.
+       tier == "simulated" ? number(m.host_cpu_peak_cores) : std::string(),
+       point.memory ? number(point.memory->need.total() / (1024.0 * 1024.0 * 1024.0)) : std::string(),
+       point.memory ? std::string(memory_fit_name(point.memory->verdict)) : std::string(), number(days),
+       e.device, e.device_kind, std::to_string(e.devices), number(e.switches), number(e.links),
+       number(e.checkpoint_write_s), number(e.mtbi_h), number(e.interval_s), number(e.interruptions),
+       number(e.fraction), number(e.wall_days), number(e.power_kw), number(e.energy_mwh),
+       number(e.energy_cost_usd), number(e.capex_usd), number(e.cost_usd), within ? "true" : "false"});
   return row;
 }
 

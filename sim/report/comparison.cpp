@@ -52,8 +52,9 @@ std::string use_name(std::size_t u) {
 
 std::string render_table(const Comparison& c) {
   std::vector<Col> cols;
-  for (const char* head : {"variant", "device", "step s", "compute s", "exposed comm s", "data stall s",
-                           "cpu stall s", "host cores/node", "arm util", "TFLOP/s/GPU", "MFU", "speed-up"})
+  for (const char* head :
+       {"variant", "device", "step s", "compute s", "exposed comm s", "data stall s", "cpu stall s",
+        "host cores/node", "peak", "arm util", "TFLOP/s/GPU", "MFU", "speed-up"})
     cols.push_back({head, {}});
   for (const auto& r : c.results) {
     const auto& m = r.metrics;
@@ -66,10 +67,11 @@ std::string render_table(const Comparison& c) {
     cols[5].cells.push_back(fmt::format("{:.4f}", m.data_stall_s));
     cols[6].cells.push_back(fmt::format("{:.4f}", m.host_cpu_stall_s));
     cols[7].cells.push_back(fmt::format("{:.2f}", m.host_cpu_busy_cores));
-    cols[8].cells.push_back(r.arm_cores > 0 ? fmt::format("{:.0f}%", 100 * m.arm_utilisation) : "-");
-    cols[9].cells.push_back(fmt::format("{:.1f}", m.tflops_per_gpu));
-    cols[10].cells.push_back(fmt::format("{:.1f}%", 100 * m.mfu));
-    cols[11].cells.push_back(fmt::format("{:.3f}x", c.speedup(r)));
+    cols[8].cells.push_back(fmt::format("{:.1f}", m.host_cpu_peak_cores));
+    cols[9].cells.push_back(r.arm_cores > 0 ? fmt::format("{:.0f}%", 100 * m.arm_utilisation) : "-");
+    cols[10].cells.push_back(fmt::format("{:.1f}", m.tflops_per_gpu));
+    cols[11].cells.push_back(fmt::format("{:.1f}%", 100 * m.mfu));
+    cols[12].cells.push_back(fmt::format("{:.3f}x", c.speedup(r)));
   }
   // With checkpoints, the step including them (what the speed-up compares) goes after the plain step.
   if (std::any_of(c.results.begin(), c.results.end(),

@@ -30,6 +30,7 @@ constexpr Field kMetricFields[] = {
     {"dp_exposed_s", &metrics::IterationMetrics::dp_exposed_s},
     {"host_cpu_core_s", &metrics::IterationMetrics::host_cpu_core_s},
     {"host_cpu_busy_cores", &metrics::IterationMetrics::host_cpu_busy_cores},
+    {"host_cpu_peak_cores", &metrics::IterationMetrics::host_cpu_peak_cores},
     {"arm_core_s", &metrics::IterationMetrics::arm_core_s},
     {"arm_utilisation", &metrics::IterationMetrics::arm_utilisation},
     {"tflops_per_gpu", &metrics::IterationMetrics::tflops_per_gpu},

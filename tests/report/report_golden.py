@@ -67,12 +67,13 @@ def main():
         return 1
     with tempfile.TemporaryDirectory(prefix="dpusim-report-golden-") as tmp:
         if a.plan:
-            # A plan's report is drawn from its tables: the reference's, which the plan's golden test
-            # (PlanGolden) holds to what `dpusim plan` gives, so that no plan is simulated twice.
+            # A plan's report is drawn from its tables and plan-info.json: the reference's, which the plan's
+            # golden test (PlanGolden) holds to what `dpusim plan` gives, so that no plan is simulated twice.
             tables = os.path.dirname(reference)
             for name in os.listdir(tables):
                 if name.endswith(".csv"):
                     shutil.copy(os.path.join(tables, name), tmp)
+            shutil.copy(os.path.join(tables, "plan-info.json"), tmp)
             command = ["report", tmp, "--out", os.path.join(tmp, "report.html"), "--quiet"]
         else:
             command = ["compare", a.scenario, "--out", tmp, "--report", "--quiet"]

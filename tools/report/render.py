@@ -141,6 +141,7 @@ class Outputs:
                         if key.endswith("_s") or key.startswith(("host_cores_", "arm_cores_")) or key in (
                             "speedup_vs_baseline",
                             "host_cpu_busy_cores",
+                            "host_cpu_peak_cores",
                         ):
                             r[key] = number(r, key, path)
             self.read.append(self.table_file)
@@ -182,14 +183,15 @@ class Outputs:
             self.read.append("points.csv")
             plan_path = os.path.join(directory, "plan-info.json")
             if os.path.isfile(plan_path):
-                if os.path.getmtime(plan_path) < os.path.getmtime(path):
-                    self.ignored.append(("plan-info.json", "left by an earlier plan: older than points.csv"))
+                try:
+                    with open(plan_path, encoding="utf-8") as f:
+                        plan = json.load(f).get("plan")
+                except (OSError, ValueError, AttributeError) as e:
+                    raise BadInput(f"{plan_path}: {e}")
+                if not isinstance(plan, dict) or plan.get("points") != len(self.points):
+                    self.ignored.append(("plan-info.json", "of another plan: its point count is not points.csv's"))
                 else:
-                    try:
-                        with open(plan_path, encoding="utf-8") as f:
-                            self.plan = json.load(f).get("plan")
-                    except (OSError, ValueError, AttributeError) as e:
-                        raise BadInput(f"{plan_path}: {e}")
+                    self.plan = plan
                     self.read.append("plan-info.json")
         self.attribution = []
         if current("attribution.csv"):
@@ -352,7 +354,9 @@ def figure_cores(out):
         "Busy cores per node by function",
         "Host CPU cores (and, where a variant runs functions on them, DPU Arm cores) kept busy per node over "
         "the step, by what they run: the transport, storage client, encryption, virtual switch, "
-        "infrastructure agents, data loading and the framework's kernel-launch threads.",
+        "infrastructure agents, data loading and the framework's kernel-launch threads. A black tick marks "
+        "the most host cores busy at once on one node during the step (host_cpu_peak_cores): what a host CPU "
+        "must be sized for, where the bars are the step's mean.",
         width=8.0 if not arm else 11.0,
         height=max(2.6, 1.2 + 0.6 * len(names)),
     )
@@ -372,15 +376,24 @@ def figure_cores(out):
                     (bar,) = ax.barh([i], [v], left=left, color=USE_COLOURS[USES.index(u)], height=0.6)
                     f.mark(bar, f"{side}-v{i}-{u}")
                     left += v
-            ax.text(left, i, f"  {left:.2f}", va="center", fontsize=9)
+            peak = r.get("host_cpu_peak_cores") if side == "host" else None
+            if peak is not None and peak > NEGLIGIBLE:
+                (tick,) = ax.plot([peak, peak], [i - 0.35, i + 0.35], color="black", linewidth=2)
+                f.mark(tick, f"host-v{i}-peak")
+                ax.text(max(left, peak), i, f"  {left:.2f} (peak {peak:.1f})", va="center", fontsize=9)
+            else:
+                ax.text(left, i, f"  {left:.2f}", va="center", fontsize=9)
             f.data.setdefault(r["variant"], {})[side] = {u: rounded(r.get(f"{side}_cores_{u}", 0)) for u in used}
+            if peak is not None:
+                f.data[r["variant"]]["host_peak"] = rounded(peak)
         ax.set_yticks(range(len(names)), names)
         ax.set_xlabel("host cores per node" if side == "host" else "Arm cores per node")
         ax.spines[["top", "right"]].set_visible(False)
         if used:
             ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, fontsize=8,
                       frameon=False)
-        top = max([sum(f.data[n][side].values()) for n in names] + [0.1])
+        top = max([sum(f.data[n][side].values()) for n in names] + [0.1]
+                  + [f.data[n].get("host_peak", 0) for n in names if side == "host"])
         ax.set_xlim(0, top * 1.2)
     axes[0].invert_yaxis()
     return f
@@ -923,7 +936,9 @@ def page(out, figures, svgs, figures_link):
     if out.rows:
         cols = [("step_time_s", "step (s)"), ("compute_s", "compute (s)"), ("exposed_comm_s", "exposed comm (s)"),
                 ("data_stall_s", "data stall (s)"), ("host_cpu_stall_s", "host-CPU stall (s)"),
-                ("host_cpu_busy_cores", "host cores/node"), ("speedup_vs_baseline", "speed-up")]
+                ("host_cpu_busy_cores", "host cores/node"), ("host_cpu_peak_cores", "peak host cores/node"),
+                ("speedup_vs_baseline", "speed-up")]
+        cols = [c for c in cols if c[0] in out.rows[0]]  # an older dpusim's CSV may lack a column
         parts.append(f'<section id="numbers"><h2>Numbers</h2><p class="meta">From {e(out.table_file)} '
                      f"(docs/metrics.md).</p><table><tr><th>variant</th>")
         parts += [f"<th>{e(label)}</th>" for _, label in cols]

@@ -580,9 +580,11 @@ TEST(PlanCommand, HostCoresAPointLeavesIdleAreTakenOffTheNodesPrice) {
       continue;
     const bool dpu =
         row.at(static_cast<std::size_t>(std::find(h.begin(), h.end(), "variant") - h.begin())) == "dpu";
-    // A DGX H100 has 2 x 56 host cores; each one beyond the busy cores (rounded up) is 200 USD off.
+    // A DGX H100 has 2 x 56 host cores; each one beyond those busy at once (the peak, rounded up) is 200
+    // USD off.
     const double nodes = cell(h, row, "nodes");
-    const double not_bought = 112 - std::ceil(cell(h, row, "host_cores_busy") - 1e-9);
+    EXPECT_GE(cell(h, row, "host_cores_peak"), cell(h, row, "host_cores_busy"));
+    const double not_bought = 112 - std::ceil(cell(h, row, "host_cores_peak") - 1e-9);
     EXPECT_GT(not_bought, 0);
     EXPECT_NEAR(cell(h, row, "capex_usd"),
                 nodes * (250e3 - 200 * not_bought) + cell(h, row, "devices") * (dpu ? 2500 : 1500) +

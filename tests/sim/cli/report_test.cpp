@@ -219,6 +219,12 @@ TEST(Report, APlansPointsBecomeItsFigures) {
   EXPECT_NE(page.find("infeasible ("), std::string::npos);
   // Without plan-info.json the page says what it cannot show.
   EXPECT_NE(page.find("plan-info.json is missing"), std::string::npos);
+  // Another plan's plan-info.json (9 points, not 45) is not taken for this one's.
+  fs::copy_file(kSource / "results/plans/dpu-break-even-tenant/plan-info.json", dir / "plan-info.json");
+  ASSERT_EQ(run_command({DPUSIM_BINARY, "report", dir.string(), "--quiet"}).exit_code, 0);
+  const std::string other = read(dir / "report.html");
+  EXPECT_NE(other.find("Not drawn: plan-info.json (of another plan"), std::string::npos);
+  EXPECT_EQ(other.find("dpu-break-even-tenant"), std::string::npos);
 }
 
 TEST(Report, APlansPageIsTitledByThePlanAndShowsEveryStatedInput) {
