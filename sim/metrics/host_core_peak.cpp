@@ -1,7 +1,6 @@
 #include "sim/metrics/host_core_peak.hpp"
 
 #include <algorithm>
-#include <tuple>
 
 namespace dpusim::metrics {
 
@@ -9,8 +8,9 @@ double peak_busy_host_cores(const plan::IterationPlan& plan, const std::vector<e
                             int nodes, int gpus_per_node) {
   nodes = std::max(1, nodes);
   gpus_per_node = std::max(1, gpus_per_node);
-  // (node, time, change of the busy cores); -1 for every node.
-  std::vector<std::tuple<int, double, double>> steps;
+  // Each node's (time, change of its busy cores); the last bucket for tasks of no GPU (every node's).
+  std::vector<std::vector<std::pair<double, double>>> steps(static_cast<std::size_t>(nodes) + 1);
+  auto& shared = steps.back();
   std::vector<int> on;
   for (std::size_t i = 0; i < plan.info.size(); ++i) {
     const auto& ti = plan.info[i];
@@ -25,42 +25,47 @@ double peak_busy_host_cores(const plan::IterationPlan& plan, const std::vector<e
                             : t.start;
     if (!(t.end > from))
       continue;
-    on.clear();
-    for (int g : ti.gpus)
-      on.push_back(g / gpus_per_node);
-    std::sort(on.begin(), on.end());
-    on.erase(std::unique(on.begin(), on.end()), on.end());
     const double rate = core_s * (background ? t.done : 1.0) / (t.end - from);
-    if (on.empty()) { // no GPU of its own: every node's share
-      steps.emplace_back(-1, from, rate / nodes);
-      steps.emplace_back(-1, t.end, -rate / nodes);
+    if (ti.gpus.empty()) { // no GPU of its own: every node's share
+      shared.emplace_back(from, rate / nodes);
+      shared.emplace_back(t.end, -rate / nodes);
       continue;
     }
+    // Most tasks are on one node (a tensor-parallel group, a replica's stage): no list to build.
+    const auto [lo, hi] = std::minmax_element(ti.gpus.begin(), ti.gpus.end());
+    on.clear();
+    if (*lo / gpus_per_node == *hi / gpus_per_node) {
+      on.push_back(*lo / gpus_per_node);
+    } else {
+      for (int g : ti.gpus)
+        on.push_back(g / gpus_per_node);
+      std::sort(on.begin(), on.end());
+      on.erase(std::unique(on.begin(), on.end()), on.end());
+    }
+    const double share = rate / static_cast<double>(on.size());
     for (int n : on) {
-      steps.emplace_back(n, from, rate / static_cast<double>(on.size()));
-      steps.emplace_back(n, t.end, -rate / static_cast<double>(on.size()));
+      auto& bucket = steps[static_cast<std::size_t>(std::clamp(n, 0, nodes - 1))];
+      bucket.emplace_back(from, share);
+      bucket.emplace_back(t.end, -share);
     }
   }
   // Each node's peak over its own tasks, ends before starts at one time (a task that starts as another
   // ends does not count both); the load of no node's GPUs (agents, which run throughout) at its own peak
   // on top: exact where that load is steady, else an upper bound.
-  std::sort(steps.begin(), steps.end());
-  double peak = 0;
-  double shared = 0;
-  for (auto it = steps.begin(); it != steps.end();) {
-    const int node = std::get<0>(*it);
+  const auto peak_of = [](std::vector<std::pair<double, double>>& bucket) {
+    std::sort(bucket.begin(), bucket.end());
     double level = 0;
-    double node_peak = 0;
-    for (; it != steps.end() && std::get<0>(*it) == node; ++it) {
-      level += std::get<2>(*it);
-      node_peak = std::max(node_peak, level);
+    double peak = 0;
+    for (const auto& [time, change] : bucket) {
+      level += change;
+      peak = std::max(peak, level);
     }
-    if (node == -1)
-      shared = node_peak;
-    else
-      peak = std::max(peak, node_peak);
-  }
-  return peak + shared;
+    return peak;
+  };
+  double peak = 0;
+  for (std::size_t n = 0; n + 1 < steps.size(); ++n)
+    peak = std::max(peak, peak_of(steps[n]));
+  return peak + peak_of(shared);
 }
 
 } // namespace dpusim::metrics
