@@ -247,8 +247,8 @@ int command_compare(const std::vector<std::string>& args) {
   outputs.publish();
   if (vm.count("quiet") == 0) {
     const auto& r0 = c.results.front();
-    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n\n", s.name, s.description, r0.nodes,
-                             r0.gpus, s.seed);
+    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs, seed {})\n{}\n\n", s.name, s.description, r0.nodes,
+                             r0.gpus, s.seed, model_line(s, cat));
     std::cout << report::render_table(c) << "\n";
     if (samples)
       std::cout << fmt::format("over {} samples from seed {} (step time, s):\n", *samples, s.seed)

@@ -76,9 +76,9 @@ int command_run(const std::vector<std::string>& args) {
     outputs.add("run-info.json", report::render_run_info(s, c, run));
     outputs.publish();
     if (vm.count("quiet") == 0) {
-      std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n\n", s.name,
+      std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n{}\n\n", s.name,
                                s.description, c.results.front().nodes, c.results.front().gpus, *samples,
-                               s.seed);
+                               s.seed, model_line(s, cat));
       std::cout << report::render_distribution_table(all);
       std::cout << fmt::format("\nwrote {}\n", (dir / "run.csv").string());
       for (const auto& w : written)
@@ -101,8 +101,8 @@ int command_run(const std::vector<std::string>& args) {
   outputs.add("run-info.json", report::render_run_info(s, c, {"run", 0, {}, {"run.csv"}}));
   outputs.publish();
   if (vm.count("quiet") == 0) {
-    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n\n", s.name, s.description, result.nodes,
-                             result.gpus);
+    std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n{}\n\n", s.name, s.description, result.nodes,
+                             result.gpus, model_line(s, cat));
     std::cout << report::render_table(c);
     if (const auto cores = report::render_cores_table(c); !cores.empty())
       std::cout << "\n" << cores;

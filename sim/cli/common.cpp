@@ -1,5 +1,7 @@
 #include "sim/cli/common.hpp"
 
+#include "sim/scenario/rank_memory.hpp"
+
 #include <fmt/format.h>
 #include <iostream>
 #include <unistd.h>
@@ -63,6 +65,12 @@ catalog::Catalog load_catalog(const po::variables_map& vm) {
                                b.name);
     }
   return cat;
+}
+
+std::string model_line(const scenario::Scenario& s, const catalog::Catalog& cat) {
+  const auto* node = cat.node(s.cluster.node);
+  const auto* gpu = node != nullptr ? cat.gpu(node->gpu) : nullptr;
+  return gpu != nullptr ? scenario::model_and_memory_line(s.workload, *gpu) : std::string();
 }
 
 std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name) {

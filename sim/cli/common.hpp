@@ -2,6 +2,7 @@
 #pragma once
 
 #include "models/catalog/catalog.hpp"
+#include "sim/scenario/scenario.hpp"
 
 #include <boost/program_options.hpp>
 #include <filesystem>
@@ -22,6 +23,8 @@ bool parse_command(const std::string& name, const std::string& synopsis, const s
 void add_common_options(po::options_description& options);
 
 catalog::Catalog load_catalog(const po::variables_map& vm);
+/// The line under a run's heading: the model's parameters and the GPU memory its most loaded rank holds.
+std::string model_line(const scenario::Scenario& s, const catalog::Catalog& cat);
 std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name);
 bool show_progress(const po::variables_map& vm);
 

@@ -106,7 +106,10 @@ std::string render_cores_table(const Comparison& c) {
           "{:.2f}", (arm ? r.metrics.arm_busy_cores_by_use : r.metrics.host_busy_cores_by_use)[u]));
     }
   }
-  return layout_columns(cols, 1);
+  // What the host figures leave out, beside them (docs/metrics.md).
+  return layout_columns(cols, 1) +
+         "(host framework: the kernel-launch threads alone, 5 us a kernel; the rest of each training process "
+         "on the host, its Python loop and data loader's main thread, is left out: no cited measurement)\n";
 }
 
 namespace {

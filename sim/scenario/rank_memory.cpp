@@ -70,6 +70,16 @@ MemoryFit memory_fit(const WorkloadConfig& w, double usable) {
   return f;
 }
 
+std::string model_and_memory_line(const WorkloadConfig& w, const catalog::GpuSpec& gpu) {
+  const auto fit = memory_fit(w, usable_gpu_memory(gpu));
+  const auto& m = fit.need;
+  return fmt::format("model: {:.2f} B parameters; GPU memory: {:.1f} of {:.1f} GiB on pipeline stage {} "
+                     "(weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f} GiB)",
+                     workload::parameter_count(w.model, w.seq_len) / 1e9, m.total() / kGiB, fit.usable / kGiB,
+                     fit.stage, m.weights / kGiB, m.gradients / kGiB, m.optimizer / kGiB,
+                     m.activations / kGiB);
+}
+
 std::string memory_warning(const MemoryFit& fit, std::string_view gpu) {
   return fmt::format(
       "GPU memory may not suffice: Megatron's interleaved schedule keeps activations for more micro-batches "

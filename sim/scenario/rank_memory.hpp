@@ -39,6 +39,10 @@ struct MemoryFit {
 };
 MemoryFit memory_fit(const WorkloadConfig& w, double usable);
 
+/// One line for the console: the model's parameters and what the most loaded GPU holds against what it
+/// has ("model: 12.85 B parameters; GPU memory: 33.7 of 79.3 GiB on pipeline stage 0 (weights 3.0, ...)").
+std::string model_and_memory_line(const WorkloadConfig& w, const catalog::GpuSpec& gpu);
+
 /// The warning of an `uncertain` fit: both counts, what each needs, and what the GPU has.
 std::string memory_warning(const MemoryFit& fit, std::string_view gpu);
 

@@ -133,3 +133,22 @@ TEST(ToolScripts, OnlyTheRegenerationScriptsWriteResults) {
   EXPECT_EQ(seen, regenerators);
   EXPECT_TRUE(offenders.empty()) << "only the regeneration scripts may write results/:\n" << offenders;
 }
+
+TEST(DefaultOutput, RunAndCompareSayTheModelsSizeAndTheGpuMemoryItTakes) {
+  // GPT-3 13B (12.85 B parameters, its embeddings counted) on TP 8: each GPU holds 1/8 of the weights
+  // (bf16: 2 bytes a parameter), the gradients (4) and Adam's fp32 states (12), and its activations.
+  TempDir tmp;
+  for (const char* command : {"compare", "run"}) {
+    const auto r = run_command({DPUSIM_BINARY, command, kQuickstart, "--out", tmp.path() + "/" + command});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\nmodel: 12.85 B parameters; GPU memory: "), std::string::npos) << command << r.out;
+    EXPECT_NE(r.out.find(" of 79.3 GiB on pipeline stage 0 (weights 3.0, gradients 6.0, optimizer 18.0, "),
+              std::string::npos)
+        << command << r.out;
+    // What the host core figures leave out is said beside them.
+    EXPECT_NE(r.out.find("the rest of each training process on the host, its Python loop and data loader's "
+                         "main thread, is left out"),
+              std::string::npos)
+        << command << r.out;
+  }
+}
