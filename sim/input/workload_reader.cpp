@@ -4,6 +4,7 @@
 #include "sim/input/section_readers.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace dpusim::input {
@@ -132,8 +133,20 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     auto cm = ck->as_map();
     cm.declare(keys_of("workload.checkpoint"));
     CheckpointConfig c;
-    c.every =
-        static_cast<int>(cm.required("every", "iterations between checkpoints, e.g. 500").as_int(1, 1 << 30));
+    // Iterations (500) or a time (30min): a time becomes iterations per variant, at its step.
+    const auto every = cm.required("every", "iterations between checkpoints (500) or a time (30min)");
+    const auto text = every.as_string();
+    char* end = nullptr;
+    const bool number = !text.empty() && (std::strtod(text.c_str(), &end), end == text.c_str() + text.size());
+    if (!text.empty() &&
+        std::all_of(text.begin(), text.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }))
+      c.every = static_cast<int>(every.as_int(1, 1 << 30));
+    else if (number) // a sign, a fraction or an exponent, and no unit
+      every.fail(fmt::format("expected a whole number of iterations (500) or a time with its unit (30min), "
+                             "found \"{}\"",
+                             text));
+    else
+      c.every_time = every.as_quantity<units::Seconds>();
     if (auto mode = cm.optional("mode"))
       c.async = mode->as_choice({"sync", "async"}) == "async";
     if (auto size = cm.optional("size"))

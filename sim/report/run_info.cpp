@@ -61,7 +61,7 @@ Inputs key_inputs(const scenario::Scenario& s, const Comparison& c, std::size_t 
                     fmt::format("{} loader workers, {:g} ms decode per sample, prefetch {}", w.data->workers,
                                 units::in_milliseconds(w.data->decode), w.data->prefetch));
   if (w.checkpoint)
-    in.emplace_back("checkpoints", fmt::format("every {} iterations, {}", w.checkpoint->every,
+    in.emplace_back("checkpoints", fmt::format("every {}, {}", w.checkpoint->describe(),
                                                w.checkpoint->async ? "async" : "sync"));
   in.emplace_back("seed", samples > 0 ? fmt::format("{} ({} samples from it)", s.seed, samples)
                                       : std::to_string(s.seed));

@@ -1,5 +1,11 @@
 #include "sim/scenario/scenario.hpp"
 
+#include "models/core/unit_parse.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
 namespace dpusim::scenario {
 
 offload::Requirements Scenario::requirements() const {
@@ -17,6 +23,22 @@ const offload::Variant* Scenario::find_variant(const std::string& variant_name) 
     if (v.name == variant_name)
       return &v;
   return nullptr;
+}
+
+} // namespace dpusim::scenario
+
+namespace dpusim::scenario {
+
+int CheckpointConfig::iterations(double step_s) const {
+  if (!every_time)
+    return every;
+  if (!(step_s > 0))
+    return 1;
+  return static_cast<int>(std::clamp(std::floor(every_time->si() / step_s + 1e-9), 1.0, 1e9));
+}
+
+std::string CheckpointConfig::describe() const {
+  return every_time ? units::format(*every_time) : fmt::format("{} iterations", every);
 }
 
 } // namespace dpusim::scenario

@@ -87,7 +87,13 @@ struct DataConfig {
 /// Periodic checkpoints: every `every` iterations each GPU writes its share of the model and optimizer
 /// state to the storage servers (fully parallel save), through the storage client's placement.
 struct CheckpointConfig {
-  int every = 0;                    // iterations between checkpoints
+  int every = 0;                            // iterations between checkpoints (0 where given as a time)
+  std::optional<units::Seconds> every_time; // or the time between them, made iterations per variant
+  /// The iterations between checkpoints of a variant whose plain step takes `step_s`: `every`, or as
+  /// many whole steps as fit in `every_time` (at least one).
+  [[nodiscard]] int iterations(double step_s) const;
+  /// "500 iterations" or "30min".
+  [[nodiscard]] std::string describe() const;
   bool async = false;               // false: GPUs wait for the write; true: it overlaps the next iteration
   std::optional<units::Bytes> size; // per GPU; default: weights + optimizer state of the largest stage
 };

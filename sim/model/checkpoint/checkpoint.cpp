@@ -67,7 +67,9 @@ public:
   [[nodiscard]] std::vector<Key> keys() const override {
     return {
         {"workload.checkpoint", "section", "none (no checkpoint simulated)", "periodic checkpoints"},
-        {"workload.checkpoint.every", "count", "required", "iterations between checkpoints"},
+        {"workload.checkpoint.every", "count or duration", "required",
+         "iterations between checkpoints (500), or the time between them (30min): as many whole iterations "
+         "of each variant's step as fit in it, at least one"},
         {"workload.checkpoint.mode", "choice", "sync",
          "sync (GPUs wait) | async (overlaps the next iteration)"},
         {"workload.checkpoint.size", "bytes", "weights + optimizer state of the largest stage, sharded",
@@ -78,8 +80,15 @@ public:
     const auto& ck = s.workload.checkpoint;
     if (!ck)
       return;
-    if (ck->every < 1)
+    if (ck->every_time) {
+      const double t = ck->every_time->si();
+      if (!(t >= 1.0 && t <= 366 * 86400.0))
+        out.push_back({"workload.checkpoint.every",
+                       fmt::format("a time between checkpoints must be from 1 s to a year, found {}",
+                                   units::format(*ck->every_time))});
+    } else if (ck->every < 1) {
       out.push_back({"workload.checkpoint.every", fmt::format("must be at least 1, found {}", ck->every)});
+    }
     if (s.cluster.storage.servers == 0)
       out.push_back(
           {"workload.checkpoint",
@@ -106,10 +115,15 @@ public:
     const double bytes = checkpoint_bytes_per_gpu(s.workload);
     const double gib = 1024.0 * 1024.0 * 1024.0;
     r.notes.push_back(fmt::format(
-        "{} checkpoint every {} iterations: {:.2f} GiB per GPU ({:.1f} GiB per node) to {} "
+        "{} checkpoint every {}: {:.2f} GiB per GPU ({:.1f} GiB per node) to {} "
         "storage servers; the iteration that writes it takes {:.4f} s instead of {:.4f} s, "
         "{:.4f} s per step over the interval",
-        s.workload.checkpoint->async ? "asynchronous" : "synchronous", s.workload.checkpoint->every,
+        s.workload.checkpoint->async ? "asynchronous" : "synchronous",
+        s.workload.checkpoint->every_time
+            ? fmt::format("{} ({} iterations of this variant's {:.4f} s step)",
+                          s.workload.checkpoint->describe(),
+                          s.workload.checkpoint->iterations(r.metrics.step_time_s), r.metrics.step_time_s)
+            : s.workload.checkpoint->describe(),
         bytes / gib, bytes * run.topology.layout().node.gpus / gib, s.cluster.storage.servers,
         r.metrics.checkpoint_step_s, r.metrics.step_time_s, r.metrics.checkpoint_overhead_s));
   }
@@ -138,7 +152,8 @@ plan::HostSide writing_checkpoint(const scenario::Scenario& s, plan::HostSide ho
 void add_checkpoint_step(const scenario::Scenario& s, double checkpoint_step_s,
                          metrics::IterationMetrics& m) {
   m.checkpoint_step_s = checkpoint_step_s;
-  m.checkpoint_overhead_s = std::max(0.0, checkpoint_step_s - m.step_time_s) / s.workload.checkpoint->every;
+  m.checkpoint_overhead_s =
+      std::max(0.0, checkpoint_step_s - m.step_time_s) / s.workload.checkpoint->iterations(m.step_time_s);
   m.step_with_checkpoints_s = m.step_time_s + m.checkpoint_overhead_s;
 }
 

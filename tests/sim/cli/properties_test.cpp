@@ -3,8 +3,10 @@
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <sstream>
 
 using dpusim::testing::simulate;
 using dpusim::testing::TempDir;
@@ -70,6 +72,31 @@ TEST(CheckpointProperties, SynchronousWriteAddsAtLeastTheMediaTimeAndIsSpreadOve
   const double media = 16 * 4.0 * 1024 * 1024 * 1024 / (2 * 10e9);
   EXPECT_GE(with - step, media * (1 - 1e-6));
   EXPECT_NEAR(per_step, step + (with - step) / 10, 1e-6 * per_step);
+}
+
+TEST(CheckpointProperties, ATimeBetweenCheckpointsIsAsManyWholeStepsAsFitInIt) {
+  // every: 10 iterations against every: a time of 10.5 steps of this variant (10 whole steps fit).
+  TempDir tmp;
+  const std::string text = checkpointing("sync", "rdma-nic");
+  const double step = simulate(tmp, "s", text, "step_time_s");
+  const double by_count = simulate(tmp, "s", text, "step_with_checkpoints_s");
+  std::string timed = text;
+  const std::string every = "every: 10,";
+  std::ostringstream time;
+  time.precision(9);
+  time << "every: " << 10.5 * step << "s,";
+  timed.replace(timed.find(every), every.size(), time.str());
+  std::string out;
+  const double by_time = simulate(tmp, "t", timed, "step_with_checkpoints_s", &out);
+  EXPECT_NEAR(by_time, by_count, 1e-6 * by_count);
+  EXPECT_NE(out.find("(10 iterations of this variant's"), std::string::npos) << out;
+  // 1 s: as many whole steps as fit in it (the write's cost spread over them).
+  std::string second = text;
+  second.replace(second.find(every), every.size(), "every: 1s,");
+  const double per_second = simulate(tmp, "o", second, "step_with_checkpoints_s");
+  const double fit = std::floor(1.0 / step);
+  ASSERT_GE(fit, 1.0);
+  EXPECT_NEAR(per_second - step, 10 * (by_count - step) / fit, 1e-6 * per_second);
 }
 
 TEST(CheckpointProperties, AsynchronousWriteNeverCostsMoreThanASynchronousOne) {
