@@ -2,6 +2,7 @@
 
 #include "models/calibration/parameters.hpp"
 #include "models/core/text_distance.hpp"
+#include "sim/model/calibration_machine.hpp"
 #include "sim/model/gpu_profiles.hpp"
 
 #include <algorithm>
@@ -222,6 +223,7 @@ scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Cata
   if (profile != nullptr) {
     hw.profile_path = profile_path;
     apply_calibration(hw, *profile, profile_path, take_shape || s.calibration_shape);
+    hw.calibration_differences = machine_differences(*profile, hw);
     for (const auto& cv : hw.calibrated)
       if (cv.used && cv.key.rfind("gpu.", 0) == 0) {
         hw.gpu_performance = fmt::format("measured by dpusim-calib on the user's GPU ({}), in place of {}",

@@ -29,6 +29,8 @@ struct Hardware {
   catalog::SwitchSpec fabric_switch;
   std::string profile_path;
   std::vector<CalibratedValue> calibrated;
+  // Where the profile's machine reports other parts than the scenario's (model/calibration_machine).
+  std::vector<std::string> calibration_differences;
   std::string gpu_performance; // which GPU performance figures apply, and how far they are validated
   // The latency of one sample read from the storage servers before its bytes flow, median and 99th
   // percentile: from the scenario (cluster.storage.read_latency) or a calibration profile; none: reads

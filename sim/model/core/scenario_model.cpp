@@ -3,6 +3,7 @@
 #include "sim/model/catalog_names.hpp"
 #include "sim/model/gpu_profiles.hpp"
 #include "sim/model/model.hpp"
+#include "sim/report/variant_result.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -70,6 +71,11 @@ public:
                                                   "wrote",
                                                   p.string())});
     }
+  }
+  void report(const RunView& run, report::VariantResult& r) const override {
+    // A profile measured on other parts than the scenario's: applied, and said.
+    for (const auto& d : run.hardware.calibration_differences)
+      r.notes.push_back("calibration: " + d);
   }
 };
 
