@@ -4,6 +4,7 @@
 // node slot of each taken by the fabric manager), and SUPERPOD-B200-RA, its compute fabric table (2-64
 // scalable units, three tiers from 16).
 #include "sim/topology/fabric_bill.hpp"
+#include "tests/support/dgx_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,16 +13,9 @@ using namespace dpusim::topology;
 
 namespace {
 
+/// DGX SuperPOD nodes: eight 400 Gb/s compute NICs, on `radix`-port switches at 400 Gb/s.
 ClusterLayout superpod(int nodes, FabricKind kind = FabricKind::rail_optimized, int radix = 64) {
-  ClusterLayout l;
-  l.nodes = nodes;
-  l.node.gpus = 8;
-  l.node.nics = 8;
-  l.node.pcie_switches = 4;
-  l.node.nic_line_rate = units::gbit_per_s(400);
-  l.fabric.kind = kind;
-  l.fabric.link = units::gbit_per_s(400);
-  l.fabric.oversubscription = 1.0;
+  auto l = dpusim::testing::dgx_like(nodes, kind);
   l.fabric.switch_radix = radix;
   return l;
 }

@@ -1,5 +1,6 @@
 #include "sim/topology/router.hpp"
 #include "sim/topology/topology.hpp"
+#include "tests/support/dgx_layout.hpp"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -12,27 +13,7 @@ using namespace dpusim::topology;
 
 namespace {
 
-ClusterLayout dgx_like(int nodes, FabricKind kind = FabricKind::fat_tree, double oversub = 1.0) {
-  ClusterLayout l;
-  l.nodes = nodes;
-  l.node.gpus = 8;
-  l.node.nics = 8;
-  l.node.pcie_switches = 4;
-  l.node.nvlink_per_gpu = units::gbyte_per_s(450);
-  l.node.nvlink_latency = units::microseconds(0.1);
-  l.node.pcie_gpu = units::gbyte_per_s(64);
-  l.node.pcie_nic = units::gbyte_per_s(63);
-  l.node.pcie_uplink = units::gbyte_per_s(63);
-  l.node.pcie_latency = units::microseconds(0.1);
-  l.node.nic_line_rate = units::gbit_per_s(400);
-  l.node.nic_latency = units::microseconds(0.6);
-  l.fabric.kind = kind;
-  l.fabric.link = units::gbit_per_s(400);
-  l.fabric.latency = units::microseconds(1);
-  l.fabric.oversubscription = oversub;
-  l.fabric.switch_radix = 64;
-  return l;
-}
+using dpusim::testing::dgx_like;
 
 std::vector<VertexKind> kinds_along(const Topology& t, const std::vector<EdgeId>& route) {
   std::vector<VertexKind> out;
