@@ -38,7 +38,8 @@ TEST(SchemaDoc, ListsExactlyTheRegisteredKeys) {
 TEST(SchemaDoc, TheBuiltInReferenceCarriesTheTable) {
   const auto r = run_command({DPUSIM_BINARY, "schema"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("| `workload.checkpoint.every` | count or duration | required | checkpoint |"), std::string::npos);
+  EXPECT_NE(r.out.find("| `workload.checkpoint.every` | count or duration | required | checkpoint |"),
+            std::string::npos);
 }
 
 TEST(ModelsCommand, ListsEveryModelWithItsKeysAndParameters) {
