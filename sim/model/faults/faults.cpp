@@ -410,19 +410,32 @@ public:
                                            : "routes go around it"));
     if (f->slow_nodes.empty())
       return;
+    // Under noise with its slowest-replicas shortcut, the noisy steps (with and without the slow nodes)
+    // are simulated on the replicas that reach the synchronous points last: say so, as the noise note does.
+    const int dp = run.scenario.workload.parallelism.dp;
+    const int shortcut = static_cast<int>(r.value("noise_replicas_simulated"));
+    const bool noisy = r.value("fault_cost_noisy") > 0;
     r.notes.push_back(fmt::format(
         "faults: node{} {} with GPUs at {:.0f}% of their speed; tensor-parallel groups there compute at "
         "that pace and every synchronous step waits for them, so all {} data-parallel replicas were "
-        "simulated",
-        f->slow_nodes.size() == 1 ? "" : "s", fmt::join(f->slow_nodes, ", "), 100 * f->slow_speed,
-        run.scenario.workload.parallelism.dp));
+        "simulated{}",
+        f->slow_nodes.size() == 1 ? "" : "s", fmt::join(f->slow_nodes, ", "), 100 * f->slow_speed, dp,
+        shortcut > 0 && shortcut < dp
+            ? fmt::format(" without noise; with noise, the {} of them that reach the synchronous points last "
+                          "(the noise note)",
+                          shortcut)
+            : std::string()));
     if (const double healthy = r.value("fault_free_step_s"); healthy > 0)
       r.notes.push_back(fmt::format(
           "faults: the slow node{} cost {:.4f} s per step ({:+.1f}%) against the same iteration without "
           "{} on the same platform ({:.4f} s), {}",
           f->slow_nodes.size() == 1 ? "" : "s", r.value("fault_cost_s"),
           100 * r.value("fault_cost_s") / healthy, f->slow_nodes.size() == 1 ? "it" : "them", healthy,
-          r.value("fault_cost_noisy") > 0 ? "both with the same noise draws" : "noise-free"));
+          !noisy ? std::string("noise-free")
+          : shortcut > 0 && shortcut < dp
+              ? std::string("both with the same noise draws, each simulated on the data-parallel replicas "
+                            "that reach its synchronous points last (the noise note)")
+              : std::string("both with the same noise draws")));
   }
 };
 

@@ -74,3 +74,22 @@ TEST(ReplicaShortcut, AutoSimulatesEveryReplicaOfASmallPlan) {
   const auto p = run(tmp, "auto", scenario("{gpu_jitter: 0.05}"), 1);
   EXPECT_NE(p.out.find("all 32 data-parallel replicas were simulated"), std::string::npos) << p.out;
 }
+
+TEST(ReplicaShortcut, TheFaultsNoteSaysWhichReplicasTheNoisyStepsRanOn) {
+  // A slow node under noise with the shortcut: all 32 replicas noise-free, the slowest with noise; the
+  // faults' notes and the noise's agree (they said "all 32" and "2 of 32" of one run).
+  TempDir tmp;
+  const auto p =
+      run(tmp, "slow",
+          scenario("{gpu_jitter: 0.05, replicas: slowest}\nfaults: {slow_nodes: [5], slow_speed: 0.8}"), 1);
+  const auto noise = p.out.find(" of the 32 data-parallel replicas were simulated");
+  ASSERT_NE(noise, std::string::npos) << p.out;
+  const auto k = p.out.substr(p.out.rfind(' ', noise - 1) + 1, noise - p.out.rfind(' ', noise - 1) - 1);
+  EXPECT_NE(p.out.find("so all 32 data-parallel replicas were simulated without noise; with noise, the " + k +
+                       " of them that reach the synchronous points last"),
+            std::string::npos)
+      << p.out;
+  EXPECT_NE(p.out.find("both with the same noise draws, each simulated on the data-parallel replicas"),
+            std::string::npos)
+      << p.out;
+}
