@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 
 namespace dpusim::report {
 
@@ -250,6 +251,48 @@ std::string difference(const VariantResult& base, const VariantResult& r,
 
 } // namespace
 
+namespace {
+
+/// The functions `a` places elsewhere than `b` ("transport on the host, encryption on the Arm cores"),
+/// from their placements ("transport=host;encryption=dpu_arm;...").
+std::string placement_differences(const VariantResult& a, const VariantResult& b) {
+  const auto sites = [](const std::string& placement) {
+    std::map<std::string, std::string> out;
+    std::size_t from = 0;
+    while (from < placement.size()) {
+      const auto end = std::min(placement.find(';', from), placement.size());
+      const auto item = placement.substr(from, end - from);
+      if (const auto eq = item.find('='); eq != std::string::npos)
+        out[item.substr(0, eq)] = item.substr(eq + 1);
+      from = end + 1;
+    }
+    return out;
+  };
+  const auto where = [](const std::string& site) {
+    return site == "host"      ? std::string("the host")
+           : site == "dpu_arm" ? std::string("its Arm cores")
+           : site == "nic"     ? std::string("the NIC")
+                               : site;
+  };
+  // Only the functions either spends core time on: the others are not in the scenario.
+  const auto busy = [&](const std::string& function) {
+    for (std::size_t u = 0; u < plan::kCpuUses; ++u)
+      if (use_name(u) == function)
+        for (const auto* r : {&a, &b})
+          if (r->metrics.host_busy_cores_by_use[u] > 5e-3 || r->metrics.arm_busy_cores_by_use[u] > 5e-3)
+            return true;
+    return false;
+  };
+  const auto sb = sites(b.placement);
+  std::vector<std::string> moved;
+  for (const auto& [function, site] : sites(a.placement))
+    if (const auto it = sb.find(function); it != sb.end() && it->second != site && busy(function))
+      moved.push_back(fmt::format("{} on {} ({}: {})", function, where(site), b.variant, where(it->second)));
+  return fmt::format("{}", fmt::join(moved, ", "));
+}
+
+} // namespace
+
 std::vector<std::string> explain(const Comparison& c, const std::vector<Explainer>& explainers) {
   std::vector<std::string> out;
   const auto& base = c.results.front();
@@ -286,7 +329,12 @@ std::vector<std::string> explain(const Comparison& c, const std::vector<Explaine
             " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
             "Arm cores what {} leaves on the host.",
             freed, freed * r.nodes, nic_rdma->variant);
-      else {
+      else if (vs_nic > 0.01) {
+        // Slower than the plain RDMA NIC: what the DPU does better (its explainers) cannot be why; the
+        // functions it places elsewhere than the NIC variant can.
+        const auto moved = placement_differences(r, *nic_rdma);
+        s += moved.empty() ? std::string(".") : fmt::format(": it runs {}.", moved);
+      } else {
         std::string why;
         for (const auto& e : explainers)
           if (e.dpu_over_nic != nullptr && why.empty())

@@ -54,3 +54,21 @@ offload: {baseline: host-tcp, variants: [rdma-nic]}
     ++lines;
   EXPECT_EQ(lines, 3);
 }
+
+TEST(CompareExplanations, ADpuSlowerThanTheNicIsNotCreditedWithWhatADpuDoesBetter) {
+  // Host TCP with IPsec on the BlueField's Arm cores, beside tenant QoS, is far slower than RDMA on the
+  // ConnectX-7: its explanation against the NIC names what it runs elsewhere, not the DPU's QoS.
+  TempDir tmp;
+  const std::string scenario = std::string(DPUSIM_SOURCE_DIR) + "/tests/sim/cli/data/ipsec-on-arm.yaml";
+  const auto r = run_command({DPUSIM_BINARY, "compare", scenario, "--out", tmp.path() + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto line = r.out.find("- host-tcp+ipsec-on-arm vs host-tcp:");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  const std::string text = r.out.substr(line, r.out.find('\n', line) - line);
+  EXPECT_EQ(text.find("enforce the other tenants' rate limits"), std::string::npos) << text;
+  EXPECT_NE(text.find("Against rdma-nic the DPU changes the step by +"), std::string::npos) << text;
+  EXPECT_NE(text.find("it runs encryption on its Arm cores (rdma-nic: the NIC), transport on the host "
+                      "(rdma-nic: the NIC)."),
+            std::string::npos)
+      << text;
+}
