@@ -104,11 +104,10 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
                      const char* key) {
       if (problem || std::find(valid.begin(), valid.end(), ref) != valid.end())
         return;
-      const auto part = std::find_if(broken.begin(), broken.end(),
-                                     [&](const BrokenEntry& b) { return b.kind == kind && b.name == ref; });
+      const auto* part = c.broken_entry(kind, ref);
       problem = InputError(
           Location{file, 0, 0}, key,
-          part != broken.end()
+          part != nullptr
               ? fmt::format("its {} entry \"{}\" cannot be read: {}", kind, ref, part->error.what())
               : fmt::format("\"{}\" is not in the catalog; valid: {}", ref, join(valid)));
     };
@@ -129,10 +128,15 @@ Catalog Catalog::load(const std::filesystem::path& dir) {
 
 namespace dpusim::catalog {
 
+const BrokenEntry* Catalog::broken_entry(std::string_view kind, const std::string& name) const {
+  const auto it = std::find_if(broken_.begin(), broken_.end(),
+                               [&](const BrokenEntry& b) { return b.kind == kind && b.name == name; });
+  return it == broken_.end() ? nullptr : &*it;
+}
+
 void Catalog::throw_if_broken(std::string_view kind, const std::string& name) const {
-  for (const auto& b : broken_)
-    if (b.kind == kind && b.name == name)
-      throw b.error;
+  if (const auto* b = broken_entry(kind, name))
+    throw b->error;
 }
 
 const std::vector<std::string>& Catalog::kinds() {

@@ -43,6 +43,8 @@ public:
   static Catalog load(const std::filesystem::path& dir);
   /// The entries load() left out, in file order.
   [[nodiscard]] const std::vector<BrokenEntry>& broken() const { return broken_; }
+  /// The broken entry `name` of `kind` (gpu, cpu, nic, node, switch, collective, congestion, llm), if any.
+  [[nodiscard]] const BrokenEntry* broken_entry(std::string_view kind, const std::string& name) const;
   /// The catalog directory: $DPUSIM_DATA_DIR/models/catalog if set, else the one compiled in.
   static std::filesystem::path default_directory();
   /// The kinds of entry, each a folder of the catalog directory: gpu, cpu, nic, node, switch, ...

@@ -17,9 +17,8 @@ std::string catalog_name(const yaml::Node& node, const std::vector<std::string>&
   if (model::is_one_of(name, valid))
     return name;
   // An entry of the catalog that cannot be read: refused here, where it is used, with its own error.
-  for (const auto& b : cat.broken())
-    if (b.kind == kind && b.name == name)
-      node.fail(fmt::format("the catalog's {} entry \"{}\" cannot be read: {}", what, name, b.error.what()));
+  if (const auto* b = cat.broken_entry(kind, name))
+    node.fail(fmt::format("the catalog's {} entry \"{}\" cannot be read: {}", what, name, b->error.what()));
   node.fail(model::unknown_name(name, valid, what));
 }
 

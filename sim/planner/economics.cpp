@@ -101,7 +101,6 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   // The rest of each node (memory, fans, NVSwitches, storage, board, the CPUs' idle floor), where its
   // catalog entry gives it: drawn whether the GPUs compute or wait.
   r.set_value("plan.platform_power_w", node->platform_power ? node->platform_power->value.si() * nodes : 0.0);
-  r.set_value("plan.platform_power_known", node->platform_power ? 1 : 0);
 
   // The fabric the point's cluster is built on, as its builder buys it: switches and cables.
   const auto bill = topology::fabric_bill(scenario::cluster_layout(s.cluster, *node, *gpu, *nic, *sw));

@@ -183,9 +183,8 @@ void check_catalog_name(const yaml::Node& n, const std::vector<std::string>& nam
   const std::string name = n.as_string();
   if (std::find(names.begin(), names.end(), name) != names.end())
     return;
-  for (const auto& b : cat.broken()) // an entry that cannot be read: its own error
-    if (b.kind == kind && b.name == name)
-      n.fail(fmt::format("the catalog's {} entry \"{}\" cannot be read: {}", what, name, b.error.what()));
+  if (const auto* b = cat.broken_entry(kind, name)) // an entry that cannot be read: its own error
+    n.fail(fmt::format("the catalog's {} entry \"{}\" cannot be read: {}", what, name, b->error.what()));
   const std::string hint = did_you_mean(name, names);
   n.fail(fmt::format("the catalog has no {} \"{}\"{}; valid: {}", what, name,
                      hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
