@@ -1,9 +1,12 @@
 #include "sim/plan/congestion_analysis.hpp"
 
+#include "models/congestion/max_min.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_map>
+#include <map>
+#include <utility>
 
 namespace dpusim::plan {
 
@@ -19,6 +22,10 @@ struct Path {
   double rate = 0;                 // bytes per second in the uncongested run
   double latency = 0;
   double offered = 0; // what its sender pushes: its share of the links before any switch queue
+  /// Per queue of `links`: the rate it arrives there at, what the ports before it deliver of `offered`.
+  std::vector<double> arriving;
+  std::size_t transfer = 0; // index into the analysed transfers
+  std::size_t flow = 0;     // index into its task's flows
 };
 
 /// A port's queue of one traffic class (PFC pauses a priority, not the port): edge x 2 + class.
@@ -30,9 +37,60 @@ std::int32_t edge_of(std::int32_t queue) {
 }
 
 struct LinkUse {
-  double load = 0;        // bytes per second
-  std::vector<int> paths; // indexes into the paths, one entry per crossing
+  double load = 0;               // bytes per second
+  std::vector<int> paths;        // indexes into the paths, one entry per crossing
+  std::vector<std::size_t> hops; // where on each of those paths this queue is
+  [[nodiscard]] double arriving(const std::vector<Path>& all) const {
+    double a = 0;
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      a += all[static_cast<std::size_t>(paths[i])].arriving[hops[i]];
+    return a;
+  }
+  /// Each crossing's max-min share of `capacity` with the rates it arrives at as demands.
+  void shares(const std::vector<Path>& all, double capacity, std::vector<double>& out) const {
+    std::vector<double> demand;
+    demand.reserve(paths.size());
+    for (std::size_t i = 0; i < paths.size(); ++i)
+      demand.push_back(all[static_cast<std::size_t>(paths[i])].arriving[hops[i]]);
+    congestion::max_min_share(capacity, demand, out);
+  }
 };
+
+using Uses = std::map<std::int32_t, LinkUse>; // by queue, in a fixed order
+
+/// The rates each path arrives at each of its queues with: its sender's offer, then at each switch egress
+/// port its max-min share of the port's capacity among what arrives there (a port delivers no more than
+/// it carries; without rate control a path is held back only where a port upstream of it is full). Routes
+/// go up the tiers and down again, so the ports depend on each other without a cycle and the sweep ends
+/// after as many rounds as the longest route has ports.
+void settle_arrivals(std::vector<Path>& paths, const Uses& use, const std::map<std::int32_t, double>& cap,
+                     const std::function<bool(std::int32_t)>& egress) {
+  for (auto& p : paths)
+    p.arriving.assign(p.links.size(), p.offered);
+  std::vector<double> share;
+  for (int round = 0; round < 64; ++round) {
+    bool changed = false;
+    for (const auto& [q, u] : use) {
+      if (!egress(q))
+        continue;
+      u.shares(paths, cap.at(q), share);
+      for (std::size_t i = 0; i < u.paths.size(); ++i) {
+        auto& p = paths[static_cast<std::size_t>(u.paths[i])];
+        // Everything after this port, up to the next switch port, carries what this port delivers.
+        for (std::size_t h = u.hops[i] + 1; h < p.links.size(); ++h) {
+          if (std::abs(p.arriving[h] - share[i]) > 1e-12 * p.offered) {
+            p.arriving[h] = share[i];
+            changed = true;
+          }
+          if (egress(p.links[h]))
+            break;
+        }
+      }
+    }
+    if (!changed)
+      break;
+  }
+}
 
 } // namespace
 
@@ -80,10 +138,19 @@ const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, i
 }
 
 std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer>& together) {
-  std::vector<double> out(together.size(), 1.0);
+  std::vector<double> out;
+  for (const auto& flows : flow_factors(together))
+    out.push_back(flows.empty() ? 1.0 : *std::max_element(flows.begin(), flows.end()));
+  return out;
+}
+
+std::vector<std::vector<double>>
+CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
+  std::vector<std::vector<double>> out(together.size());
+  for (std::size_t k = 0; k < together.size(); ++k)
+    out[k].assign(together[k].task->flows.size(), 1.0);
   const auto& topo = routes_.hosts().topology();
   std::vector<Path> paths;
-  std::vector<int> owner; // the transfer of each path
   for (std::size_t k = 0; k < together.size(); ++k) {
     const auto& t = *together[k].task;
     // Transfers of no RoCE class (kernel TCP: lossy) are left out; background flows (other tenants'
@@ -92,7 +159,8 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
     if ((t.kind != engine::TaskKind::transfer && !background) || t.flows.empty() ||
         together[k].traffic_class < 0 || !(together[k].duration > 0))
       continue;
-    for (const auto& f : t.flows) {
+    for (std::size_t fi = 0; fi < t.flows.size(); ++fi) {
+      const auto& f = t.flows[fi];
       if (f.bytes <= 0)
         continue;
       const auto& r = routes_.route_hosts(f.src, f.dst);
@@ -105,36 +173,39 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
         // Its rate in the uncongested run (a background flow's: what it moved while the graph ran).
         p.rate = f.bytes * together[k].done / spread / together[k].duration;
         p.latency = r.latency_s;
+        p.transfer = k;
+        p.flow = fi;
         for (std::size_t i = 0; i < per_path; ++i) {
           const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
           if (e < topo.num_edges())
             p.links.push_back(queue_of(e, together[k].traffic_class));
         }
         paths.push_back(std::move(p));
-        owner.push_back(static_cast<int>(k));
       }
     }
   }
   if (paths.empty())
     return out;
-  std::unordered_map<std::int32_t, LinkUse> use;      // by queue; load: bytes per second
-  std::unordered_map<std::int32_t, double> link_load; // by edge, every class
+  Uses use;                                 // by queue; load: bytes per second
+  std::map<std::int32_t, double> link_load; // by edge, every class
   for (std::size_t j = 0; j < paths.size(); ++j)
-    for (const auto q : paths[j].links) {
+    for (std::size_t h = 0; h < paths[j].links.size(); ++h) {
+      const auto q = paths[j].links[h];
       auto& u = use[q];
       u.load += paths[j].rate;
       u.paths.push_back(static_cast<int>(j));
+      u.hops.push_back(h);
       link_load[edge_of(q)] += paths[j].rate;
     }
-  std::unordered_map<std::int32_t, double> link_cap; // by edge
+  std::map<std::int32_t, double> link_cap; // by edge
   for (const auto& [e, load] : link_load)
     link_cap[e] = capacity_(e);
   // A class's queue has what the other class left of the port in the uncongested run, and at least an
   // equal share of it (the port's scheduler serves backlogged classes with equal weights).
-  std::unordered_map<std::int32_t, int> classes; // by edge
+  std::map<std::int32_t, int> classes; // by edge
   for (const auto& [q, u] : use)
     ++classes[edge_of(q)];
-  std::unordered_map<std::int32_t, double> cap;
+  std::map<std::int32_t, double> cap;
   for (const auto& [q, u] : use) {
     const auto e = edge_of(q);
     cap[q] = std::max(link_cap[e] / classes[e], link_cap[e] - (link_load[e] - u.load));
@@ -142,10 +213,12 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
   // What each sender pushes before any switch queue holds it back (no end-to-end control: PFC alone),
   // and DCQCN's flows' line rate: without feedback from beyond its first switch a sender shares the links
   // up to it equally among its connections, whatever holds them back further on.
-  std::unordered_map<std::int32_t, int> link_paths; // by edge, every class
+  std::map<std::int32_t, int> link_paths; // by edge, every class
   for (const auto& [q, u] : use)
     link_paths[edge_of(q)] += static_cast<int>(u.paths.size());
-  auto egress = [&](std::int32_t q) { return is_switch(topo.edge_source(edge_of(q))); };
+  const std::function<bool(std::int32_t)> egress = [&](std::int32_t q) {
+    return is_switch(topo.edge_source(edge_of(q)));
+  };
   for (auto& p : paths) {
     p.offered = std::numeric_limits<double>::infinity();
     for (const auto q : p.links) {
@@ -157,26 +230,27 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
     if (!std::isfinite(p.offered))
       p.offered = p.rate;
   }
+  settle_arrivals(paths, use, cap, egress);
   // The mean time the transfers on a port last: how long a burst its buffer must absorb.
   auto burst = [&](const LinkUse& u) {
     double weighted = 0;
     double total = 0;
     for (const int j : u.paths) {
-      weighted += paths[static_cast<std::size_t>(j)].rate *
-                  together[static_cast<std::size_t>(owner[static_cast<std::size_t>(j)])].duration;
-      total += paths[static_cast<std::size_t>(j)].rate;
+      const auto& p = paths[static_cast<std::size_t>(j)];
+      weighted += p.rate * together[p.transfer].duration;
+      total += p.rate;
     }
     return total > 0 ? weighted / total : 0.0;
   };
   // Switch egress ports the senders overload, from the senders' side up (congestion spreads upstream:
   // a paused port is an egress of the switch before it, at the capacity the pauses leave it).
-  std::unordered_map<std::int32_t, double> left = cap; // capacity left after rate control and pauses
-  std::unordered_map<std::int32_t, double> paused;     // pause fraction of an ingress port's sender
+  std::map<std::int32_t, double> left = cap; // capacity left after rate control and pauses
+  std::map<std::int32_t, double> paused;     // pause fraction of an ingress port's sender
+  std::map<std::int32_t, bool> limits;       // queues whose paths get only their share of what is left
   std::vector<std::int32_t> work;
-  for (const auto& [e, u] : use)
-    if (egress(e))
-      work.push_back(e);
-  std::sort(work.begin(), work.end());
+  for (const auto& [q, u] : use)
+    if (egress(q))
+      work.push_back(q);
   const bool rate_control = spec_.rate_control.value;
   // A fabric link may stand for several ports (parallel links, or a pooled tier under adaptive routing):
   // PFC's thresholds and DCQCN's queue are per port of the fabric's link speed.
@@ -192,22 +266,22 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
     return ports * catalog::pfc_ingress_port(spec_, units::DataRate::from_si(link_cap[edge_of(q)] / ports))
                        .pause.xoff.si();
   };
+  std::vector<double> share;
   for (int round = 0; round < 8 && !work.empty(); ++round) {
     std::vector<std::int32_t> next;
     for (const auto e : work) {
       const auto& u = use[e];
-      double offered = 0;
-      double rtt = 0;
-      for (const int j : u.paths) {
-        offered += paths[static_cast<std::size_t>(j)].offered;
-        rtt = std::max(rtt, 2 * paths[static_cast<std::size_t>(j)].latency);
-      }
+      const double offered = u.arriving(paths);
       if (!(offered > left[e] * (1 + 1e-9)))
         continue;
+      double rtt = 0;
+      for (const int j : u.paths)
+        rtt = std::max(rtt, 2 * paths[static_cast<std::size_t>(j)].latency);
       auto& rec = summary_.ports[edge_of(e)];
       rec.link = edge_of(e);
-      double pause = 0;
-      if (rate_control && round == 0) {
+      const bool dcqcn = rate_control && round == 0;
+      double dcqcn_pause = 0;
+      if (dcqcn) {
         // DCQCN holds the senders near the port's rate; what it leaves, and whether its queue still
         // reaches XOFF, come from its fluid model at this port.
         const double ports = ports_of(e);
@@ -218,40 +292,41 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
         rec.marking = std::max(rec.marking, d.marking);
         rec.utilisation = std::min(rec.utilisation, d.utilisation);
         rec.queue_bytes = std::max(rec.queue_bytes, d.queue);
-        pause = d.pause_fraction;
-      } else {
-        // Senders push `offered` into `left`: each ingress port's queue for this egress grows until XOFF,
-        // then pauses its sender for 1 - left/offered of the time (docs/models/congestion.md).
-        pause = 1.0 - left[e] / offered;
+        dcqcn_pause = d.pause_fraction;
       }
-      if (pause <= 0)
-        continue;
-      // The ingress ports feeding this egress: the link before it on each path.
-      std::unordered_map<std::int32_t, double> into; // ingress link -> offered rate towards e
-      for (const int j : u.paths) {
-        const auto& p = paths[static_cast<std::size_t>(j)];
-        const auto at = std::find(p.links.begin(), p.links.end(), e);
-        if (at != p.links.begin() && at != p.links.end())
-          into[*(at - 1)] += p.offered;
+      // The port serves what arrives max-min fairly; each ingress port feeding it (the link before it on
+      // each path) holds what it brings beyond its flows' shares, and pauses its sender for that part.
+      u.shares(paths, left[e], share);
+      std::map<std::int32_t, std::pair<double, double>> into; // ingress -> (arriving, served) towards e
+      for (std::size_t i = 0; i < u.paths.size(); ++i) {
+        const auto& p = paths[static_cast<std::size_t>(u.paths[i])];
+        if (u.hops[i] == 0)
+          continue;
+        auto& [arriving, served] = into[p.links[u.hops[i] - 1]];
+        arriving += p.arriving[u.hops[i]];
+        served += share[i];
       }
       const double lasts = burst(u);
-      for (const auto& [in, rate] : into) {
+      for (const auto& [in, flow] : into) {
+        const auto [arriving, served] = flow;
+        const double pause = dcqcn ? dcqcn_pause : 1.0 - served / std::max(arriving, 1e-300);
+        if (!(pause > 1e-12))
+          continue;
         // Without rate control the buffer absorbs the start: the pauses begin once the port's queue for
         // this egress has filled to XOFF.
         double f = pause;
-        if (!rate_control || round > 0) {
-          const double fill = rate * pause; // bytes per second the port's queue grows by
+        if (!dcqcn) {
+          const double fill = arriving * pause; // bytes per second the port's queue grows by
           const double until = xoff(in) / fill;
           f = pause * std::max(0.0, 1.0 - until / std::max(lasts, 1e-12));
         }
         if (f <= paused[in])
           continue;
         paused[in] = f;
-        // While not paused its sender pushes what it offers; paused, nothing of that class passes.
-        double sending = 0;
-        for (const int j : use[in].paths)
-          sending += paths[static_cast<std::size_t>(j)].offered;
-        left[in] = std::min(left[in], (1.0 - f) * std::min(sending, cap[in]));
+        limits[e] = true;
+        limits[in] = true;
+        // While not paused its sender pushes what arrives at it; paused, nothing of that class passes.
+        left[in] = std::min(left[in], (1.0 - f) * std::min(use[in].arriving(paths), cap[in]));
         auto& r = summary_.ports[edge_of(in)];
         r.link = edge_of(in);
         r.pause_fraction = std::max(r.pause_fraction, f);
@@ -263,15 +338,35 @@ std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer
     next.erase(std::unique(next.begin(), next.end()), next.end());
     work = std::move(next);
   }
-  // Each transfer slows by its most overcommitted link: the rate it had there over the rate left, against
-  // what the uncongested run already overcommitted it (transfers that overlap only in part each had the
-  // whole link for a while, so their average rates may add up to more than it carries).
-  for (std::size_t j = 0; j < paths.size(); ++j) {
-    auto& k = out[static_cast<std::size_t>(owner[j])];
-    for (const auto e : paths[j].links) {
-      const double load = use[e].load;
-      k = std::max(k, std::max(1.0, load / left[e]) / std::max(1.0, load / cap[e]));
+  // Each path moves at the least it gets where it is held back: its max-min share of what a pausing or
+  // paused queue has left (head-of-line blocking: a victim bound elsewhere stops with the flows beside
+  // it), or, where DCQCN's rate control left a port less, the port's flows in proportion. Against the
+  // rate the uncongested run gave it, and what that run already overcommitted its links (transfers that
+  // overlap only in part each had a link for a while, so their average rates may add up to more than it
+  // carries).
+  std::vector<double> allowed(paths.size(), std::numeric_limits<double>::infinity());
+  std::vector<double> overcommit(paths.size(), 1.0);
+  std::vector<double> proportional(paths.size(), 1.0); // the largest stretch of DCQCN's ports
+  for (const auto& [q, u] : use) {
+    const bool paused_here = limits.count(q) > 0;
+    if (paused_here)
+      u.shares(paths, left[q], share);
+    const double scaled = std::max(1.0, u.load / left[q]) / std::max(1.0, u.load / cap[q]);
+    for (std::size_t i = 0; i < u.paths.size(); ++i) {
+      const auto j = static_cast<std::size_t>(u.paths[i]);
+      overcommit[j] = std::max(overcommit[j], u.load / cap[q]);
+      if (paused_here)
+        allowed[j] = std::min(allowed[j], share[i]);
+      else
+        proportional[j] = std::max(proportional[j], scaled);
     }
+  }
+  for (std::size_t j = 0; j < paths.size(); ++j) {
+    double k = proportional[j];
+    if (std::isfinite(allowed[j]))
+      k = std::max(k, paths[j].rate / std::max(allowed[j], 1e-300) / overcommit[j]);
+    auto& f = out[paths[j].transfer][paths[j].flow];
+    f = std::max(f, k);
   }
   return out;
 }
@@ -316,8 +411,8 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
                             timings[id].done,
                             class_of(static_cast<engine::TaskId>(id))});
   }
-  std::vector<double> factor(graph.size(), 1.0);
-  std::map<std::vector<engine::TaskId>, bool> seen; // each distinct set of concurrent transfers once
+  std::map<engine::TaskId, std::vector<double>> factor; // per transfer, its flows' stretches
+  std::map<std::vector<engine::TaskId>, bool> seen;     // each distinct set of concurrent transfers once
   for (const auto id : transfers) {
     const auto& ti = timings[static_cast<std::size_t>(id)];
     const double mid = 0.5 * (ti.start + ti.end);
@@ -338,24 +433,31 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
                           class_of(other)});
     }
     together.insert(together.end(), background.begin(), background.end());
-    const auto k = factors(together);
+    const auto k = flow_factors(together);
     for (std::size_t i = 0; i < set.size(); ++i) {
-      auto& f = factor[static_cast<std::size_t>(set[i])];
-      f = std::max(f, k[i]);
+      auto& f = factor[set[i]];
+      f.resize(k[i].size(), 1.0);
+      for (std::size_t j = 0; j < k[i].size(); ++j)
+        f[j] = std::max(f[j], k[i][j]);
     }
   }
+  // Each flow by its own stretch: a flow that shares a paused port slows, the others of its transfer
+  // keep their rate.
   for (const auto id : transfers) {
-    const double k = factor[static_cast<std::size_t>(id)];
-    if (!(k > 1 + kSlowed))
+    const auto& k = factor[id];
+    const double worst = k.empty() ? 1.0 : *std::max_element(k.begin(), k.end());
+    if (!(worst > 1 + kSlowed))
       continue;
     ++summary_.slowed;
     changed = true;
-    if (k > summary_.worst_factor) {
-      summary_.worst_factor = k;
+    if (worst > summary_.worst_factor) {
+      summary_.worst_factor = worst;
       summary_.worst_label = labels ? labels(id) : std::string();
     }
-    for (auto& f : graph.mutable_task(id).flows)
-      f.bytes *= k;
+    auto& flows = graph.mutable_task(id).flows;
+    for (std::size_t j = 0; j < flows.size() && j < k.size(); ++j)
+      if (k[j] > 1 + kSlowed)
+        flows[j].bytes *= k[j];
   }
   return changed;
 }

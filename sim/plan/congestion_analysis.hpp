@@ -1,8 +1,9 @@
 // RoCE congestion on the flow level (docs/models/congestion.md, "How the simulator drives them"): each
-// RDMA transfer's flows on their routes, the switch egress ports they overload, what DCQCN's fluid model
-// makes of each (utilisation, queue, ECN marking) and what PFC pauses upstream (the ingress ports feeding
-// an overloaded egress, and every flow crossing them: congestion spreading). The transfer then takes as
-// long as its busiest link at the capacity left to it; the run stretches it by that factor.
+// RDMA transfer's flows on their routes, at the rates the ports upstream of each switch port deliver to
+// it; the egress ports they overload, what DCQCN's fluid model makes of each (utilisation, queue, ECN
+// marking) and what PFC pauses upstream (each ingress port feeding an overloaded egress for the share of
+// its arrivals the egress cannot serve, and every flow crossing it: congestion spreading). Each flow then
+// moves at its share of what its ports have left; the run stretches each flow by its own factor.
 #pragma once
 
 #include "models/catalog/congestion_spec.hpp"
@@ -28,8 +29,8 @@ struct PortCongestion {
 
 struct CongestionSummary {
   int transfers = 0;                            // RDMA transfers over the fabric analysed
-  int slowed = 0;                               // of which congestion stretched
-  double worst_factor = 1;                      // the largest stretch
+  int slowed = 0;                               // of which congestion stretched a flow
+  double worst_factor = 1;                      // the largest stretch of a flow
   std::string worst_label;                      // its task's label, where known
   std::map<std::int32_t, PortCongestion> ports; // ports that paused, marked or lost capacity
 };
@@ -51,13 +52,16 @@ public:
   CongestionAnalysis(const catalog::CongestionSpec& spec, platform::RouteRegistry& routes,
                      std::function<double(std::int32_t)> capacity);
 
-  /// For transfers that run together, how much longer each takes with congestion (1: no longer): their
-  /// flows at the rates the uncongested run gave them, the switch egress ports their senders overload,
-  /// DCQCN's and PFC's answer there and upstream; a transfer slows by its most overcommitted link.
+  /// For transfers that run together, how much longer each flow of each takes with congestion (1: no
+  /// longer; one entry per flow of the task): their flows at the rates the uncongested run gave them, the
+  /// switch egress ports their senders overload, DCQCN's and PFC's answer there and upstream; a flow
+  /// slows by the least share it gets of a port that pauses or lost capacity.
+  std::vector<std::vector<double>> flow_factors(const std::vector<ActiveTransfer>& together);
+  /// Per transfer, its slowest flow's factor.
   std::vector<double> factors(const std::vector<ActiveTransfer>& together);
-  /// Stretches every RDMA transfer of `graph` by its factor among the transfers running at its midpoint
-  /// in `timings` (the uncongested run of the same graph), where it exceeds 0.1%; `labels` names tasks.
-  /// True when it stretched any.
+  /// Stretches every flow of every RDMA transfer of `graph` by its factor among the transfers running at
+  /// the transfer's midpoint in `timings` (the uncongested run of the same graph), where it exceeds 0.1%;
+  /// `labels` names tasks. True when it stretched any.
   /// `traffic_class` gives each task's class (ActiveTransfer::traffic_class); by default
   /// default_class.
   bool apply(engine::TaskGraph& graph, const std::vector<engine::TaskTiming>& timings,

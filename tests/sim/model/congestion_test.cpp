@@ -80,8 +80,8 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
   const std::string text = dpusim::testing::read_text(file);
   const auto [pfc, out] = costs("pfc", text);
   ASSERT_EQ(pfc.size(), 2u) << out;
-  EXPECT_NEAR(pfc.at("rdma-nic").first, 4.0, 1.5) << "per cent of the step";
-  EXPECT_NEAR(pfc.at("rdma-nic").second, 1.4, 0.15);
+  EXPECT_NEAR(pfc.at("rdma-nic").first, 1.5, 0.7) << "per cent of the step";
+  EXPECT_NEAR(pfc.at("rdma-nic").second, 1.6, 0.15);
   EXPECT_LT(pfc.at("dpu").first, 0.1);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
@@ -97,9 +97,11 @@ TEST(Congestion, TheBundledPfcOnlyScenarioMakesItsClaim) {
   EXPECT_LT(rate_control.at("dpu").first, 0.1);
 }
 
-TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
+TEST(Congestion, TheBundledTenantScenarioShowsPausesEnforcingTheSharesOfTheUplinks) {
   // scenarios/examples/tenants-pfc-qos.yaml: other tenants' flows and the job's own overload the 8:1
-  // up-links; PFC alone nearly doubles the ConnectX-7 step, the BlueField's QoS keeps it to a quarter.
+  // up-links and PFC pauses the job's NICs most of the time, but every flow crossing an up-link is held to
+  // its share of it anyway: the pauses cost neither variant more than half a per cent, and the DPU's QoS
+  // is worth what it is with links shared max-min.
   TempDir tmp;
   const auto r = dpusim::testing::compare_bundled(tmp, "tenants-pfc-qos");
   const auto notes = dpusim::testing::by_variant(
@@ -110,11 +112,18 @@ TEST(Congestion, TheBundledTenantScenarioShowsDpuQosHoldingOffThePauses) {
   for (const auto& [v, groups] : notes)
     percent[v] = std::stod(groups.at(1));
   ASSERT_EQ(percent.size(), 2u) << r.out;
-  EXPECT_NEAR(percent.at("rdma-nic"), 88, 12);
-  EXPECT_NEAR(percent.at("dpu"), 27, 8);
+  EXPECT_LT(percent.at("rdma-nic"), 0.5);
+  EXPECT_LT(percent.at("dpu"), 0.5);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex(
+          R"(note \(rdma-nic\): congestion[^\n]*the most paused port, [^,]+, had its sender paused ([0-9]+)% of the time)")))
+      << r.out;
+  EXPECT_GT(std::stod(m[1]), 70) << "the NICs are paused most of the time";
   const auto rows = dpusim::testing::csv_rows(tmp.path() + "/out/comparison.csv");
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_NEAR(std::stod(rows[0].at("step_time_s")) / std::stod(rows[1].at("step_time_s")), 2.0, 0.2);
+  EXPECT_NEAR(std::stod(rows[0].at("step_time_s")) / std::stod(rows[1].at("step_time_s")), 1.38, 0.05);
 }
 
 TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
@@ -137,12 +146,12 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
   };
   const auto [slowed, all, percent] = checkpoint_note("shared", text);
   // Most transfers, the gradients' included: each data-parallel ring crosses NICs that write.
-  EXPECT_GE(4 * slowed, 3 * all) << slowed << " of " << all;
-  EXPECT_GT(percent, 1500.0);
+  EXPECT_GE(2 * slowed, all) << slowed << " of " << all;
+  EXPECT_NEAR(percent, 680, 100);
   const auto [own_slowed, own_all, own_percent] =
       checkpoint_note("own", with("control: pfc-only}", "control: pfc-only, storage_class: separate}"));
   EXPECT_EQ(own_slowed, 32) << "the 32 nodes' writes only, of " << own_all;
-  EXPECT_NEAR(own_percent, 25, 10);
+  EXPECT_LT(own_percent, 0.1) << "the writes are asynchronous: their own pace costs the step nothing";
   const auto [f_slowed, f_all, f_percent] = checkpoint_note(
       "fabric", with("write_rate: 40GB/s}", "write_rate: 40GB/s, fabric: separate, node_link: 200Gbps}"));
   EXPECT_EQ(f_slowed, 0);
@@ -154,8 +163,9 @@ TEST(Congestion, TheBundledCheckpointIncastScenarioMakesItsClaim) {
 }
 
 TEST(Congestion, TheBundledQueuePairScenarioMakesItsClaim) {
-  // scenarios/examples/dp-queue-pairs-pfc.yaml: one queue pair per connection collides and pauses; the
-  // BlueField-3's adaptive routing and four queue pairs on the ConnectX-7 both win it back.
+  // scenarios/examples/dp-queue-pairs-pfc.yaml: one queue pair per connection collides; the pauses enforce
+  // the collisions' max-min shares and add nothing; the BlueField-3's adaptive routing and four queue
+  // pairs on the ConnectX-7 both win the collisions back.
   TempDir tmp;
   const std::string text = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
                                                       "/scenarios/examples/dp-queue-pairs-pfc.yaml");
@@ -165,7 +175,10 @@ TEST(Congestion, TheBundledQueuePairScenarioMakesItsClaim) {
     return std::make_pair(std::stod(rows.at(0).at("step_time_s")), std::stod(rows.at(1).at("step_time_s")));
   };
   const auto [nic, dpu] = steps("one", text);
-  EXPECT_NEAR(nic / dpu, 1.98, 0.1);
+  EXPECT_NEAR(nic / dpu, 1.33, 0.05);
+  const auto [nic_maxmin, dpu_maxmin] =
+      steps("maxmin", dpusim::testing::replaced(text, "congestion: {control: pfc-only}\n", ""));
+  EXPECT_NEAR(nic / nic_maxmin, 1.0, 0.005) << "PFC adds nothing to the collisions' shares";
   const auto [nic4, dpu4] = steps(
       "four", dpusim::testing::replaced(text, "  precision: bf16\n",
                                         "  precision: bf16\n  communication: {qps_per_connection: 4}\n"));

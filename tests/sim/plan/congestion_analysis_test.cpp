@@ -1,11 +1,17 @@
 // RoCE congestion on the flow level against its closed forms: an incast alone delivers the port's rate in
 // aggregate (PFC pauses each sender for 1 - C/(N r) of the time and costs the transfer nothing), a victim
-// flow that shares a paused sender's port slows with it (head-of-line blocking), a buffer that absorbs the
-// burst pauses nothing, a larger buffer never pauses more, and DCQCN keeps an incast's queue below XOFF.
+// flow that shares a paused sender's port slows to the incast's pace C/N (head-of-line blocking), a
+// buffer that absorbs the burst pauses nothing, a larger buffer never pauses more, and DCQCN keeps an
+// incast's queue below XOFF. Over two hops: ECMP collisions cost nothing beyond max-min (the port after
+// a shared up-link receives only what the up-link delivers), congestion spreading leaves the incast its
+// port's rate, and a paused flow slows alone, not the rest of its transfer.
+#include "models/congestion/pfc.hpp"
 #include "sim/plan/congestion_analysis.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>
+#include <map>
+#include <vector>
 
 using namespace dpusim;
 using dpusim::testing::Rig;
@@ -66,22 +72,54 @@ TEST(CongestionAnalysis, AnIncastAloneDeliversThePortsRateAndPausesEachSenderFor
     EXPECT_NEAR(pause_of_sender(rig, s, sender), expected, 1e-9) << sender;
 }
 
-TEST(CongestionAnalysis, AVictimSharingAPausedSendersPortSlowsWithIt) {
+TEST(CongestionAnalysis, AVictimSharingAPausedSendersPortSlowsToTheIncastsPace) {
   Rig rig = one_leaf();
   const auto& pfc = *rig.cat.congestion("pfc-only");
   const int n = 6;
+  const double rate = rig.nic();
+  const double xoff = catalog::pfc_ingress_port(pfc, units::DataRate::from_si(rate)).pause.xoff.si();
+  for (const double bytes : {1e9, 1e12}) {
+    // Uncongested, the receiver's port sets the incast's pace (r/n per flow); the victim, a transfer of
+    // its own from sender 1 to an idle port, has the rest of sender 1's port: r (1 - 1/n).
+    const double incast_lasts = n * bytes / rate;
+    const double victim_rate = rate * (1.0 - 1.0 / n);
+    const auto in = incast(n, bytes, false);
+    engine::Task victim;
+    victim.kind = engine::TaskKind::transfer;
+    victim.flows.push_back({1, 8, bytes});
+    plan::CongestionAnalysis a(pfc, *rig.platform,
+                               [&rig](std::int32_t e) { return rig.topo->edge(e).bandwidth.si(); });
+    const auto k = a.factors({{&in, incast_lasts, "incast"}, {&victim, bytes / victim_rate, "victim"}});
+    EXPECT_NEAR(k.at(0), 1.0, 1e-9) << "the incast keeps the receiver's rate";
+    // Sender 1 offers r/2 to each; the receiver serves every incast flow C/n, so sender 1's port is paused
+    // for 1 - (C/n)/(r/2) of the time (once its queue reaches XOFF) and the victim keeps r/2 of the rest.
+    const double pause = 1.0 - 2.0 / n;
+    const double f = pause * (1.0 - xoff / (0.5 * rate * pause) / incast_lasts);
+    EXPECT_NEAR(k.at(1), victim_rate / ((1.0 - f) * rate / 2), 1e-6) << bytes;
+  }
+  // A long transfer reaches the single switch's closed form: the victim moves at the incast's pace.
+  const auto in = incast(n, 1e12, false);
+  engine::Task victim;
+  victim.kind = engine::TaskKind::transfer;
+  victim.flows.push_back({1, 8, 1e12});
+  plan::CongestionAnalysis a(pfc, *rig.platform,
+                             [&rig](std::int32_t e) { return rig.topo->edge(e).bandwidth.si(); });
+  const double uncongested = rate * (1.0 - 1.0 / n);
+  const auto k = a.factors({{&in, n * 1e12 / rate, "incast"}, {&victim, 1e12 / uncongested, "victim"}});
+  const auto closed = congestion::victim_rate(units::DataRate::from_si(rate), n,
+                                              units::DataRate::from_si(rate), units::DataRate::from_si(rate))
+                          .si();
+  EXPECT_NEAR(uncongested / k.at(1), closed, 1e-3 * closed);
+}
+
+TEST(CongestionAnalysis, AVictimInTheIncastsOwnTransferAlreadyMovesAtItsPace) {
+  // The victim flow in the incast's transfer: its flows progress together, the victim at r/n already,
+  // which is what the paused port leaves it.
+  Rig rig = one_leaf();
+  const int n = 6;
   const double bytes = 1e9;
-  // Uncongested, the receiver's port sets the pace: n flows of `bytes` at the line rate.
-  const double duration = n * bytes / rig.nic();
-  const double k = factor(rig, pfc, incast(n, bytes, true), duration);
-  // Sender 1's port carries the incast flow and the victim at r/n each (2r/n); it is paused for
-  // 1 - C / (r/2 + (n-1) r) of the time, its sender pushing r/2 into the incast: the victim's port is left
-  // with r (1 - pause) and the transfer takes (2r/n) / that as long.
-  const double pause = 1.0 - 1.0 / (0.5 + (n - 1));
-  const double xoff = catalog::pfc_ingress_port(pfc, units::DataRate::from_si(rig.nic())).pause.xoff.si();
-  const double f = pause * (1.0 - xoff / (0.5 * rig.nic() * pause) / duration);
-  EXPECT_NEAR(k, (2.0 / n) / (1.0 - f), 1e-6);
-  EXPECT_GT(k, 1.5);
+  EXPECT_NEAR(factor(rig, *rig.cat.congestion("pfc-only"), incast(n, bytes, true), n * bytes / rig.nic()),
+              1.0, 1e-9);
 }
 
 TEST(CongestionAnalysis, ABufferThatHoldsTheBurstPausesNothingAndALargerOneNeverPausesMore) {
@@ -137,12 +175,174 @@ TEST(CongestionAnalysis, PausesOfOnePriorityLeaveAnotherPriorityOnTheSamePortAlo
   engine::Task victim;
   victim.kind = engine::TaskKind::transfer;
   victim.flows.push_back({1, 8, bytes});
+  // Uncongested, the victim has what the incast flow leaves of sender 1's port.
+  const double victim_lasts = bytes / (rig.nic() * (1.0 - 1.0 / n));
   const auto shared = [&](int victim_class) {
     const auto in = incast(n, bytes, false);
     plan::CongestionAnalysis a(pfc, *rig.platform,
                                [&rig](std::int32_t e) { return rig.topo->edge(e).bandwidth.si(); });
-    return a.factors({{&in, duration, "incast", 1.0, 1}, {&victim, duration, "victim", 1.0, victim_class}});
+    return a.factors(
+        {{&in, duration, "incast", 1.0, 1}, {&victim, victim_lasts, "victim", 1.0, victim_class}});
   };
   EXPECT_GT(shared(1).at(1), 1.5) << "same priority: the victim stops with the incast";
   EXPECT_NEAR(shared(0).at(1), 1.0, 1e-9) << "its own priority: the victim keeps its rate";
+}
+
+namespace {
+
+/// 64 single-NIC nodes: two leaves of 32 ports, each with an up-link to each of 32 spines.
+Rig two_leaves() {
+  return Rig({.nodes = 64, .gpus = 1, .nics = 1, .pcie_switches = 1});
+}
+
+/// The spine a route from `src` to `dst` crosses.
+topology::VertexId spine_of(Rig& rig, int src, int dst) {
+  const auto& topo = *rig.topo;
+  for (const auto e : rig.platform->route(src, dst).links)
+    if (e < topo.num_edges() && topo.vertex(topo.edge_target(e)).kind == topology::VertexKind::spine)
+      return topo.edge_target(e);
+  ADD_FAILURE() << "no spine between " << src << " and " << dst;
+  return {};
+}
+
+plan::CongestionAnalysis analysis(Rig& rig, const catalog::CongestionSpec& spec) {
+  return {spec, *rig.platform, [&rig](std::int32_t e) { return rig.topo->edge(e).bandwidth.si(); }};
+}
+
+} // namespace
+
+TEST(CongestionAnalysis, EcmpCollisionsOfTwoToFourFlowsCostNothingBeyondMaxMin) {
+  // k flows from distinct senders of leaf 0 to distinct receivers of leaf 1 that the hash put on one
+  // spine: max-min gives each r/k on the shared up-link. PFC pauses the senders at leaf 0 for the up-link;
+  // the spine's port down to leaf 1 receives only what that up-link delivers (r in all), so nothing
+  // pauses the up-link, and the transfer takes what max-min gave it.
+  Rig rig = two_leaves();
+  const auto& pfc = *rig.cat.congestion("pfc-only");
+  std::map<topology::VertexId, std::vector<std::pair<int, int>>> by_spine;
+  std::vector<bool> sending(32, false), receiving(32, false);
+  for (int shift = 0; shift < 32; ++shift)
+    for (int s = 0; s < 32; ++s) {
+      const int d = 32 + (s + shift) % 32;
+      auto& on = by_spine[spine_of(rig, s, d)];
+      const bool free =
+          std::none_of(on.begin(), on.end(), [&](const auto& p) { return p.first == s || p.second == d; });
+      if (free)
+        on.emplace_back(s, d);
+    }
+  std::vector<std::pair<int, int>> colliding;
+  for (const auto& [spine, pairs] : by_spine)
+    if (pairs.size() >= 4) {
+      colliding = pairs;
+      break;
+    }
+  ASSERT_GE(colliding.size(), 4U);
+  const double bytes = 1e9;
+  for (int k = 2; k <= 4; ++k) {
+    engine::Task t;
+    t.kind = engine::TaskKind::transfer;
+    for (int i = 0; i < k; ++i)
+      t.flows.push_back({colliding[static_cast<std::size_t>(i)].first,
+                         colliding[static_cast<std::size_t>(i)].second, bytes});
+    auto a = analysis(rig, pfc);
+    const auto factors = a.flow_factors({{&t, k * bytes / rig.nic(), "collision"}}).at(0);
+    for (const double f : factors)
+      EXPECT_LE(f, 1.004) << k << " flows";
+    // The senders are paused at leaf 0 (1 - 1/k of the time, less the buffer's start); no port of the
+    // spine or of leaf 1 pauses anything.
+    const auto& topo = *rig.topo;
+    for (const auto& [e, port] : a.summary().ports) {
+      if (port.pause_fraction > 0) {
+        EXPECT_EQ(topo.vertex(topo.edge_source(e)).kind, topology::VertexKind::nic)
+            << k << " flows: " << e << " paused " << port.pause_fraction;
+      }
+    }
+  }
+}
+
+TEST(CongestionAnalysis, CongestionSpreadingOverTwoHopsLeavesTheIncastItsPortsRate) {
+  // n senders of leaf 0, each on a spine of its own, into one receiver of leaf 1; a victim from another
+  // sender of leaf 0 to an idle port of leaf 1 shares its spine with incast flow 0. The receiver's port
+  // pauses the spines' ports into leaf 1, those pause leaf 0's up-links, those the senders: the victim
+  // stops with incast flow 0 all the way back (C/n, the single switch's closed form), and the incast
+  // keeps the receiver's rate.
+  Rig rig = two_leaves();
+  const auto& pfc = *rig.cat.congestion("pfc-only");
+  const int n = 4;
+  const int receiver = 32;
+  std::vector<int> senders;
+  std::vector<topology::VertexId> spines;
+  for (int s = 0; s < 32 && static_cast<int>(senders.size()) < n; ++s) {
+    const auto spine = spine_of(rig, s, receiver);
+    if (std::find(spines.begin(), spines.end(), spine) == spines.end()) {
+      senders.push_back(s);
+      spines.push_back(spine);
+    }
+  }
+  ASSERT_EQ(static_cast<int>(senders.size()), n);
+  int victim_src = -1;
+  int victim_dst = -1;
+  for (int s = 0; s < 32 && victim_src < 0; ++s) {
+    if (std::find(senders.begin(), senders.end(), s) != senders.end())
+      continue;
+    for (int d = 33; d < 64 && victim_src < 0; ++d)
+      if (spine_of(rig, s, d) == spines[0]) {
+        victim_src = s;
+        victim_dst = d;
+      }
+  }
+  ASSERT_GE(victim_src, 0);
+  const double bytes = 1e12; // long: the buffers' start is negligible
+  const double rate = rig.nic();
+  engine::Task in;
+  in.kind = engine::TaskKind::transfer;
+  for (const int s : senders)
+    in.flows.push_back({s, receiver, bytes});
+  engine::Task victim;
+  victim.kind = engine::TaskKind::transfer;
+  victim.flows.push_back({victim_src, victim_dst, bytes});
+  // Uncongested: the incast at r/n per flow, the victim with the rest of spine 0's links.
+  const double uncongested = rate * (1.0 - 1.0 / n);
+  auto a = analysis(rig, pfc);
+  const auto k =
+      a.flow_factors({{&in, n * bytes / rate, "incast"}, {&victim, bytes / uncongested, "victim"}});
+  for (const double f : k.at(0))
+    EXPECT_LE(f, 1.004) << "an incast flow";
+  const auto closed = congestion::victim_rate(units::DataRate::from_si(rate), n,
+                                              units::DataRate::from_si(rate), units::DataRate::from_si(rate))
+                          .si();
+  EXPECT_NEAR(uncongested / k.at(1).at(0), closed, 0.01 * closed);
+}
+
+TEST(CongestionAnalysis, AFlowThatSharesAPausedPortSlowsAloneNotTheRestOfItsTransfer) {
+  // A transfer of four disjoint flows, the first from an incast sender's port: that flow is the victim;
+  // the three others keep their rate, and apply() stretches only the victim's bytes.
+  Rig rig({.nodes = 16, .gpus = 1, .nics = 1, .pcie_switches = 1});
+  const auto& pfc = *rig.cat.congestion("pfc-only");
+  const int n = 6;
+  const double bytes = 1e9;
+  const double rate = rig.nic();
+  engine::TaskGraph g;
+  const auto in_id = g.add(incast(n, bytes, false));
+  engine::Task t;
+  t.kind = engine::TaskKind::transfer;
+  t.flows = {{1, 8, bytes}, {9, 10, bytes}, {11, 12, bytes}, {13, 14, bytes}};
+  const auto t_id = g.add(t);
+  // Uncongested: the incast at r/n per flow for n bytes/r; the transfer's flows together at r (1 - 1/n),
+  // what the incast flow leaves of sender 1's port.
+  std::vector<engine::TaskTiming> timings(2);
+  timings[static_cast<std::size_t>(in_id)] = {0, n * bytes / rate};
+  timings[static_cast<std::size_t>(t_id)] = {0, bytes / (rate * (1.0 - 1.0 / n))};
+  auto a = analysis(rig, pfc);
+  const auto k = a.flow_factors({{&g.task(in_id), n * bytes / rate, "incast"},
+                                 {&g.task(t_id), bytes / (rate * (1.0 - 1.0 / n)), "transfer"}});
+  EXPECT_GT(k.at(1).at(0), 2.0) << "the victim";
+  for (std::size_t f = 1; f < 4; ++f)
+    EXPECT_DOUBLE_EQ(k.at(1).at(f), 1.0) << "flow " << f;
+  a.reset();
+  ASSERT_TRUE(a.apply(g, timings));
+  const auto& stretched = g.task(t_id).flows;
+  EXPECT_NEAR(stretched[0].bytes, k.at(1).at(0) * bytes, 1e-6 * bytes);
+  for (std::size_t f = 1; f < 4; ++f)
+    EXPECT_DOUBLE_EQ(stretched[f].bytes, bytes) << "flow " << f;
+  EXPECT_EQ(a.summary().slowed, 1);
 }
