@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 namespace dpusim::plan {
@@ -18,11 +19,11 @@ constexpr double kSlowed = 1e-3;
 
 /// One connection's share of a flow: the queues it crosses, its rate, its one-way latency.
 struct Path {
-  std::vector<std::int32_t> links; // queues: topology edge x 2 + traffic class (see queue_of)
-  double rate = 0;                 // bytes per second in the uncongested run
+  std::vector<int> queues; // indexes into the analysis's queues, in the order it crosses them
+  double rate = 0;         // bytes per second in the uncongested run
   double latency = 0;
   double offered = 0; // what its sender pushes: its share of the links before any switch queue
-  /// Per queue of `links`: the rate it arrives there at, what the ports before it deliver of `offered`.
+  /// Per queue: the rate it arrives there at, what the ports before it deliver of `offered`.
   std::vector<double> arriving;
   std::size_t transfer = 0; // index into the analysed transfers
   std::size_t flow = 0;     // index into its task's flows
@@ -36,8 +37,16 @@ std::int32_t edge_of(std::int32_t queue) {
   return queue / 2;
 }
 
-struct LinkUse {
-  double load = 0;               // bytes per second
+/// One queue and the paths crossing it.
+struct Queue {
+  std::int32_t id = 0;           // queue_of(edge, class)
+  bool egress = false;           // it leaves a switch (else it is on a sender's side)
+  double link_cap = 0;           // its link's rate, every class
+  double cap = 0;                // what its class has of the link
+  double left = 0;               // what rate control and pauses leave of `cap`
+  double paused = 0;             // the share of time its sender is paused (as an ingress port)
+  bool limits = false;           // its paths get only their share of what is left
+  double load = 0;               // bytes per second in the uncongested run
   std::vector<int> paths;        // indexes into the paths, one entry per crossing
   std::vector<std::size_t> hops; // where on each of those paths this queue is
   [[nodiscard]] double arriving(const std::vector<Path>& all) const {
@@ -47,42 +56,39 @@ struct LinkUse {
     return a;
   }
   /// Each crossing's max-min share of `capacity` with the rates it arrives at as demands.
-  void shares(const std::vector<Path>& all, double capacity, std::vector<double>& out) const {
-    std::vector<double> demand;
-    demand.reserve(paths.size());
+  void shares(const std::vector<Path>& all, double capacity, std::vector<double>& demand,
+              std::vector<double>& out) const {
+    demand.clear();
     for (std::size_t i = 0; i < paths.size(); ++i)
       demand.push_back(all[static_cast<std::size_t>(paths[i])].arriving[hops[i]]);
     congestion::max_min_share(capacity, demand, out);
   }
 };
 
-using Uses = std::map<std::int32_t, LinkUse>; // by queue, in a fixed order
-
 /// The rates each path arrives at each of its queues with: its sender's offer, then at each switch egress
 /// port its max-min share of the port's capacity among what arrives there (a port delivers no more than
 /// it carries; without rate control a path is held back only where a port upstream of it is full). Routes
 /// go up the tiers and down again, so the ports depend on each other without a cycle and the sweep ends
 /// after as many rounds as the longest route has ports.
-void settle_arrivals(std::vector<Path>& paths, const Uses& use, const std::map<std::int32_t, double>& cap,
-                     const std::function<bool(std::int32_t)>& egress) {
+void settle_arrivals(std::vector<Path>& paths, const std::vector<Queue>& queues) {
   for (auto& p : paths)
-    p.arriving.assign(p.links.size(), p.offered);
-  std::vector<double> share;
+    p.arriving.assign(p.queues.size(), p.offered);
+  std::vector<double> demand, share;
   for (int round = 0; round < 64; ++round) {
     bool changed = false;
-    for (const auto& [q, u] : use) {
-      if (!egress(q))
+    for (const auto& q : queues) {
+      if (!q.egress)
         continue;
-      u.shares(paths, cap.at(q), share);
-      for (std::size_t i = 0; i < u.paths.size(); ++i) {
-        auto& p = paths[static_cast<std::size_t>(u.paths[i])];
+      q.shares(paths, q.cap, demand, share);
+      for (std::size_t i = 0; i < q.paths.size(); ++i) {
+        auto& p = paths[static_cast<std::size_t>(q.paths[i])];
         // Everything after this port, up to the next switch port, carries what this port delivers.
-        for (std::size_t h = u.hops[i] + 1; h < p.links.size(); ++h) {
+        for (std::size_t h = q.hops[i] + 1; h < p.queues.size(); ++h) {
           if (std::abs(p.arriving[h] - share[i]) > 1e-12 * p.offered) {
             p.arriving[h] = share[i];
             changed = true;
           }
-          if (egress(p.links[h]))
+          if (queues[static_cast<std::size_t>(p.queues[h])].egress)
             break;
         }
       }
@@ -151,6 +157,7 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
     out[k].assign(together[k].task->flows.size(), 1.0);
   const auto& topo = routes_.hosts().topology();
   std::vector<Path> paths;
+  std::vector<std::vector<std::int32_t>> crossed; // per path, its queues' ids
   for (std::size_t k = 0; k < together.size(); ++k) {
     const auto& t = *together[k].task;
     // Transfers of no RoCE class (kernel TCP: lossy) are left out; background flows (other tenants'
@@ -175,120 +182,125 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
         p.latency = r.latency_s;
         p.transfer = k;
         p.flow = fi;
+        std::vector<std::int32_t> ids;
         for (std::size_t i = 0; i < per_path; ++i) {
           const auto e = r.links[static_cast<std::size_t>(c) * per_path + i];
           if (e < topo.num_edges())
-            p.links.push_back(queue_of(e, together[k].traffic_class));
+            ids.push_back(queue_of(e, together[k].traffic_class));
         }
         paths.push_back(std::move(p));
+        crossed.push_back(std::move(ids));
       }
     }
   }
   if (paths.empty())
     return out;
-  Uses use;                                 // by queue; load: bytes per second
-  std::map<std::int32_t, double> link_load; // by edge, every class
+  // The queues, in the order of their ids (a fixed order for every sweep below).
+  std::vector<std::int32_t> ids;
+  for (const auto& c : crossed)
+    ids.insert(ids.end(), c.begin(), c.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<Queue> queues(ids.size());
+  std::unordered_map<std::int32_t, int> index;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    queues[i].id = ids[i];
+    queues[i].egress = is_switch(topo.edge_source(edge_of(ids[i])));
+    index.emplace(ids[i], static_cast<int>(i));
+  }
+  std::unordered_map<std::int32_t, double> link_load; // by edge, every class
+  std::unordered_map<std::int32_t, int> link_paths;   // by edge, every class
+  std::unordered_map<std::int32_t, int> classes;      // by edge
   for (std::size_t j = 0; j < paths.size(); ++j)
-    for (std::size_t h = 0; h < paths[j].links.size(); ++h) {
-      const auto q = paths[j].links[h];
-      auto& u = use[q];
-      u.load += paths[j].rate;
-      u.paths.push_back(static_cast<int>(j));
-      u.hops.push_back(h);
-      link_load[edge_of(q)] += paths[j].rate;
+    for (std::size_t h = 0; h < crossed[j].size(); ++h) {
+      const int qi = index.at(crossed[j][h]);
+      auto& q = queues[static_cast<std::size_t>(qi)];
+      paths[j].queues.push_back(qi);
+      q.load += paths[j].rate;
+      q.paths.push_back(static_cast<int>(j));
+      q.hops.push_back(h);
+      link_load[edge_of(q.id)] += paths[j].rate;
+      ++link_paths[edge_of(q.id)];
     }
-  std::map<std::int32_t, double> link_cap; // by edge
-  for (const auto& [e, load] : link_load)
-    link_cap[e] = capacity_(e);
+  for (const auto& q : queues)
+    ++classes[edge_of(q.id)];
   // A class's queue has what the other class left of the port in the uncongested run, and at least an
   // equal share of it (the port's scheduler serves backlogged classes with equal weights).
-  std::map<std::int32_t, int> classes; // by edge
-  for (const auto& [q, u] : use)
-    ++classes[edge_of(q)];
-  std::map<std::int32_t, double> cap;
-  for (const auto& [q, u] : use) {
-    const auto e = edge_of(q);
-    cap[q] = std::max(link_cap[e] / classes[e], link_cap[e] - (link_load[e] - u.load));
+  for (auto& q : queues) {
+    const auto e = edge_of(q.id);
+    q.link_cap = capacity_(e);
+    q.cap = std::max(q.link_cap / classes[e], q.link_cap - (link_load[e] - q.load));
+    q.left = q.cap;
   }
   // What each sender pushes before any switch queue holds it back (no end-to-end control: PFC alone),
   // and DCQCN's flows' line rate: without feedback from beyond its first switch a sender shares the links
   // up to it equally among its connections, whatever holds them back further on.
-  std::map<std::int32_t, int> link_paths; // by edge, every class
-  for (const auto& [q, u] : use)
-    link_paths[edge_of(q)] += static_cast<int>(u.paths.size());
-  const std::function<bool(std::int32_t)> egress = [&](std::int32_t q) {
-    return is_switch(topo.edge_source(edge_of(q)));
-  };
   for (auto& p : paths) {
     p.offered = std::numeric_limits<double>::infinity();
-    for (const auto q : p.links) {
-      if (egress(q))
+    for (const int qi : p.queues) {
+      const auto& q = queues[static_cast<std::size_t>(qi)];
+      if (q.egress)
         break; // the first switch queue: from here on PFC holds the sender back
-      const auto e = edge_of(q);
-      p.offered = std::min(p.offered, link_cap[e] / link_paths[e]);
+      p.offered = std::min(p.offered, q.link_cap / link_paths[edge_of(q.id)]);
     }
     if (!std::isfinite(p.offered))
       p.offered = p.rate;
   }
-  settle_arrivals(paths, use, cap, egress);
+  settle_arrivals(paths, queues);
   // The mean time the transfers on a port last: how long a burst its buffer must absorb.
-  auto burst = [&](const LinkUse& u) {
+  auto burst = [&](const Queue& q) {
     double weighted = 0;
     double total = 0;
-    for (const int j : u.paths) {
+    for (const int j : q.paths) {
       const auto& p = paths[static_cast<std::size_t>(j)];
       weighted += p.rate * together[p.transfer].duration;
       total += p.rate;
     }
     return total > 0 ? weighted / total : 0.0;
   };
-  // Switch egress ports the senders overload, from the senders' side up (congestion spreads upstream:
-  // a paused port is an egress of the switch before it, at the capacity the pauses leave it).
-  std::map<std::int32_t, double> left = cap; // capacity left after rate control and pauses
-  std::map<std::int32_t, double> paused;     // pause fraction of an ingress port's sender
-  std::map<std::int32_t, bool> limits;       // queues whose paths get only their share of what is left
-  std::vector<std::int32_t> work;
-  for (const auto& [q, u] : use)
-    if (egress(q))
-      work.push_back(q);
   const bool rate_control = spec_.rate_control.value;
   // A fabric link may stand for several ports (parallel links, or a pooled tier under adaptive routing):
   // PFC's thresholds and DCQCN's queue are per port of the fabric's link speed.
-  const auto ports_of = [&](std::int32_t q) {
-    const auto e = edge_of(q);
-    const auto& edge = topo.edge(e);
+  const auto ports_of = [&](const Queue& q) {
+    const auto& edge = topo.edge(edge_of(q.id));
     const double port_rate =
-        edge.kind == topology::LinkKind::fabric ? topo.layout().fabric.link.si() : link_cap[e];
-    return std::max(1.0, std::round(link_cap[e] / std::max(port_rate, 1.0)));
+        edge.kind == topology::LinkKind::fabric ? topo.layout().fabric.link.si() : q.link_cap;
+    return std::max(1.0, std::round(q.link_cap / std::max(port_rate, 1.0)));
   };
-  const auto xoff = [&](std::int32_t q) {
+  const auto xoff = [&](const Queue& q) {
     const double ports = ports_of(q);
-    return ports * catalog::pfc_ingress_port(spec_, units::DataRate::from_si(link_cap[edge_of(q)] / ports))
-                       .pause.xoff.si();
+    return ports *
+           catalog::pfc_ingress_port(spec_, units::DataRate::from_si(q.link_cap / ports)).pause.xoff.si();
   };
-  std::vector<double> share;
+  // Switch egress ports the senders overload, from the senders' side up (congestion spreads upstream:
+  // a paused port is an egress of the switch before it, at the capacity the pauses leave it).
+  std::vector<int> work;
+  for (std::size_t i = 0; i < queues.size(); ++i)
+    if (queues[i].egress)
+      work.push_back(static_cast<int>(i));
+  std::vector<double> demand, share;
   for (int round = 0; round < 8 && !work.empty(); ++round) {
-    std::vector<std::int32_t> next;
-    for (const auto e : work) {
-      const auto& u = use[e];
-      const double offered = u.arriving(paths);
-      if (!(offered > left[e] * (1 + 1e-9)))
+    std::vector<int> next;
+    for (const int qi : work) {
+      auto& q = queues[static_cast<std::size_t>(qi)];
+      const double offered = q.arriving(paths);
+      if (!(offered > q.left * (1 + 1e-9)))
         continue;
       double rtt = 0;
-      for (const int j : u.paths)
+      for (const int j : q.paths)
         rtt = std::max(rtt, 2 * paths[static_cast<std::size_t>(j)].latency);
-      auto& rec = summary_.ports[edge_of(e)];
-      rec.link = edge_of(e);
+      auto& rec = summary_.ports[edge_of(q.id)];
+      rec.link = edge_of(q.id);
       const bool dcqcn = rate_control && round == 0;
       double dcqcn_pause = 0;
       if (dcqcn) {
         // DCQCN holds the senders near the port's rate; what it leaves, and whether its queue still
         // reaches XOFF, come from its fluid model at this port.
-        const double ports = ports_of(e);
-        const int n = static_cast<int>(u.paths.size());
+        const double ports = ports_of(q);
+        const int n = static_cast<int>(q.paths.size());
         const int per_port = std::max(1, static_cast<int>(std::lround(n / ports)));
-        const auto& d = dcqcn_at(link_cap[edge_of(e)] / ports, per_port, offered / n, rtt);
-        left[e] = std::min(left[e], d.utilisation * cap[e]);
+        const auto& d = dcqcn_at(q.link_cap / ports, per_port, offered / n, rtt);
+        q.left = std::min(q.left, d.utilisation * q.cap);
         rec.marking = std::max(rec.marking, d.marking);
         rec.utilisation = std::min(rec.utilisation, d.utilisation);
         rec.queue_bytes = std::max(rec.queue_bytes, d.queue);
@@ -296,22 +308,23 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
       }
       // The port serves what arrives max-min fairly; each ingress port feeding it (the link before it on
       // each path) holds what it brings beyond its flows' shares, and pauses its sender for that part.
-      u.shares(paths, left[e], share);
-      std::map<std::int32_t, std::pair<double, double>> into; // ingress -> (arriving, served) towards e
-      for (std::size_t i = 0; i < u.paths.size(); ++i) {
-        const auto& p = paths[static_cast<std::size_t>(u.paths[i])];
-        if (u.hops[i] == 0)
+      q.shares(paths, q.left, demand, share);
+      std::map<int, std::pair<double, double>> into; // ingress -> (arriving, served) towards q
+      for (std::size_t i = 0; i < q.paths.size(); ++i) {
+        const auto& p = paths[static_cast<std::size_t>(q.paths[i])];
+        if (q.hops[i] == 0)
           continue;
-        auto& [arriving, served] = into[p.links[u.hops[i] - 1]];
-        arriving += p.arriving[u.hops[i]];
+        auto& [arriving, served] = into[p.queues[q.hops[i] - 1]];
+        arriving += p.arriving[q.hops[i]];
         served += share[i];
       }
-      const double lasts = burst(u);
-      for (const auto& [in, flow] : into) {
+      const double lasts = burst(q);
+      for (const auto& [ii, flow] : into) {
         const auto [arriving, served] = flow;
         const double pause = dcqcn ? dcqcn_pause : 1.0 - served / std::max(arriving, 1e-300);
         if (!(pause > 1e-12))
           continue;
+        auto& in = queues[static_cast<std::size_t>(ii)];
         // Without rate control the buffer absorbs the start: the pauses begin once the port's queue for
         // this egress has filled to XOFF.
         double f = pause;
@@ -320,18 +333,18 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
           const double until = xoff(in) / fill;
           f = pause * std::max(0.0, 1.0 - until / std::max(lasts, 1e-12));
         }
-        if (f <= paused[in])
+        if (f <= in.paused)
           continue;
-        paused[in] = f;
-        limits[e] = true;
-        limits[in] = true;
+        in.paused = f;
+        q.limits = true;
+        in.limits = true;
         // While not paused its sender pushes what arrives at it; paused, nothing of that class passes.
-        left[in] = std::min(left[in], (1.0 - f) * std::min(use[in].arriving(paths), cap[in]));
-        auto& r = summary_.ports[edge_of(in)];
-        r.link = edge_of(in);
+        in.left = std::min(in.left, (1.0 - f) * std::min(in.arriving(paths), in.cap));
+        auto& r = summary_.ports[edge_of(in.id)];
+        r.link = edge_of(in.id);
         r.pause_fraction = std::max(r.pause_fraction, f);
-        if (egress(in))
-          next.push_back(in);
+        if (in.egress)
+          next.push_back(ii);
       }
     }
     std::sort(next.begin(), next.end());
@@ -347,15 +360,14 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
   std::vector<double> allowed(paths.size(), std::numeric_limits<double>::infinity());
   std::vector<double> overcommit(paths.size(), 1.0);
   std::vector<double> proportional(paths.size(), 1.0); // the largest stretch of DCQCN's ports
-  for (const auto& [q, u] : use) {
-    const bool paused_here = limits.count(q) > 0;
-    if (paused_here)
-      u.shares(paths, left[q], share);
-    const double scaled = std::max(1.0, u.load / left[q]) / std::max(1.0, u.load / cap[q]);
-    for (std::size_t i = 0; i < u.paths.size(); ++i) {
-      const auto j = static_cast<std::size_t>(u.paths[i]);
-      overcommit[j] = std::max(overcommit[j], u.load / cap[q]);
-      if (paused_here)
+  for (const auto& q : queues) {
+    if (q.limits)
+      q.shares(paths, q.left, demand, share);
+    const double scaled = std::max(1.0, q.load / q.left) / std::max(1.0, q.load / q.cap);
+    for (std::size_t i = 0; i < q.paths.size(); ++i) {
+      const auto j = static_cast<std::size_t>(q.paths[i]);
+      overcommit[j] = std::max(overcommit[j], q.load / q.cap);
+      if (q.limits)
         allowed[j] = std::min(allowed[j], share[i]);
       else
         proportional[j] = std::max(proportional[j], scaled);
