@@ -130,8 +130,13 @@ const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, i
   const auto params = catalog::dcqcn_params(spec_, rate);
   const auto port = catalog::pfc_ingress_port(spec_, rate);
   congestion::Bottleneck b{rate, units::Seconds::from_si(feedback_delay), port.pause};
+  // The steady state, not the start: the flows start at their fair share of the port (or what they
+  // offer, if less), where the equilibrium lies. From the line rate the first marks cut every flow far
+  // below its share and a preset with rare, small increases (the HPCC simulator's Mellanox-like one: one
+  // increase per 300 us) spends the whole window climbing back (a quarter to three quarters of the port
+  // in use), a start-up transient the analysis must not take for the steady state.
   const congestion::FlowGroup group{flows, units::DataRate::from_si(offered),
-                                    units::DataRate::from_si(offered)};
+                                    units::DataRate::from_si(std::min(offered, capacity / flows))};
   // Long enough for alpha's average (gain g per alpha interval) to settle eight times over, the second
   // half averaged.
   const double settle = std::clamp(8 * params.alpha_interval.si() / params.g, 5e-3, 0.2);
@@ -139,7 +144,8 @@ const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, i
   o.duration = units::Seconds::from_si(settle);
   o.average_from = units::Seconds::from_si(settle / 2);
   const auto st = congestion::integrate(params, b, {group}, o);
-  Dcqcn d{std::min(1.0, st.utilisation), st.pause_fraction, st.marking, st.queue.si()};
+  Dcqcn d{std::min(1.0, st.utilisation), st.pause_fraction, st.marking, st.queue.si(), params.k_min.si(),
+          port.pause.xoff.si()};
   return dcqcn_cache_.emplace(key, d).first->second;
 }
 
@@ -305,6 +311,8 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
         rec.utilisation = std::min(rec.utilisation, d.utilisation);
         rec.queue_bytes = std::max(rec.queue_bytes, d.queue);
         dcqcn_pause = d.pause_fraction;
+        if (d.k_min >= d.xoff)
+          summary_.unmarked[std::llround(q.link_cap / ports)] = {d.k_min, d.xoff};
       }
       // The port serves what arrives max-min fairly; each ingress port feeding it (the link before it on
       // each path) holds what it brings beyond its flows' shares, and pauses its sender for that part.

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace dpusim::plan {
@@ -33,6 +34,9 @@ struct CongestionSummary {
   double worst_factor = 1;                      // the largest stretch of a flow
   std::string worst_label;                      // its task's label, where known
   std::map<std::int32_t, PortCongestion> ports; // ports that paused, marked or lost capacity
+  /// Port rates (bytes/s) at which DCQCN's marking starts at or above XOFF: (Kmin, XOFF) in bytes. PFC
+  /// pauses there before ECN marks anything, so the rate control does nothing.
+  std::map<long long, std::pair<double, double>> unmarked;
 };
 
 /// A transfer (or other tenants' background flows) as the uncongested run timed it.
@@ -81,6 +85,8 @@ private:
     double pause_fraction = 0;
     double marking = 0;
     double queue = 0;
+    double k_min = 0; // bytes
+    double xoff = 0;  // bytes
   };
   const Dcqcn& dcqcn_at(double capacity, int flows, double offered, double feedback_delay);
   [[nodiscard]] bool is_switch(topology::VertexId v) const;

@@ -154,6 +154,11 @@ std::string ports_clause(const plan::CongestionSummary& summary, const topology:
                      "DCQCN leaving {:.1f}% of its rate",
                      port_name(topo, mark->link), 100 * mark->marking, mark->queue_bytes / 1e3,
                      100 * mark->utilisation);
+  for (const auto& [rate, thresholds] : summary.unmarked)
+    s += fmt::format(
+        "; on its {:.0f} Gb/s ports ECN marking starts at {:.0f} KB, above PFC's XOFF of {:.0f} KB: "
+        "PFC pauses before DCQCN is told anything, so its rate control does nothing there",
+        static_cast<double>(rate) * 8 / 1e9, thresholds.first / 1e3, thresholds.second / 1e3);
   return s;
 }
 

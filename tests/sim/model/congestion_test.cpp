@@ -186,3 +186,17 @@ TEST(Congestion, TheBundledQueuePairScenarioMakesItsClaim) {
       << "four queue pairs on the ConnectX-7 match the BlueField's adaptive routing";
   EXPECT_NEAR(dpu4 / dpu, 1.0, 0.01);
 }
+
+TEST(Congestion, APresetThatMarksAboveXoffSaysItsRateControlDoesNothing) {
+  // dcqcn-mlx's Kmin grows with the line rate (100 KB per 25 Gb/s) past the XOFF of its 1 MB port buffer
+  // at 400 and 800 Gb/s: the run says PFC pauses there before ECN marks anything.
+  TempDir tmp;
+  std::string out;
+  (void)simulate(tmp, "mlx", kJob + "congestion: {control: dcqcn-mlx}\n", "step_time_s", &out);
+  const std::regex said(
+      R"(on its ([0-9]+) Gb/s ports ECN marking starts at ([0-9]+) KB, above PFC's XOFF of ([0-9]+) KB)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, said)) << out;
+  EXPECT_EQ(std::stoi(m[2]), 100 * std::stoi(m[1]) / 25) << "Kmin scaled with the line rate";
+  EXPECT_GT(std::stoi(m[2]), std::stoi(m[3]));
+}

@@ -346,3 +346,39 @@ TEST(CongestionAnalysis, AFlowThatSharesAPausedPortSlowsAloneNotTheRestOfItsTran
     EXPECT_DOUBLE_EQ(stretched[f].bytes, bytes) << "flow " << f;
   EXPECT_EQ(a.summary().slowed, 1);
 }
+
+TEST(CongestionAnalysis, TheMellanoxLikePresetKeepsAnIncastPortInUseAtItsSteadyState) {
+  // dcqcn-mlx at 100 Gb/s (Kmin 400 KB below XOFF, so ECN marks before PFC pauses): started at the line
+  // rate its flows are cut far below their share and climb back by one small increase per 300 us, which
+  // left 26-49% of the port in use over the averaged window (transfers stretched 2.0-3.8x); from their
+  // share they hover around it.
+  Rig rig({.nodes = 9, .gpus = 1, .nics = 1, .pcie_switches = 1, .nic_gbit = 100});
+  const auto& mlx = *rig.cat.congestion("dcqcn-mlx");
+  for (const int n : {2, 4, 8}) {
+    plan::CongestionSummary s;
+    const double bytes = 1e9;
+    const double k = factor(rig, mlx, incast(n, bytes, false), n * bytes / rig.nic(), &s);
+    double utilisation = 1;
+    for (const auto& [e, p] : s.ports)
+      utilisation = std::min(utilisation, p.utilisation);
+    EXPECT_GT(utilisation, 0.95) << n << " senders";
+    EXPECT_LT(k, 1.0 / 0.95) << n << " senders";
+    EXPECT_TRUE(s.unmarked.empty()) << "Kmin is below XOFF at 100 Gb/s";
+  }
+}
+
+TEST(CongestionAnalysis, APresetWhoseMarkingStartsAboveXoffIsSaidToDoNothing) {
+  // dcqcn-mlx scales Kmin with the line rate: 1.6 MB at 400 Gb/s, above the XOFF its 1 MB port buffer
+  // leaves. PFC pauses first; the summary names the port speed and both thresholds.
+  Rig rig = one_leaf();
+  const auto& mlx = *rig.cat.congestion("dcqcn-mlx");
+  plan::CongestionSummary s;
+  (void)factor(rig, mlx, incast(4, 1e9, false), 4e9 / rig.nic(), &s);
+  ASSERT_EQ(s.unmarked.size(), 1U);
+  const auto& [rate, thresholds] = *s.unmarked.begin();
+  EXPECT_EQ(rate, std::llround(rig.nic()));
+  const auto xoff = catalog::pfc_ingress_port(mlx, units::DataRate::from_si(rig.nic())).pause.xoff.si();
+  EXPECT_NEAR(thresholds.first, 1.6e6, 1.0);
+  EXPECT_DOUBLE_EQ(thresholds.second, xoff);
+  EXPECT_GT(thresholds.first, thresholds.second);
+}
