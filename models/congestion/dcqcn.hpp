@@ -72,6 +72,9 @@ struct IntegrationOptions {
   units::Seconds duration = units::milliseconds(200);
   units::Seconds average_from = units::milliseconds(100); // time averages over [average_from, duration]
   units::Seconds step;                                    // zero: a twentieth of the shortest time constant
+  /// When set: the run also records when the port had served this many bytes since t = 0 (a transfer's
+  /// completion, SteadyState::drained_at).
+  units::Bytes drain;
 };
 
 /// Time averages over the averaging window.
@@ -84,6 +87,9 @@ struct SteadyState {
   double marking = 0;
   double utilisation = 0;    // bytes served / (capacity x window)
   double pause_fraction = 0; // share of the window the senders were paused by PFC
+  /// When the port had served IntegrationOptions::drain bytes; infinite when it had not by `duration`,
+  /// zero when no drain was asked for.
+  units::Seconds drained_at;
 };
 
 /// Integrates the delay-differential equations by explicit Euler with a fixed step, the delayed terms

@@ -33,6 +33,8 @@ void check_inputs(const DcqcnParams& p, const Bottleneck& b, const std::vector<F
   if (!(o.duration > o.average_from) || o.average_from.si() < 0 || o.step.si() < 0)
     throw std::invalid_argument(
         "the integration needs 0 <= average_from < duration and a step of zero or more");
+  if (!(o.drain.si() >= 0) || !std::isfinite(o.drain.si()))
+    throw std::invalid_argument("the bytes to drain must be zero or more");
 }
 
 double default_step(const DcqcnParams& p, const Bottleneck& b) {
@@ -95,6 +97,9 @@ SteadyState integrate(const DcqcnParams& p, const Bottleneck& b, const std::vect
   std::vector<double> delivered_sum(flows.size(), 0.0);
   double q_sum = 0, p_sum = 0, served_sum = 0, paused_steps = 0;
   double q_min = std::numeric_limits<double>::infinity(), q_max = 0;
+  const double drain = o.drain.si();
+  double served_total = 0;
+  double drained_at = drain > 0 ? std::numeric_limits<double>::infinity() : 0.0;
 
   for (std::size_t step = 0; step < steps; ++step) {
     const bool sending = !paused;
@@ -122,6 +127,9 @@ SteadyState integrate(const DcqcnParams& p, const Bottleneck& b, const std::vect
     const double in = arrivals * pkt * h;
     const double served = std::min(b.capacity.si() * h, q + in);
     q = std::max(0.0, q + in - served);
+    if (drain > 0 && served_total < drain && served_total + served >= drain)
+      drained_at = h * (static_cast<double>(step) + (drain - served_total) / std::max(served, 1e-300));
+    served_total += served;
     if (b.pfc) {
       if (!paused && q >= b.pfc->xoff.si())
         paused = true;
@@ -153,6 +161,7 @@ SteadyState integrate(const DcqcnParams& p, const Bottleneck& b, const std::vect
   out.marking = p_sum / n;
   out.utilisation = served_sum / (n * h * capacity * pkt);
   out.pause_fraction = paused_steps / n;
+  out.drained_at = units::Seconds::from_si(drained_at);
   return out;
 }
 

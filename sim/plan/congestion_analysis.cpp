@@ -118,6 +118,15 @@ double two_digits(double x) {
   return std::round(x / scale) * scale;
 }
 
+namespace {
+
+/// Long enough for DCQCN's alpha average (gain g per alpha interval) to settle eight times over.
+double settle_time(const congestion::DcqcnParams& params) {
+  return std::clamp(8 * params.alpha_interval.si() / params.g, 5e-3, 0.2);
+}
+
+} // namespace
+
 const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, int flows, double offered,
                                                               double feedback_delay) {
   offered = two_digits(offered);
@@ -134,12 +143,12 @@ const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, i
   // offer, if less), where the equilibrium lies. From the line rate the first marks cut every flow far
   // below its share and a preset with rare, small increases (the HPCC simulator's Mellanox-like one: one
   // increase per 300 us) spends the whole window climbing back (a quarter to three quarters of the port
-  // in use), a start-up transient the analysis must not take for the steady state.
+  // in use), a start-up transient the analysis must not take for the steady state (dcqcn_stretch charges
+  // it to the transfers it belongs to).
   const congestion::FlowGroup group{flows, units::DataRate::from_si(offered),
                                     units::DataRate::from_si(std::min(offered, capacity / flows))};
-  // Long enough for alpha's average (gain g per alpha interval) to settle eight times over, the second
-  // half averaged.
-  const double settle = std::clamp(8 * params.alpha_interval.si() / params.g, 5e-3, 0.2);
+  // The second half of the settling time averaged.
+  const double settle = settle_time(params);
   congestion::IntegrationOptions o;
   o.duration = units::Seconds::from_si(settle);
   o.average_from = units::Seconds::from_si(settle / 2);
@@ -147,6 +156,44 @@ const CongestionAnalysis::Dcqcn& CongestionAnalysis::dcqcn_at(double capacity, i
   Dcqcn d{std::min(1.0, st.utilisation), st.pause_fraction, st.marking, st.queue.si(), params.k_min.si(),
           port.pause.xoff.si()};
   return dcqcn_cache_.emplace(key, d).first->second;
+}
+
+double CongestionAnalysis::dcqcn_stretch(double capacity, int flows, double offered, double feedback_delay,
+                                         double lasts) {
+  const auto& steady = dcqcn_at(capacity, flows, offered, feedback_delay);
+  offered = two_digits(offered);
+  feedback_delay = std::max(0.5e-6, std::round(feedback_delay / 0.5e-6) * 0.5e-6);
+  const auto rate = units::DataRate::from_si(capacity);
+  const auto params = catalog::dcqcn_params(spec_, rate);
+  // Beyond the settling time the transient is over: it adds the same time to any longer transfer.
+  const double window = std::min(two_digits(lasts), settle_time(params));
+  const auto key = std::make_tuple(std::llround(capacity), flows, std::llround(offered),
+                                   std::llround(feedback_delay * 1e8), std::llround(window * 1e9));
+  double extra = 0; // seconds the start adds to serving `window` seconds' worth of the port
+  if (auto it = stretch_cache_.find(key); it != stretch_cache_.end()) {
+    extra = it->second;
+  } else if (window > 0) {
+    const auto port = catalog::pfc_ingress_port(spec_, rate);
+    congestion::Bottleneck b{rate, units::Seconds::from_si(feedback_delay), port.pause};
+    // Every flow starts at the line rate with nothing queued, as a collective's transfer does.
+    const congestion::FlowGroup group{flows, units::DataRate::from_si(offered),
+                                      units::DataRate::from_si(offered)};
+    const double u = std::max(steady.utilisation, 1e-3);
+    const double steady_time = window / u;
+    congestion::IntegrationOptions o;
+    o.duration = units::Seconds::from_si(4 * steady_time);
+    o.average_from = units::Seconds::from_si(0);
+    o.drain = units::Bytes::from_si(capacity * window);
+    const auto st = congestion::integrate(params, b, {group}, o);
+    // Not served by the end of the run: the rest at the steady state's rate.
+    const double done =
+        std::isfinite(st.drained_at.si())
+            ? st.drained_at.si()
+            : o.duration.si() + (o.drain.si() - st.utilisation * capacity * o.duration.si()) / (u * capacity);
+    extra = std::max(0.0, done - steady_time);
+    stretch_cache_.emplace(key, extra);
+  }
+  return 1.0 / std::max(steady.utilisation, 1e-3) + extra / std::max(lasts, 1e-12);
 }
 
 std::vector<double> CongestionAnalysis::factors(const std::vector<ActiveTransfer>& together) {
@@ -306,9 +353,12 @@ CongestionAnalysis::flow_factors(const std::vector<ActiveTransfer>& together) {
         const int n = static_cast<int>(q.paths.size());
         const int per_port = std::max(1, static_cast<int>(std::lround(n / ports)));
         const auto& d = dcqcn_at(q.link_cap / ports, per_port, offered / n, rtt);
-        q.left = std::min(q.left, d.utilisation * q.cap);
+        // What the port leaves over the transfers' time: its steady state, and the start-up transient
+        // that the rate control spends cutting the line-rate start and climbing back.
+        const double stretch = dcqcn_stretch(q.link_cap / ports, per_port, offered / n, rtt, burst(q));
+        q.left = std::min(q.left, q.cap / stretch);
         rec.marking = std::max(rec.marking, d.marking);
-        rec.utilisation = std::min(rec.utilisation, d.utilisation);
+        rec.utilisation = std::min(rec.utilisation, 1.0 / stretch);
         rec.queue_bytes = std::max(rec.queue_bytes, d.queue);
         dcqcn_pause = d.pause_fraction;
         if (d.k_min >= d.xoff)

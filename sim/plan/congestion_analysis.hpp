@@ -88,7 +88,11 @@ private:
     double k_min = 0; // bytes
     double xoff = 0;  // bytes
   };
+  /// DCQCN's steady state at a port (`flows` flows offering `offered` each into `capacity`, bytes/s).
   const Dcqcn& dcqcn_at(double capacity, int flows, double offered, double feedback_delay);
+  /// How much longer than at the port's full rate the port takes to serve what arrives over `lasts`
+  /// seconds, the flows starting at their line rate: the steady state's 1/u and the start-up transient.
+  double dcqcn_stretch(double capacity, int flows, double offered, double feedback_delay, double lasts);
   [[nodiscard]] bool is_switch(topology::VertexId v) const;
 
   const catalog::CongestionSpec& spec_;
@@ -96,6 +100,7 @@ private:
   std::function<double(std::int32_t)> capacity_;
   CongestionSummary summary_;
   std::map<std::tuple<long long, int, long long, long long>, Dcqcn> dcqcn_cache_;
+  std::map<std::tuple<long long, int, long long, long long, long long>, double> stretch_cache_;
 };
 
 } // namespace dpusim::plan

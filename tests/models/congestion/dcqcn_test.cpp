@@ -127,7 +127,7 @@ TEST(DcqcnIntegration, SixtyFourFlowsAtFortyGigabitsMarkBeyondTheRamp) {
 
 TEST(DcqcnIntegration, FlowsStartingApartConvergeToTheFairShare) {
   const std::vector<FlowGroup> flows{{1, gbit_per_s(40), gbit_per_s(40)}, {1, gbit_per_s(40), gbit_per_s(1)}};
-  const auto s = integrate(paper(), link(40), flows, {milliseconds(400), milliseconds(300), {}});
+  const auto s = integrate(paper(), link(40), flows, {milliseconds(400), milliseconds(300), {}, {}});
   EXPECT_LT(relative(s.rate[0].si(), gbit_per_s(20).si()), 0.05);
   EXPECT_LT(relative(s.rate[1].si(), gbit_per_s(20).si()), 0.05);
 }
@@ -179,7 +179,8 @@ TEST(DcqcnIntegration, PfcOnlyModeSharesByPausing) {
   Bottleneck b = link(100);
   b.pfc = PauseThresholds{bytes(100e3), bytes(98e3)};
   for (int n : {2, 8}) {
-    const auto s = integrate(p, b, identical(n, 100), {milliseconds(2), milliseconds(1), nanoseconds(10)});
+    const auto s =
+        integrate(p, b, identical(n, 100), {milliseconds(2), milliseconds(1), nanoseconds(10), {}});
     EXPECT_NEAR(s.delivered[0].si() / gbit_per_s(100.0 / n).si(), 1.0, 0.01) << n;
     EXPECT_NEAR(s.pause_fraction, 1 - 1.0 / n, 0.01) << n;
     EXPECT_GT(s.utilisation, 0.99);
@@ -187,4 +188,21 @@ TEST(DcqcnIntegration, PfcOnlyModeSharesByPausing) {
   }
   EXPECT_THROW((void)integrate(p, link(100), identical(2, 100)), std::invalid_argument); // no thresholds
   EXPECT_THROW((void)fixed_point(p, gbit_per_s(100), 2), std::invalid_argument);
+}
+
+TEST(DcqcnIntegration, AFullPortDrainsItsBytesAtItsRate) {
+  // PFC alone keeps the port busy from the first step: 10 MB take 10 MB / C; 10 GB are not served by 2 ms.
+  auto p = paper();
+  p.enabled = false;
+  Bottleneck b = link(100);
+  b.pfc = PauseThresholds{bytes(100e3), bytes(98e3)};
+  const auto drained = [&](double drain) {
+    return integrate(p, b, identical(4, 100),
+                     {milliseconds(2), milliseconds(1), nanoseconds(10), bytes(drain)})
+        .drained_at.si();
+  };
+  EXPECT_NEAR(drained(10e6), 10e6 / gbit_per_s(100).si(), 1e-8);
+  EXPECT_TRUE(std::isinf(drained(10e9)));
+  EXPECT_EQ(drained(0), 0.0) << "none asked for";
+  EXPECT_THROW((void)drained(-1), std::invalid_argument);
 }
