@@ -14,6 +14,7 @@
 #include "hw_calib/probes/storage_probe.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
 #include "models/calibration/parameters.hpp"
+#include "models/calibration/plausibility.hpp"
 #include "models/core/atomic_file.hpp"
 #include "models/core/text_distance.hpp"
 
@@ -115,8 +116,9 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "Exit status: 0 all requested probes ran or were skipped (reasons in the profile's notes), 1 a probe\n"
       "failed at run time, 2 usage or input error (an option, or a file given with --nccl-output that is not "
       "a\n"
-      "complete nccl-tests log), 128+N interrupted by signal N (the partial profile says complete: "
-      "false).\n\nOptions",
+      "complete nccl-tests log), 3 with --strict, a measurement outside its plausible range or unstable\n"
+      "(the profile says complete: false), 128+N interrupted by signal N (the partial profile says "
+      "complete: false).\n\nOptions",
       join(probe_names())));
   opts.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
                                                  "output directory (created if needed)")(
@@ -127,6 +129,8 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       "file whose first line is the peer's token (default: $DPUSIM_CALIB_TOKEN; needed with --peer)")(
       "duration", po::value<double>()->default_value(10), "measurement seconds per probe")(
       "quick", "short measurements (1.5 s per probe, smaller buffers) for smoke tests and CI")(
+      "strict", "refuse measurements outside their plausible range or unstable within the run (warned "
+                "about either way): the profile says complete: false and the exit status is 3")(
       "time-limit", po::value<double>()->default_value(0),
       "hard limit per probe in seconds; children are killed at the limit (default: 4 x duration + 60)")(
       "role", po::value<std::string>()->default_value("auto"),
@@ -164,6 +168,7 @@ int run_command(const std::vector<std::string>& args, const std::string& program
 
   ProbeSettings s;
   const bool quick = vm.count("quick") > 0;
+  const bool strict = vm.count("strict") > 0;
   // Checked even where --quick replaces it: an invalid value given is an error either way.
   const double duration = vm["duration"].as<double>();
   if (!(duration > 0) || duration > 3600)
@@ -271,6 +276,7 @@ int run_command(const std::vector<std::string>& args, const std::string& program
 
   bool failed = false;
   int interrupted_by = 0;
+  std::vector<std::string> warnings; // measurements not to trust
   for (const auto& name : probes) {
     const ProbeDef* def = find_probe(name);
     std::cout << fmt::format("\n== {}: {}\n", name, def->description);
@@ -293,6 +299,10 @@ int run_command(const std::vector<std::string>& args, const std::string& program
       std::cout << "  " << line << "\n";
     for (const auto& note : result.notes)
       std::cout << "  note: " << note << "\n";
+    for (const auto& w : result.warnings) {
+      std::cout << "  WARNING: " << w << "\n";
+      warnings.push_back(fmt::format("{}: {}", name, w));
+    }
     if (result.status == ProbeStatus::skipped)
       std::cout << fmt::format("  skipped: {}\n", result.error);
     if (result.status == ProbeStatus::failed && interrupted_by == 0) {
@@ -309,13 +319,33 @@ int run_command(const std::vector<std::string>& args, const std::string& program
         fmt::format("run interrupted by {}; the probes after it did not run", signal_name(interrupted_by)));
   if (failed)
     profile.notes.push_back("at least one probe failed (see the notes above); the profile is incomplete");
-  profile.complete = interrupted_by == 0 && !failed;
+  const auto implausible = calibration::implausible_values(profile);
+  if (!implausible.empty())
+    std::cout << "\n== plausibility\n";
+  for (const auto& w : implausible) {
+    std::cout << "  WARNING: " << w << "\n";
+    profile.notes.push_back("warning: implausible: " + w);
+    warnings.push_back(w);
+  }
+  const bool refused = strict && !warnings.empty();
+  if (refused)
+    profile.notes.push_back(fmt::format("refused with --strict: {} measurement{} not to trust (the warnings "
+                                        "above); the profile is incomplete",
+                                        warnings.size(), warnings.size() == 1 ? "" : "s"));
+  profile.complete = interrupted_by == 0 && !failed && !refused;
   calibration::save_profile(profile, profile_path.string());
   print_parameters(profile);
   std::cout << fmt::format("\nWrote {}{}\n", profile_path.string(), profile.complete ? "" : " (incomplete)");
   if (interrupted_by != 0)
     return 128 + interrupted_by;
-  return failed ? kExitProbeFailed : kExitOk;
+  if (failed)
+    return kExitProbeFailed;
+  if (refused) {
+    std::cout << fmt::format("Refused (--strict): {} warning{}\n", warnings.size(),
+                             warnings.size() == 1 ? "" : "s");
+    return kExitImplausible;
+  }
+  return kExitOk;
 }
 
 } // namespace dpusim::calib

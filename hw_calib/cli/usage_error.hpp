@@ -15,6 +15,7 @@ enum ExitStatus : int {
   kExitOk = 0,
   kExitProbeFailed = 1,
   kExitUsage = 2,
+  kExitImplausible = 3, // --strict: a measurement outside its plausible range, or unstable
   // Interrupted by a signal: 128 + the signal number (130 for SIGINT, 143 for SIGTERM), as shells do.
 };
 

@@ -5,6 +5,7 @@
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/probes/param_builder.hpp"
 #include "models/calibration/parameters.hpp"
+#include "models/calibration/plausibility.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -117,6 +118,8 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
     std::rethrow_exception(failure);
 
   std::vector<double> all_detours, fractions;
+  // The same fraction over each half of every CPU's quanta: a repetition within the run.
+  double half_total[2] = {0, 0}, half_lost[2] = {0, 0};
   double quantum_sum = 0;
   std::size_t quantum_count = 0;
   for (std::size_t k = 0; k < cpus.size(); ++k) {
@@ -129,6 +132,9 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
     for (std::size_t i = 0; i < q.size(); ++i) {
       total += q[i];
       lost += q[i] - t_min;
+      const int half = 2 * i < q.size() ? 0 : 1;
+      half_total[half] += q[i];
+      half_lost[half] += q[i] - t_min;
       all_detours.push_back(q[i] - t_min);
       if (i % stride == 0)
         result.samples.add(fmt::format("fwq_cpu{}", cpus[k]), static_cast<long long>(i), 0, "quantum_s",
@@ -150,6 +156,16 @@ ProbeResult run_os_noise_probe(const ProbeContext& ctx) {
     fraction += f;
   fraction /= static_cast<double>(fractions.size());
   const SampleSummary detour = summarize(all_detours);
+  if (half_total[0] > 0 && half_total[1] > 0) {
+    const double first = half_lost[0] / half_total[0];
+    const double second = half_lost[1] / half_total[1];
+    // Half a percentage point: the spread of the clock tick's cost itself (TSAFRIR05: 0.5-1.5%).
+    if (calibration::unstable_halves(first, second, 0.005))
+      result.warnings.push_back(fmt::format(
+          "the OS noise is unstable across the probe's two halves ({:.2f}% then {:.2f}% of each quantum "
+          "lost): the load on the machine changed while it ran; measure again on an idle node",
+          100 * first, 100 * second));
+  }
   if (all_detours.size() > cpus.size() * kMaxStoredPerCpu)
     result.notes.push_back(
         fmt::format("raw samples thinned to at most {} per CPU (every n-th quantum)", kMaxStoredPerCpu));

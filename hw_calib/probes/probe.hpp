@@ -79,6 +79,7 @@ struct ProbeResult {
   std::vector<calibration::ProfileParam> params;
   SampleTable samples;
   std::vector<std::string> notes;           // go to the profile's notes, prefixed with the probe name
+  std::vector<std::string> warnings;        // measurements not to trust (unstable): notes and console
   std::map<std::string, std::string> tools; // tool -> version
   std::vector<std::string> summary;         // lines printed for the user
   std::string error;                        // why it failed or was skipped

@@ -66,6 +66,8 @@ void merge_probe_result(calibration::Profile& profile, const std::string& probe,
     profile.tools[k] = v;
   for (const auto& n : result.notes)
     profile.notes.push_back(fmt::format("{}: {}", probe, n));
+  for (const auto& w : result.warnings)
+    profile.notes.push_back(fmt::format("warning: {}: {}", probe, w));
   if (result.status == ProbeStatus::skipped)
     profile.notes.push_back(fmt::format("{}: skipped: {}", probe, result.error));
   if (result.status == ProbeStatus::failed)

@@ -1,6 +1,7 @@
 #include "sim/model/registry.hpp"
 
 #include "models/calibration/parameters.hpp"
+#include "models/calibration/plausibility.hpp"
 #include "models/core/text_distance.hpp"
 #include "sim/model/calibration_machine.hpp"
 #include "sim/model/gpu_profiles.hpp"
@@ -224,6 +225,9 @@ scenario::Hardware hardware_for(const scenario::Scenario& s, const catalog::Cata
     hw.profile_path = profile_path;
     apply_calibration(hw, *profile, profile_path, take_shape || s.calibration_shape);
     hw.calibration_differences = machine_differences(*profile, hw);
+    for (const auto& implausible : calibration::implausible_values(*profile))
+      hw.calibration_differences.push_back(
+          fmt::format("the profile's {}; it is applied as measured", implausible));
     for (const auto& cv : hw.calibrated)
       if (cv.used && cv.key.rfind("gpu.", 0) == 0) {
         hw.gpu_performance = fmt::format("measured by dpusim-calib on the user's GPU ({}), in place of {}",

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace fs = std::filesystem;
 using dpusim::testing::run_command;
@@ -101,4 +103,33 @@ TEST(CalibrationEndToEnd, MeasuredOsNoiseDrivesTheNoiseModelAndTheReportSaysSo) 
                 100 * fraction->value, p99->value * 1e6);
   EXPECT_NE(r.out.find(words), std::string::npos) << words << "\n" << r.out;
   EXPECT_NE(r.out.find("(calibration: "), std::string::npos) << r.out;
+}
+
+TEST(CalibrationEndToEnd, ARunWithImplausibleMeasurementsSaysSo) {
+  // The loaded 2-core VM's profile: 71% OS noise, an 8.1 ms p99 detour. Applied as measured, and said.
+  TempDir tmp;
+  dpusim::calibration::Profile p;
+  p.created = "2026-12-04T00:00:00Z";
+  p.role = "host_cpu";
+  for (const auto& [key, value] : std::vector<std::pair<std::string, double>>{
+           {"host_cpu.os_noise_fraction", 0.71}, {"host_cpu.os_noise_p99", 8.1e-3}}) {
+    dpusim::calibration::ProfileParam param;
+    param.key = key;
+    param.value = value;
+    param.source = "fixed-work-quantum benchmark";
+    param.probe = "os-noise";
+    p.set(param);
+  }
+  const std::string profile = tmp.path() + "/profile.yaml";
+  dpusim::calibration::save_profile(p, profile);
+  const std::string scenario = std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/host-tcp-os-noise.yaml";
+  const auto r = run_command({DPUSIM_BINARY, "run", scenario, "--variant", "host-tcp", "--out",
+                              tmp.path() + "/out", "--calibration", profile});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("calibration: the profile's host_cpu.os_noise_fraction = 71.0% is outside its "
+                       "plausible range (at most 10.0%)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("calibration: the profile's host_cpu.os_noise_p99 = 8.1ms"), std::string::npos)
+      << r.out;
 }
