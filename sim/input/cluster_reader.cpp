@@ -46,6 +46,18 @@ FabricConfig read_fabric(yaml::Map m, const catalog::Catalog& cat) {
                 : mode == "pinned" ? topology::Routing::pinned
                                    : topology::Routing::ecmp;
   }
+  if (auto o = m.optional("owned")) {
+    auto om = o->as_map();
+    om.declare(keys_of("cluster.fabric.owned"));
+    OwnedFabric owned;
+    owned.leaves = static_cast<int>(om.required("leaves", "the leaf switches you have").as_int(1, 1 << 16));
+    if (auto n = om.optional("spines"))
+      owned.spines = static_cast<int>(n->as_int(0, 1 << 16));
+    if (auto n = om.optional("cores"))
+      owned.cores = static_cast<int>(n->as_int(0, 1 << 16));
+    om.finish();
+    f.owned = owned;
+  }
   m.finish();
   return f;
 }

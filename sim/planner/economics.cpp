@@ -103,11 +103,14 @@ void add_point_facts(const scenario::Scenario& s, const catalog::Catalog& cat,
   r.set_value("plan.platform_power_w", node->platform_power ? node->platform_power->value.si() * nodes : 0.0);
 
   // The fabric the point's cluster is built on, as its builder buys it: switches and cables.
+  // A fabric the user has instead: all its switches, whatever the point uses of them (the scenario's
+  // check refused a point that needs more); the point's own cables.
   const auto bill = topology::fabric_bill(scenario::cluster_layout(s.cluster, *node, *gpu, *nic, *sw));
   const double host_links = static_cast<double>(devices);
   const double leaf_links = bill.leaf_links;
   const double core_links = bill.core_links;
-  r.set_value("plan.switches", bill.switches());
+  const auto& owned = s.cluster.fabric.owned;
+  r.set_value("plan.switches", owned ? owned->switches() : bill.switches());
   r.set_value("plan.links", host_links + leaf_links + core_links);
   // Every link optical: a transceiver at each end, the device's in its port and a switch port's share
   // of its cage's optics at the link's rate (docs/planner.md); an end the catalog has no figure for

@@ -20,6 +20,14 @@
 
 namespace dpusim::scenario {
 
+/// A fabric the user already has: its switches, whatever the cluster on it uses.
+struct OwnedFabric {
+  int leaves = 0;
+  int spines = 0;
+  int cores = 0;
+  [[nodiscard]] int switches() const { return leaves + spines + cores; }
+};
+
 struct FabricConfig {
   topology::FabricKind kind = topology::FabricKind::fat_tree;
   int tiers = 0; // 2 or 3; 0: the fewest that hold the cluster
@@ -29,6 +37,7 @@ struct FabricConfig {
   double core_oversubscription = 1.0; // three tiers: pod spines' down-links to their core up-links
   std::string switch_model;           // catalog switch
   topology::Routing routing = topology::Routing::ecmp;
+  std::optional<OwnedFabric> owned; // absent: the fabric is sized as its builder would buy it
 };
 
 /// Services every node runs besides training, whatever runs them (host, NIC or DPU).

@@ -5,6 +5,7 @@
 #include "sim/model/model.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/cluster_layout.hpp"
+#include "sim/topology/fabric_bill.hpp"
 #include "sim/topology/topology.hpp"
 
 #include <algorithm>
@@ -60,6 +61,24 @@ void check_adaptive(const catalog::SwitchSpec& sw, const catalog::NicSpec* nic, 
                    devices.size() > 1 ? "places" : "does not place", catalog::link_layer_name(layer))});
 }
 
+/// The fabric the user has must hold what the cluster's fabric needs, tier by tier.
+void check_owned(const scenario::OwnedFabric& owned, const topology::FabricBill& needed, int nodes,
+                 Problems& out) {
+  const auto tier = [&](const char* key, const char* what, int have, int need) {
+    if (have < need)
+      out.push_back(
+          {fmt::format("cluster.fabric.owned.{}", key),
+           fmt::format("{} {}{} stated, but {} nodes on this fabric need {} (leaves {}, spines {}, "
+                       "cores {}, as its builder would buy them): state the fabric you have, or fewer "
+                       "nodes",
+                       have, what, have == 1 ? "" : "es", nodes, need, needed.leaves, needed.spines,
+                       needed.cores)});
+  };
+  tier("leaves", "leaf switch", owned.leaves, needed.leaves);
+  tier("spines", "spine switch", owned.spines, needed.spines);
+  tier("cores", "core switch", owned.cores, needed.cores);
+}
+
 class FabricModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "fabric"; }
@@ -83,6 +102,12 @@ public:
          "ecmp (each connection hashed onto one equal-cost port) | adaptive (each packet over the least "
          "loaded one; needs a switch that can and a NIC or DPU that places out-of-order packets) | pinned "
          "(each destination's traffic up the port of its index on its leaf)"},
+        {"cluster.fabric.owned", "section", "none: sized as its builder buys it",
+         "the fabric you have: a plan counts, powers and prices its switches for every point, and a "
+         "cluster that needs more of a tier is refused"},
+        {"cluster.fabric.owned.leaves", "count", "required", "leaf switches"},
+        {"cluster.fabric.owned.spines", "count", "0", "spine switches (every pod's)"},
+        {"cluster.fabric.owned.cores", "count", "0", "core switches"},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
@@ -135,7 +160,10 @@ public:
         f.oversubscription < 1.0 || f.core_oversubscription < 1.0)
       return; // reported above; the shape cannot be computed
     try {
-      (void)topology::fabric_shape(scenario::cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw));
+      const auto layout = scenario::cluster_layout(c, *node, *cat.gpu(node->gpu), *nic, *sw);
+      (void)topology::fabric_shape(layout);
+      if (f.owned)
+        check_owned(*f.owned, topology::fabric_bill(layout), c.nodes, out);
     } catch (const std::invalid_argument& e) {
       out.push_back({"cluster.fabric", e.what()});
     }

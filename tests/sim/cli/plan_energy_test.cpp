@@ -4,9 +4,11 @@
 // draws its platform's power beside its GPUs, so a larger cluster does not come out as the least energy
 // per run.
 #include "tests/support/golden_tables.hpp"
+#include "tests/support/run_csv.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
@@ -53,4 +55,38 @@ TEST(PlanEnergy, EnergyPerRunRisesWithTheNodesAndTheFabricIsSizedToItsLeaves) {
   const std::string line = r.out.substr(least, r.out.find('\n', least) - least);
   EXPECT_EQ(line.find(": 192 x dgx-h100"), std::string::npos) << line;
   EXPECT_NE(line.find(": 128 x dgx-h100"), std::string::npos) << line;
+}
+
+TEST(PlanEnergy, AFabricTheUserHasIsCountedForEveryPointAndAClusterThatNeedsMoreIsInfeasible) {
+  // The same plan on the fabric of a 128-node rail-optimized cluster the user already has: 16 leaves and
+  // 8 spines, counted for 64 and 128 nodes alike; 192 nodes need 24 leaves and are refused with why.
+  TempDir tmp;
+  const fs::path data = fs::path(DPUSIM_SOURCE_DIR) / "tests/sim/cli/data/plan-70b";
+  const std::string fabric = R"(oversubscription: "1:1"})";
+  std::string base = dpusim::testing::read_text((data / "base.yaml").string());
+  base =
+      dpusim::testing::replaced(base, fabric, R"(oversubscription: "1:1", owned: {leaves: 16, spines: 8}})");
+  std::string plan = dpusim::testing::read_text((data / "plan.yaml").string());
+  plan = dpusim::testing::replaced(plan, "nodes: [32, 48, 64, 96, 128, 192]", "nodes: [64, 128, 192]");
+  plan = dpusim::testing::replaced(plan, "    - {tp: 8, pp: 8, virtual_stages: 5}\n", "");
+  plan = dpusim::testing::replaced(plan, "variants: [host-tcp, rdma-nic, dpu]", "variants: [rdma-nic]");
+  std::ofstream(tmp.path() + "/base.yaml") << base;
+  std::ofstream(tmp.path() + "/plan.yaml") << plan;
+  const auto r =
+      run_command({DPUSIM_BINARY, "plan", tmp.path() + "/plan.yaml", "--out", tmp.path() + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = csv_rows(fs::path(tmp.path()) / "out/points.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  std::map<std::string, const std::map<std::string, std::string>*> by_nodes; // nodes -> its row
+  for (const auto& row : rows)
+    by_nodes[row.at("nodes")] = &row;
+  for (const char* n : {"64", "128"}) {
+    EXPECT_EQ(by_nodes.at(n)->at("feasible"), "true") << n;
+    EXPECT_EQ(by_nodes.at(n)->at("switches"), "24") << n << " nodes: all 24 switches the user has";
+  }
+  EXPECT_EQ(by_nodes.at("192")->at("feasible"), "false");
+  EXPECT_NE(by_nodes.at("192")->at("reason").find("cluster.fabric.owned.leaves: 16 leaf switches stated, but "
+                                                  "192 nodes on this fabric need 24"),
+            std::string::npos)
+      << by_nodes.at("192")->at("reason");
 }

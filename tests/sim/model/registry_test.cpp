@@ -67,8 +67,8 @@ TEST(ModelRegistry, EveryKeyIsDeclaredOnceInASectionThatExists) {
 TEST(ModelRegistry, ListsASectionsKeysInTheOrderTheyAreDeclared) {
   const auto& reg = model::registry();
   const std::vector<std::string_view> fabric{
-      "topology", "tiers",  "link", "latency", "oversubscription", "core_oversubscription",
-      "switch",   "routing"};
+      "topology", "tiers",   "link", "latency", "oversubscription", "core_oversubscription",
+      "switch",   "routing", "owned"};
   EXPECT_EQ(reg.keys_under("cluster.fabric"), fabric);
   const std::vector<std::string_view> cluster{"nodes",  "gpus_per_node", "node",    "nic",    "dpu",
                                               "fabric", "services",      "storage", "tenants"};
