@@ -335,3 +335,20 @@ TEST(HostCoreProperties, ThePeakIsWhatTheTraceShowsAndNeverBelowTheMean) {
   EXPECT_NEAR(peak, largest, 1e-4 * largest);
   EXPECT_GT(peak, 2 * mean); // the reduction's burst: 13.5 against 4.7 when this was written
 }
+
+TEST(IterationProperties, TheH200RunsTheH100sGemmsAndFasterMemoryBoundWork) {
+  // dgx-h200 against dgx-h100 on the quickstart's job: the same die and peak, so the GEMMs take what they
+  // take on the H100 and the step cannot gain more than the memory-bound share; 4.8 against 3.35 TB/s
+  // makes that share shorter; and 141 GB against 80 GB hold more.
+  TempDir tmp;
+  const std::string h100 = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                      "/scenarios/examples/quickstart.yaml");
+  const std::string h200 = dpusim::testing::replaced(h100, "node: dgx-h100", "node: dgx-h200");
+  std::string out_h100, out_h200;
+  const double compute_h100 = simulate(tmp, "h100", h100, "compute_s", &out_h100);
+  const double compute_h200 = simulate(tmp, "h200", h200, "compute_s", &out_h200);
+  EXPECT_LT(compute_h200, compute_h100 * 0.99) << "memory-bound kernels run on faster HBM";
+  EXPECT_GT(compute_h200, compute_h100 * 0.8) << "the GEMMs, most of the compute, run at the same peak";
+  EXPECT_NE(out_h100.find("of 79.3 GiB"), std::string::npos) << out_h100;
+  EXPECT_NE(out_h200.find("of 130.9 GiB"), std::string::npos) << out_h200;
+}
