@@ -352,3 +352,19 @@ TEST(IterationProperties, TheH200RunsTheH100sGemmsAndFasterMemoryBoundWork) {
   EXPECT_NE(out_h100.find("of 79.3 GiB"), std::string::npos) << out_h100;
   EXPECT_NE(out_h200.find("of 130.9 GiB"), std::string::npos) << out_h200;
 }
+
+TEST(IterationProperties, TheDgxB200IsFasterThanTheH100WithinWhatItsPeakAndMemoryAllow) {
+  // dgx-b200 against dgx-h100 on the quickstart's job: 2,250 against 989 TFLOPS (2.28x) and 8.0 against
+  // 3.35 TB/s (2.39x), so its compute is at most 2.39x shorter, and with its measured GEMM table at
+  // least 1.5x; 183,359 MiB (MLPerf's nvidia-smi total) less the CUDA context.
+  TempDir tmp;
+  const std::string h100 = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                      "/scenarios/examples/quickstart.yaml");
+  const std::string b200 = dpusim::testing::replaced(h100, "node: dgx-h100", "node: dgx-b200");
+  std::string out;
+  const double compute_h100 = simulate(tmp, "h100", h100, "compute_s");
+  const double compute_b200 = simulate(tmp, "b200", b200, "compute_s", &out);
+  EXPECT_GT(compute_b200, compute_h100 / 2.39);
+  EXPECT_LT(compute_b200, compute_h100 / 1.5);
+  EXPECT_NE(out.find("of 178.7 GiB"), std::string::npos) << out;
+}
