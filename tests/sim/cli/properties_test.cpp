@@ -341,8 +341,8 @@ TEST(IterationProperties, TheH200RunsTheH100sGemmsAndFasterMemoryBoundWork) {
   // take on the H100 and the step cannot gain more than the memory-bound share; 4.8 against 3.35 TB/s
   // makes that share shorter; and 141 GB against 80 GB hold more.
   TempDir tmp;
-  const std::string h100 = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
-                                                      "/scenarios/examples/quickstart.yaml");
+  const std::string h100 =
+      dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml");
   const std::string h200 = dpusim::testing::replaced(h100, "node: dgx-h100", "node: dgx-h200");
   std::string out_h100, out_h200;
   const double compute_h100 = simulate(tmp, "h100", h100, "compute_s", &out_h100);
@@ -358,8 +358,8 @@ TEST(IterationProperties, TheDgxB200IsFasterThanTheH100WithinWhatItsPeakAndMemor
   // 3.35 TB/s (2.39x), so its compute is at most 2.39x shorter, and with its measured GEMM table at
   // least 1.5x; 183,359 MiB (MLPerf's nvidia-smi total) less the CUDA context.
   TempDir tmp;
-  const std::string h100 = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
-                                                      "/scenarios/examples/quickstart.yaml");
+  const std::string h100 =
+      dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml");
   const std::string b200 = dpusim::testing::replaced(h100, "node: dgx-h100", "node: dgx-b200");
   std::string out;
   const double compute_h100 = simulate(tmp, "h100", h100, "compute_s");
@@ -367,4 +367,26 @@ TEST(IterationProperties, TheDgxB200IsFasterThanTheH100WithinWhatItsPeakAndMemor
   EXPECT_GT(compute_b200, compute_h100 / 2.39);
   EXPECT_LT(compute_b200, compute_h100 / 1.5);
   EXPECT_NE(out.find("of 178.7 GiB"), std::string::npos) << out;
+}
+
+TEST(IterationProperties, AnEightHundredGigabitNicOnAnH100IsHeldToTheGpusPcie) {
+  // connectx-8 (800 Gb/s) on 800G links against connectx-7 (400 Gb/s) on 400G links, on the quickstart's
+  // DGX H100 job: GPUDirect RDMA crosses the H100's PCIe Gen5 x16 (64 GB/s), so the network can move at
+  // most 64/50 = 1.28x faster, never slower.
+  TempDir tmp;
+  const std::string cx7 =
+      dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/quickstart.yaml");
+  std::string cx8 = dpusim::testing::replaced(cx7, "nic: connectx-7", "nic: connectx-8");
+  cx8 = dpusim::testing::replaced(cx8, "link: 400Gbps", "link: 800Gbps");
+  cx8 = dpusim::testing::replaced(cx8, "variants: [rdma-nic, dpu]", "variants: [rdma-nic]");
+  const auto exposed = [&](const std::string& name, const std::string& text) {
+    std::string yaml = dpusim::testing::replaced(text, "baseline: host-tcp", "baseline: rdma-nic");
+    return simulate(tmp, name, yaml, "exposed_comm_s");
+  };
+  const double with_cx7 =
+      exposed("cx7", dpusim::testing::replaced(cx7, "variants: [rdma-nic, dpu]", "variants: []"));
+  const double with_cx8 =
+      exposed("cx8", dpusim::testing::replaced(cx8, "variants: [rdma-nic]", "variants: []"));
+  EXPECT_LE(with_cx8, with_cx7 * (1 + 1e-9));
+  EXPECT_GE(with_cx8, with_cx7 / 1.28 * (1 - 1e-3));
 }
