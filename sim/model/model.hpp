@@ -10,6 +10,7 @@
 #include "models/catalog/cited.hpp"
 #include "models/core/yaml_reader.hpp"
 #include "sim/engine/platform_decl.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"
 #include "sim/report/explainer.hpp"
@@ -30,7 +31,9 @@ struct IterationPlan;
 }
 namespace dpusim::topology {
 class Topology;
-}
+struct ClusterLayout;
+struct Failures;
+} // namespace dpusim::topology
 namespace dpusim::datapath {
 class DataPath;
 }
@@ -113,6 +116,21 @@ public:
     (void)s;
     return false;
   }
+  /// Changes the cluster's layout before its topology is built (the share of the up-links other tenants
+  /// are held to). Nothing by default.
+  virtual void shape_layout(const scenario::Scenario& s, const offload::Variant& v,
+                            topology::ClusterLayout& layout) const {
+    (void)s;
+    (void)v;
+    (void)layout;
+  }
+  /// Adds what it takes down in the built topology (routes go around it). Nothing by default.
+  virtual void add_failures(const scenario::Scenario& s, const topology::Topology& topo,
+                            topology::Failures& out) const {
+    (void)s;
+    (void)topo;
+    (void)out;
+  }
   /// Changes the built platform before it is simulated (a link below its rate). Nothing by default.
   virtual void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
                               engine::PlatformDecl& platform) const {
@@ -133,6 +151,39 @@ public:
   virtual void report(const RunView& run, report::VariantResult& result) const {
     (void)run;
     (void)result;
+  }
+  /// The passes it asks for beside the prediction (pass.hpp), whose steps account() reads; none by default.
+  [[nodiscard]] virtual std::vector<PassRequest> passes(const scenario::Scenario& s) const {
+    (void)s;
+    return {};
+  }
+  /// Whether it draws into or stretches every pass of `s`'s runs (perturbation() or stretch() may then
+  /// return one).
+  [[nodiscard]] virtual bool alters_passes(const scenario::Scenario& s) const {
+    (void)s;
+    return false;
+  }
+  /// Its draws, made once the prediction's build has run without them (`clean`, timed with `in`); at most
+  /// one model of a run draws. None by default.
+  [[nodiscard]] virtual std::unique_ptr<Perturbation> perturbation(const RunContext& run,
+                                                                   const metrics::IterationMetrics& clean,
+                                                                   const metrics::MetricsInputs& in) const {
+    (void)run;
+    (void)clean;
+    (void)in;
+    return nullptr;
+  }
+  /// How it stretches every pass after its run with links shared max-min; none by default.
+  [[nodiscard]] virtual std::unique_ptr<Stretch> stretch(const RunContext& run) const {
+    (void)run;
+    return nullptr;
+  }
+  /// Reads the step times of the passes it asked for and adds its outputs (after the run, with the
+  /// prediction's metrics in `r`). Nothing by default.
+  virtual void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const {
+    (void)s;
+    (void)steps;
+    (void)r;
   }
   /// Tasks this model adds to the iteration (plan::IterationExtension); none by default.
   void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {

@@ -38,33 +38,35 @@ std::unique_ptr<Model> make_faults_model();
 std::unique_ptr<Model> make_noise_model();
 std::unique_ptr<Model> make_congestion_model();
 
+std::vector<std::unique_ptr<Model>> builtin_models() {
+  std::vector<std::unique_ptr<Model>> m;
+  m.push_back(make_scenario_model());
+  m.push_back(make_cluster_model());
+  m.push_back(make_fabric_model());
+  m.push_back(make_services_model());
+  m.push_back(make_storage_model());
+  m.push_back(make_workload_model());
+  m.push_back(make_parallelism_model());
+  m.push_back(make_expert_parallel_model());
+  m.push_back(make_context_parallel_model());
+  m.push_back(make_pipeline_model());
+  m.push_back(make_memory_model());
+  m.push_back(make_input_pipeline_model());
+  m.push_back(make_agents_model());
+  m.push_back(make_tenants_model());
+  m.push_back(make_collectives_model());
+  m.push_back(make_checkpoint_model());
+  m.push_back(make_transport_model());
+  m.push_back(make_offload_model());
+  m.push_back(make_validation_model());
+  m.push_back(make_faults_model());
+  m.push_back(make_noise_model());
+  m.push_back(make_congestion_model());
+  return m;
+}
+
 const Registry& registry() {
-  static const Registry r = [] {
-    std::vector<std::unique_ptr<Model>> m;
-    m.push_back(make_scenario_model());
-    m.push_back(make_cluster_model());
-    m.push_back(make_fabric_model());
-    m.push_back(make_services_model());
-    m.push_back(make_storage_model());
-    m.push_back(make_workload_model());
-    m.push_back(make_parallelism_model());
-    m.push_back(make_expert_parallel_model());
-    m.push_back(make_context_parallel_model());
-    m.push_back(make_pipeline_model());
-    m.push_back(make_memory_model());
-    m.push_back(make_input_pipeline_model());
-    m.push_back(make_agents_model());
-    m.push_back(make_tenants_model());
-    m.push_back(make_collectives_model());
-    m.push_back(make_checkpoint_model());
-    m.push_back(make_transport_model());
-    m.push_back(make_offload_model());
-    m.push_back(make_validation_model());
-    m.push_back(make_faults_model());
-    m.push_back(make_noise_model());
-    m.push_back(make_congestion_model());
-    return Registry(std::move(m));
-  }();
+  static const Registry r(builtin_models());
   return r;
 }
 

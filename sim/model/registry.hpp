@@ -43,7 +43,11 @@ private:
   std::vector<CalibrationBinding> bindings_;
 };
 
-/// The registry of the models built into dpusim (registry.cpp lists them).
+/// The models built into dpusim, in registration order (registry.cpp lists them): a registry of one's
+/// own (a test's, with a model of its own added) starts from them.
+std::vector<std::unique_ptr<Model>> builtin_models();
+
+/// The registry of the models built into dpusim.
 const Registry& registry();
 
 /// Every problem of a scenario built in memory, each with the key it concerns; empty when it can run.

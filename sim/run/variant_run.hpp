@@ -10,6 +10,10 @@
 #include <functional>
 #include <string>
 
+namespace dpusim::model {
+class Registry;
+}
+
 namespace dpusim::run {
 
 struct RunOptions {
@@ -21,6 +25,8 @@ struct RunOptions {
   // false: simulate the whole iteration that writes a synchronous checkpoint even where its writes
   // alone would do (tests compare the two)
   bool checkpoint_writes_alone = true;
+  // the models to run (null: the built-in registry); tests add a model of their own
+  const model::Registry* registry = nullptr;
 };
 
 report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Catalog& cat,

@@ -58,6 +58,8 @@ void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
   }
 }
 
+constexpr std::string_view kPass = "checkpoint";
+
 class CheckpointModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "checkpoint"; }
@@ -103,6 +105,29 @@ public:
         {"step_with_checkpoints_s",
          [](const report::VariantResult& r) { return r.metrics.step_with_checkpoints_s; }},
     };
+  }
+  /// The iteration that also writes a checkpoint, on the same platform. A synchronous checkpoint that
+  /// nothing overlaps (no input pipeline, agents or tenants, and no draws or stretch in the run) starts
+  /// when the plain iteration ends: its writes alone are simulated, and their time added to the plain
+  /// step (tested equal to the whole iteration's).
+  [[nodiscard]] std::vector<PassRequest> passes(const scenario::Scenario& s) const override {
+    if (!s.workload.checkpoint)
+      return {};
+    return {{.name = std::string(kPass),
+             .build =
+                 [&s](PassBuild& b) {
+                   b.host = writing_checkpoint(s, b.host);
+                   b.host_tasks_only = b.plain && !s.workload.checkpoint->async && !s.workload.data &&
+                                       s.cluster.services.agent_cores == 0 && s.cluster.tenants.flows == 0;
+                 },
+             .drawn_only = true,
+             .reported_apart = "the iteration that writes a checkpoint"}};
+  }
+  void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const override {
+    if (!s.workload.checkpoint)
+      return;
+    const auto& ck = steps.pass(std::string(kPass));
+    add_checkpoint_step(s, ck.host_tasks_only ? r.metrics.step_time_s + ck.step_s() : ck.step_s(), r.metrics);
   }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {
     if (ctx.host.checkpoint_bytes_per_gpu > 0)

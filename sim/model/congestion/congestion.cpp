@@ -63,6 +63,10 @@ public:
     m.finish();
     s.extensions[std::string(kSection)] = c;
   }
+  [[nodiscard]] bool alters_passes(const scenario::Scenario& s) const override {
+    return congestion_of(s) != nullptr;
+  }
+  [[nodiscard]] std::unique_ptr<Stretch> stretch(const RunContext& run) const override;
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const auto* c = congestion_of(s);
     if (c == nullptr)
@@ -191,21 +195,94 @@ void add_congestion_report(const CongestionConfig& c, const plan::CongestionSumm
       100 * cost / std::max(1e-12, r.metrics.exposed_comm_s), ports_clause(summary, topo)));
 }
 
-void add_checkpoint_congestion(const CongestionConfig& c, const plan::CongestionSummary& summary,
-                               const topology::Topology& topo, double step_s, double uncongested_step_s,
-                               report::VariantResult& r) {
+namespace {
+
+/// What congestion did to a pass reported apart ("in <what>").
+void add_pass_congestion(const CongestionConfig& c, const plan::CongestionSummary& summary,
+                         const topology::Topology& topo, double step_s, double uncongested_step_s,
+                         const std::string& pass, const std::string& what, report::VariantResult& r) {
   if (summary.transfers == 0)
     return;
   const double cost = cost_of(step_s, uncongested_step_s);
-  r.set_value("checkpoint_congestion_cost_s", cost);
+  r.set_value(fmt::format("{}_congestion_cost_s", pass), cost);
   r.notes.push_back(fmt::format(
-      "congestion ({}) in the iteration that writes a checkpoint ({}): {} of {} RoCE transfers slow down by "
+      "congestion ({}) in {} ({}): {} of {} RoCE transfers slow down by "
       "more than 0.1%; it takes {:.4f} s longer ({:+.1f}%) than with links shared max-min{}",
-      c.control,
+      c.control, what,
       c.storage_separate ? "storage in a PFC priority of its own" : "storage in the job's PFC priority",
       summary.slowed, summary.transfers, cost, 100 * cost / std::max(1e-12, uncongested_step_s),
       ports_clause(summary, topo)));
 }
+
+/// RoCE congestion stretches each RDMA transfer by what DCQCN and PFC leave of its links, among the
+/// transfers the uncongested run had running with it (docs/models/congestion.md). Under kernel TCP it
+/// stretches nothing and says so.
+class CongestionStretch final : public Stretch {
+public:
+  CongestionStretch(const CongestionConfig& c, const RunContext& run)
+      : config_(c), variant_(run.variant), topo_(run.topology) {
+    if (run.path.transport() == offload::Transport::rdma)
+      analysis_.emplace(*run.catalog.congestion(c.control), run.routes,
+                        link_capacity(run.topology, run.platform));
+  }
+  [[nodiscard]] bool active() const override { return analysis_.has_value(); }
+  [[nodiscard]] std::unique_ptr<Stretch> fresh() const override {
+    auto f = std::make_unique<CongestionStretch>(*this);
+    if (f->analysis_)
+      f->analysis_->reset();
+    return f;
+  }
+  bool stretch_probes(
+      plan::IterationPlan& p,
+      const std::function<std::vector<engine::TaskTiming>(const engine::TaskGraph&)>& time) override {
+    bool any = false;
+    for (auto* probe : {&p.probe, &p.ep_probe, &p.cp_probe})
+      if (probe->size() > 0)
+        any |= analysis_->apply(*probe, time(*probe), [probe, &p](engine::TaskId) {
+          return std::string(probe == &p.ep_probe   ? "an expert-parallel all-to-all"
+                             : probe == &p.cp_probe ? "a context-parallel all-gather"
+                                                    : "a tensor-parallel all-reduce");
+        });
+    return any;
+  }
+  bool stretch(plan::IterationPlan& p, const std::vector<engine::TaskTiming>& clean) override {
+    const auto label = [&p](engine::TaskId id) {
+      return static_cast<std::size_t>(id) < p.info.size() ? p.info[static_cast<std::size_t>(id)].label
+                                                          : std::string();
+    };
+    return analysis_->apply(p.graph, clean, label, [&p, this](engine::TaskId id) {
+      const auto i = static_cast<std::size_t>(id);
+      return traffic_class(config_, variant_, p.graph.task(id),
+                           i < p.info.size() ? p.info[i].category : plan::TaskCategory::join);
+    });
+  }
+  void report(const PassSteps& steps, report::VariantResult& r) const override {
+    add_congestion_report(config_, analysis_ ? analysis_->summary() : plan::CongestionSummary{}, topo_,
+                          steps.base.clean_s, steps.base.unstretched_s, r);
+  }
+  void report_pass(const std::string& name, const std::string& what, const PassStep& step,
+                   report::VariantResult& r) const override {
+    if (analysis_)
+      add_pass_congestion(config_, analysis_->summary(), topo_, step.clean_s, step.unstretched_s, name, what,
+                          r);
+  }
+  [[nodiscard]] const plan::CongestionSummary* congestion() const override {
+    return analysis_ ? &analysis_->summary() : nullptr;
+  }
+
+private:
+  CongestionConfig config_;
+  const offload::Variant& variant_;
+  const topology::Topology& topo_;
+  std::optional<plan::CongestionAnalysis> analysis_;
+};
+
+std::unique_ptr<Stretch> CongestionModel::stretch(const RunContext& run) const {
+  const auto* c = congestion_of(run.scenario);
+  return c == nullptr ? nullptr : std::make_unique<CongestionStretch>(*c, run);
+}
+
+} // namespace
 
 std::unique_ptr<Model> make_congestion_model() {
   return std::make_unique<CongestionModel>();

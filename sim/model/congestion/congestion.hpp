@@ -34,9 +34,4 @@ void add_congestion_report(const CongestionConfig& c, const plan::CongestionSumm
                            const topology::Topology& topo, double step_s, double uncongested_step_s,
                            report::VariantResult& r);
 
-/// The same for the iteration that writes a checkpoint (a note of its own).
-void add_checkpoint_congestion(const CongestionConfig& c, const plan::CongestionSummary& summary,
-                               const topology::Topology& topo, double step_s, double uncongested_step_s,
-                               report::VariantResult& r);
-
 } // namespace dpusim::model

@@ -210,6 +210,8 @@ void check_links(const scenario::Scenario& s, const catalog::Catalog& cat, const
   }
 }
 
+constexpr std::string_view kFaultFree = "fault-free";
+
 class FaultsModel final : public Model {
 public:
   [[nodiscard]] std::string_view name() const override { return "faults"; }
@@ -343,6 +345,34 @@ public:
       if (std::any_of(info.gpus.begin(), info.gpus.end(), [&](int g) { return slow.contains(g / per_node); }))
         info.compute_s /= f->slow_speed;
     }
+  }
+  void add_failures(const scenario::Scenario& s, const topology::Topology& topo,
+                    topology::Failures& out) const override {
+    auto f = failures_of(s, topo);
+    out.vertices.insert(out.vertices.end(), f.vertices.begin(), f.vertices.end());
+    out.edges.insert(out.edges.end(), f.edges.begin(), f.edges.end());
+  }
+  /// Slow nodes change the tasks, not the platform: the same iteration without them, on the same
+  /// platform (with the same draws where there are any), tells what they cost per step.
+  [[nodiscard]] std::vector<PassRequest> passes(const scenario::Scenario& s) const override {
+    if (!has_slow_nodes(s))
+      return {};
+    return {{.name = std::string(kFaultFree),
+             .build =
+                 [this](PassBuild& b) {
+                   std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
+                 },
+             .drawn_only = false,
+             .reported_apart = {}}};
+  }
+  void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const override {
+    if (!has_slow_nodes(s))
+      return;
+    const auto& healthy = steps.pass(std::string(kFaultFree));
+    if (steps.base.drawn_s && healthy.drawn_s)
+      add_fault_cost(*steps.base.drawn_s, *healthy.drawn_s, true, r);
+    else
+      add_fault_cost(steps.base.clean_s, healthy.clean_s, false, r);
   }
   void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
                       engine::PlatformDecl& platform) const override {

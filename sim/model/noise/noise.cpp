@@ -239,6 +239,14 @@ public:
   [[nodiscard]] bool builds_every_replica(const scenario::Scenario& s) const override {
     return slowest_replicas_only(s);
   }
+  [[nodiscard]] bool alters_passes(const scenario::Scenario& s) const override {
+    return noise_of(s) != nullptr;
+  }
+  [[nodiscard]] std::unique_ptr<Perturbation> perturbation(const RunContext& run,
+                                                           const metrics::IterationMetrics& clean,
+                                                           const metrics::MetricsInputs& in) const override {
+    return noise_perturbation(run, clean, in);
+  }
   [[nodiscard]] report::Explainer explainer() const override {
     report::Explainer e;
     e.also = [](const report::VariantResult& base, const report::VariantResult& r) {

@@ -6,12 +6,14 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/metrics/iteration_metrics.hpp"
 #include "sim/model/noise/os_noise.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -105,6 +107,13 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
                                                    const plan::IterationPlan& clean,
                                                    const datapath::DataPath& path, const OsNoise* os,
                                                    double storage_sigma = 0);
+
+/// The scenario's noise as the run's draws (pass.hpp): into the prediction, each source alone, and every
+/// pass another model asks for; null where the scenario has no noise: section. `clean` is the
+/// prediction's noise-free run (OS noise grows with the kernel work it put on the cores).
+std::unique_ptr<Perturbation> noise_perturbation(const RunContext& run,
+                                                 const metrics::IterationMetrics& clean,
+                                                 const metrics::MetricsInputs& in);
 
 /// Records how much longer the noisy step is than the noise-free one (straggler_wait_s).
 void add_straggler_wait(double noisy_step_s, double clean_step_s, report::VariantResult& r);

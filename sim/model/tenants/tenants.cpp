@@ -6,6 +6,7 @@
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -73,6 +74,11 @@ public:
       out.push_back({"cluster.tenants.guarantee",
                      "missing required key (expected the share of each leaf's up-links "
                      "the DPUs leave this job, e.g. 0.75)"});
+  }
+  /// Other tenants' DPUs hold them to their share of the up-links where the job runs on DPUs.
+  void shape_layout(const scenario::Scenario& s, const offload::Variant& v,
+                    topology::ClusterLayout& layout) const override {
+    layout.tenants.uplink_share = isolated(s, v) ? 1.0 - s.cluster.tenants.guarantee : 1.0;
   }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& /*ctx*/) const override {
     add_cross_traffic(work);
