@@ -54,6 +54,8 @@ struct PassRequest {
   bool drawn_only = false;
   /// Where a model stretches the passes, it says what it did to this one apart, as "in <what>".
   std::string reported_apart;
+  /// The platform's flapping links stay up in this pass (the same platform otherwise).
+  bool steady_links = false;
 };
 
 /// One pass's step times.

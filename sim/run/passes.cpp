@@ -110,7 +110,11 @@ PassExecutor::stretch(Pass& p, const std::vector<engine::TaskTiming>& clean,
     if (st->active())
       stretched |= st->stretch(p.plan, clean);
   apply_probes(p.plan, *in_);
-  return stretched || probes_stretched_ ? simulator_->execute(p.plan.graph, progress_) : clean;
+  return stretched || probes_stretched_ ? simulator_->execute(p.plan.graph, progress_, flaps(p)) : clean;
+}
+
+simgrid::Simulator::Flaps PassExecutor::flaps(const Pass& p) {
+  return p.request.steady_links ? simgrid::Simulator::Flaps::none : simgrid::Simulator::Flaps::apply;
 }
 
 void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& run,
@@ -168,7 +172,7 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
     apply_probes(p.plan, in);
     if (p.request.drawn_only && perturbation_ && !stretching)
       continue; // simulated below, with the draws
-    auto t = simulator.execute(p.plan.graph, progress);
+    auto t = simulator.execute(p.plan.graph, progress, flaps(p));
     p.step.unstretched_s = step_of(p.plan, t);
     if (stretching) {
       std::vector<std::unique_ptr<model::Stretch>> own;
@@ -199,9 +203,9 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       auto& p = passes_[k];
       if (auto d = perturbation_->draw(p.plan, p.whole ? &*p.whole : nullptr, p.name, {})) {
         apply_probes(*d, in);
-        p.step.drawn_s = step_of(*d, simulator.execute(d->graph, progress));
+        p.step.drawn_s = step_of(*d, simulator.execute(d->graph, progress, flaps(p)));
       } else if (p.request.drawn_only && !stretching) {
-        p.step.clean_s = step_of(p.plan, simulator.execute(p.plan.graph, progress));
+        p.step.clean_s = step_of(p.plan, simulator.execute(p.plan.graph, progress, flaps(p)));
         p.step.unstretched_s = p.step.clean_s;
       }
     }

@@ -65,6 +65,7 @@ public:
 private:
   struct Pass;
   [[nodiscard]] plan::IterationPlan build(const model::PassBuild& b, bool representative) const;
+  static simgrid::Simulator::Flaps flaps(const Pass& p);
   std::vector<engine::TaskTiming> stretch(Pass& p, const std::vector<engine::TaskTiming>& clean,
                                           std::vector<std::unique_ptr<model::Stretch>>& stretches);
 

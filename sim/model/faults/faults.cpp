@@ -352,10 +352,13 @@ public:
     out.vertices.insert(out.vertices.end(), f.vertices.begin(), f.vertices.end());
     out.edges.insert(out.edges.end(), f.edges.begin(), f.edges.end());
   }
-  /// Slow nodes change the tasks, not the platform: the same iteration without them, on the same
-  /// platform (with the same draws where there are any), tells what they cost per step.
+  /// Slow nodes change the tasks and flapping links go down on the platform: the same iteration without
+  /// the slow nodes and with the flapping links up, on the same platform (with the same draws where there
+  /// are any), tells what they cost per step. Degraded and failed links are the platform's and routes':
+  /// their cost is the difference with a scenario without them.
   [[nodiscard]] std::vector<PassRequest> passes(const scenario::Scenario& s) const override {
-    if (!has_slow_nodes(s))
+    const auto* f = s.extension<FaultsConfig>(kSection);
+    if (!has_slow_nodes(s) && (f == nullptr || f->flapping_links.empty()))
       return {};
     return {{.name = std::string(kFaultFree),
              .build =
@@ -363,16 +366,18 @@ public:
                    std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
                  },
              .drawn_only = false,
-             .reported_apart = {}}};
+             .reported_apart = {},
+             .steady_links = f != nullptr && !f->flapping_links.empty()}};
   }
   void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const override {
-    if (!has_slow_nodes(s))
+    if (!steps.passes.contains(std::string(kFaultFree)))
       return;
     const auto& healthy = steps.pass(std::string(kFaultFree));
     if (steps.base.drawn_s && healthy.drawn_s)
       add_fault_cost(*steps.base.drawn_s, *healthy.drawn_s, true, r);
     else
       add_fault_cost(steps.base.clean_s, healthy.clean_s, false, r);
+    (void)s;
   }
   void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
                       engine::PlatformDecl& platform) const override {
@@ -438,34 +443,47 @@ public:
       r.notes.push_back(fmt::format("faults: the link between leaf{} and {} is down; {}", d.leaf, spine_of(d),
                                     pooled ? "adaptive routing spreads over the leaf's other up-links"
                                            : "routes go around it"));
-    if (f->slow_nodes.empty())
-      return;
-    // Under noise with its slowest-replicas shortcut, the noisy steps (with and without the slow nodes)
-    // are simulated on the replicas that reach the synchronous points last: say so, as the noise note does.
     const int dp = run.scenario.workload.parallelism.dp;
     const int shortcut = static_cast<int>(r.value("noise_replicas_simulated"));
     const bool noisy = r.value("fault_cost_noisy") > 0;
-    r.notes.push_back(fmt::format(
-        "faults: node{} {} with GPUs at {:.0f}% of their speed; tensor-parallel groups there compute at "
-        "that pace and every synchronous step waits for them, so all {} data-parallel replicas were "
-        "simulated{}",
-        f->slow_nodes.size() == 1 ? "" : "s", fmt::join(f->slow_nodes, ", "), 100 * f->slow_speed, dp,
-        shortcut > 0 && shortcut < dp
-            ? fmt::format(" without noise; with noise, the {} of them that reach the synchronous points last "
-                          "(the noise note)",
-                          shortcut)
-            : std::string()));
-    if (const double healthy = r.value("fault_free_step_s"); healthy > 0)
+    const bool slow = !f->slow_nodes.empty() && f->slow_speed < 1;
+    if (!f->slow_nodes.empty())
+      // Under noise with its slowest-replicas shortcut, the noisy steps (with and without the slow nodes)
+      // are simulated on the replicas that reach the synchronous points last: say so, as the noise note
+      // does.
       r.notes.push_back(fmt::format(
-          "faults: the slow node{} cost {:.4f} s per step ({:+.1f}%) against the same iteration without "
-          "{} on the same platform ({:.4f} s), {}",
-          f->slow_nodes.size() == 1 ? "" : "s", r.value("fault_cost_s"),
-          100 * r.value("fault_cost_s") / healthy, f->slow_nodes.size() == 1 ? "it" : "them", healthy,
-          !noisy ? std::string("noise-free")
-          : shortcut > 0 && shortcut < dp
-              ? std::string("both with the same noise draws, each simulated on the data-parallel replicas "
-                            "that reach its synchronous points last (the noise note)")
-              : std::string("both with the same noise draws")));
+          "faults: node{} {} with GPUs at {:.0f}% of their speed; tensor-parallel groups there compute at "
+          "that pace and every synchronous step waits for them, so all {} data-parallel replicas were "
+          "simulated{}",
+          f->slow_nodes.size() == 1 ? "" : "s", fmt::join(f->slow_nodes, ", "), 100 * f->slow_speed, dp,
+          shortcut > 0 && shortcut < dp
+              ? fmt::format(" without noise; with noise, the {} of them that reach the synchronous points "
+                            "last (the noise note)",
+                            shortcut)
+              : std::string()));
+    const double healthy = r.value("fault_free_step_s");
+    if (healthy <= 0)
+      return;
+    const std::size_t flaps = f->flapping_links.size();
+    std::vector<std::string> what;
+    if (slow)
+      what.push_back(fmt::format("the slow node{}", f->slow_nodes.size() == 1 ? "" : "s"));
+    if (flaps > 0)
+      what.push_back(fmt::format("the flapping link{}", flaps == 1 ? "" : "s"));
+    const bool one = what.size() == 1 && (slow ? f->slow_nodes.size() == 1 : flaps == 1);
+    r.notes.push_back(fmt::format(
+        "faults: {} cost {:.4f} s per step ({:+.1f}%) against the same iteration {} on the same platform "
+        "({:.4f} s), {}",
+        fmt::join(what, " and "), r.value("fault_cost_s"), 100 * r.value("fault_cost_s") / healthy,
+        slow && flaps > 0 ? "without the slow nodes and with the links up"
+        : slow            ? std::string("without ") + (one ? "it" : "them")
+                          : std::string("with ") + (one ? "it" : "them") + " up",
+        healthy,
+        !noisy ? std::string("noise-free")
+        : shortcut > 0 && shortcut < dp
+            ? std::string("both with the same noise draws, each simulated on the data-parallel replicas "
+                          "that reach its synchronous points last (the noise note)")
+            : std::string("both with the same noise draws")));
   }
 };
 

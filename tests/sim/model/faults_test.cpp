@@ -158,6 +158,35 @@ TEST(Faults, AFlappingLinkStretchesASpineBoundReductionByTheShareOfTimeItIsUp) {
   EXPECT_NEAR(all / pooled, 1 / 0.75, 0.03);
 }
 
+TEST(Faults, TheRunSaysWhatAFlappingLinkCostsAgainstTheSameClusterWithItUp) {
+  // The pass with the flapping links up, on the same platform, is the healthy cluster's step; the cost is
+  // what the flaps add to it, and with a slow node as well both are taken out of the reference.
+  TempDir tmp;
+  const std::string scenario = two_leaves("gpt3-13b");
+  const double healthy = simulate(tmp, "healthy", scenario, "step_time_s");
+  std::string out;
+  const double flapping = simulate(
+      tmp, "flapping", scenario + "faults: {flapping_links: [{leaf: 0, down: 2.5ms, every: 10ms}]}\n",
+      "step_time_s", &out);
+  const std::regex cost(
+      R"(the flapping link cost ([0-9.]+) s per step \(\+[0-9.]+%\) against the same iteration with it up on the same platform \(([0-9.]+) s\), noise-free)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, cost)) << out;
+  EXPECT_NEAR(std::stod(m[2]) / healthy, 1.0, 1e-3);
+  EXPECT_NEAR(std::stod(m[1]), flapping - healthy, 1e-3 * healthy);
+  EXPECT_GT(std::stod(m[1]), 0.01 * healthy);
+
+  const std::string both = scenario +
+                           "faults: {slow_nodes: [3], slow_speed: 0.5, flapping_links: [{leaf: 0, down: 2.5ms, "
+                           "every: 10ms}]}\n";
+  out.clear();
+  (void)simulate(tmp, "both", both, "step_time_s", &out);
+  const std::regex both_cost(
+      R"(the slow node and the flapping link cost ([0-9.]+) s per step \(\+[0-9.]+%\) against the same iteration without the slow nodes and with the links up on the same platform \(([0-9.]+) s\))");
+  ASSERT_TRUE(std::regex_search(out, m, both_cost)) << out;
+  EXPECT_NEAR(std::stod(m[2]) / healthy, 1.0, 1e-3);
+}
+
 TEST(Faults, FailedSpinesAndLinksAreRoutedAroundAndNamedInTheRun) {
   // Routes avoiding them are checked in tests/sim/topology (Router); here the run takes the faults and
   // says so. With hash-based ECMP their cost depends on which flows collide on the spines left.
