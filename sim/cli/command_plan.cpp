@@ -427,7 +427,9 @@ int command_plan(const std::vector<std::string>& args) {
             throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
           const auto& s = *point.scenario;
           try {
-            auto r = run::run_variant(s, cat, s.variants.front(), run::RunOptions{});
+            run::RunOptions run_options;
+            run_options.explain = false; // a point's notes are not read
+            auto r = run::run_variant(s, cat, s.variants.front(), run_options);
             add_point_facts(s, cat, plan.goodput, r);
             return report::serialize(r);
           } catch (const InputError& e) {

@@ -90,7 +90,10 @@ int command_validate(const std::vector<std::string>& args) {
   const auto outcomes = run_in_processes(
       scenarios.size(), jobs,
       [&](std::size_t i) {
-        return report::serialize(run::run_variant(scenarios[i], cat, scenarios[i].variants.front(), {}));
+        run::RunOptions run_options;
+        run_options.explain = false; // the validation table reads steps, not notes
+        return report::serialize(
+            run::run_variant(scenarios[i], cat, scenarios[i].variants.front(), run_options));
       },
       [&](std::size_t i, const JobOutcome& o) {
         ++finished;

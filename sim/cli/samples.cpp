@@ -49,8 +49,10 @@ std::vector<report::VariantSamples> run_samples(const scenario::Scenario& s, con
       total, jobs,
       [&](std::size_t j) {
         scenario::Scenario sample = s;
+        auto sample_options = ro;
+        sample_options.explain = false; // a sample's notes are not read
         sample.seed = report::sample_seed(s.seed, j % samples);
-        return report::serialize(run::run_variant(sample, cat, variants[j / samples], ro));
+        return report::serialize(run::run_variant(sample, cat, variants[j / samples], sample_options));
       },
       [&](std::size_t, const JobOutcome&) {
         ++finished;

@@ -153,8 +153,8 @@ public:
     (void)result;
   }
   /// The passes it asks for beside the prediction (pass.hpp), whose steps account() reads; none by default.
-  [[nodiscard]] virtual std::vector<PassRequest> passes(const scenario::Scenario& s) const {
-    (void)s;
+  [[nodiscard]] virtual std::vector<PassRequest> passes(const PassContext& run) const {
+    (void)run;
     return {};
   }
   /// Whether it draws into or stretches every pass of `s`'s runs (perturbation() or stretch() may then
@@ -180,8 +180,8 @@ public:
   }
   /// Reads the step times of the passes it asked for and adds its outputs (after the run, with the
   /// prediction's metrics in `r`). Nothing by default.
-  virtual void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const {
-    (void)s;
+  virtual void account(const PassContext& run, const PassSteps& steps, report::VariantResult& r) const {
+    (void)run;
     (void)steps;
     (void)r;
   }

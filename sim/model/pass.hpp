@@ -44,11 +44,26 @@ struct PassBuild {
   bool plain = false;
 };
 
+/// What a model may read when it decides which passes it asks for.
+struct PassContext {
+  const scenario::Scenario& scenario;
+  const offload::Variant& variant;
+  const scenario::Hardware& hardware;
+  const datapath::DataPath& path;
+  /// The run's notes are read: a model may ask for passes that only explain the result.
+  bool explain = true;
+};
+
 /// A simulation a model asks for beside the prediction.
 struct PassRequest {
   std::string name; // unique within a run ("fault-free", "checkpoint")
   /// What it builds differently from the prediction (starting from the prediction's build).
   std::function<void(PassBuild&)> build;
+  /// The hardware it runs on instead of the variant's (a setting at another value): its data path,
+  /// collectives and host-side work follow from it, on the same platform. Empty: the variant's.
+  std::function<void(scenario::Hardware&)> hardware;
+  /// Noise-free only: the run's draws are not made into it.
+  bool undrawn = false;
   /// Its step is read only with the run's draws in it, where there are any: a noise-free run of it is
   /// then skipped unless a stretch needs it.
   bool drawn_only = false;

@@ -1,10 +1,20 @@
 #include "sim/run/passes.hpp"
 
+#include "sim/run/variant_parts.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
 
 namespace dpusim::run {
+
+/// A pass's own hardware and what follows from it (PassRequest::hardware).
+struct PassExecutor::Parts {
+  std::unique_ptr<scenario::Hardware> hardware;
+  std::unique_ptr<datapath::DataPath> path;
+  std::unique_ptr<plan::CollectiveLowering> lowering;
+  std::vector<plan::StageCosts> costs;
+};
 
 struct PassExecutor::Pass {
   std::string name; // empty: the prediction's build
@@ -13,8 +23,24 @@ struct PassExecutor::Pass {
   plan::IterationPlan plan;
   std::optional<plan::IterationPlan> whole; // every replica's tasks, for a model that picks from them
   bool host_tasks_only = false;
+  std::unique_ptr<Parts> parts; // its own hardware, where it asked for one
   model::PassStep step;
 };
+
+namespace {
+
+/// A pass's build: the prediction's, on the pass's own hardware where it has one, changed as it asks.
+template <typename P>
+model::PassBuild build_of(const P& p, const model::PassBuild& base, const PassInputs& in) {
+  auto b = base;
+  if (p.parts)
+    b.host = host_side(in.scenario, *p.parts->hardware, in.variant, *p.parts->path);
+  if (p.request.build)
+    p.request.build(b);
+  return b;
+}
+
+} // namespace
 
 PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*> models)
     : inputs_(in), models_(std::move(models)) {
@@ -29,8 +55,9 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
       std::any_of(models_.begin(), models_.end(), [&s](const auto* m) { return m->builds_every_replica(s); });
 
   std::vector<std::pair<const model::Model*, model::PassRequest>> requests;
+  const model::PassContext context{s, in.variant, in.hardware, in.path, in.explain};
   for (const auto* m : models_)
-    for (auto& r : m->passes(s)) {
+    for (auto& r : m->passes(context)) {
       if (r.name.empty() || std::any_of(requests.begin(), requests.end(),
                                         [&r](const auto& q) { return q.second.name == r.name; }))
         throw std::logic_error("model " + std::string(m->name()) + " asks for a pass named '" + r.name +
@@ -40,17 +67,24 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
 
   passes_.reserve(requests.size() + 1);
   passes_.emplace_back();
-  passes_.front().plan = build(base_build, in.representative);
+  passes_.front().plan = build(base_build, in.representative, nullptr);
   for (auto& [m, r] : requests) {
-    auto b = base_build;
-    if (r.build)
-      r.build(b);
     Pass p;
     p.name = r.name;
     p.owner = m;
     p.request = std::move(r);
+    if (p.request.hardware) {
+      p.parts = std::make_unique<Parts>();
+      p.parts->hardware = std::make_unique<scenario::Hardware>(in.hardware);
+      p.request.hardware(*p.parts->hardware);
+      const auto& hw = *p.parts->hardware;
+      p.parts->path = std::make_unique<datapath::DataPath>(in.variant, s.cluster.services, hw);
+      p.parts->lowering = std::make_unique<plan::CollectiveLowering>(in.routes, hw, *p.parts->path);
+      p.parts->costs = stage_costs(s.workload, gpu_compute(hw));
+    }
+    auto b = build_of(p, base_build, in);
     p.host_tasks_only = b.host_tasks_only;
-    p.plan = build(b, in.representative);
+    p.plan = build(b, in.representative, p.parts.get());
     passes_.push_back(std::move(p));
   }
   // Every replica's tasks, built with the others (their routes are declared before the platform is).
@@ -60,20 +94,19 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
       auto& p = passes_[k];
       if (p.plan.simulated_replicas == dp)
         continue;
-      auto b = base_build;
-      if (k > 0 && p.request.build)
-        p.request.build(b);
-      p.whole = build(b, false);
+      p.whole = build(k > 0 ? build_of(p, base_build, in) : base_build, false, p.parts.get());
     }
   }
 }
 
 PassExecutor::~PassExecutor() = default;
 
-plan::IterationPlan PassExecutor::build(const model::PassBuild& b, bool representative) const {
+plan::IterationPlan PassExecutor::build(const model::PassBuild& b, bool representative,
+                                        const Parts* parts) const {
   if (b.host_tasks_only)
     return plan::build_host_tasks(inputs_.routes, b.host, b.extensions);
-  return plan::build_iteration(inputs_.scenario.workload, inputs_.costs, inputs_.routes, inputs_.lowering,
+  return plan::build_iteration(inputs_.scenario.workload, parts != nullptr ? parts->costs : inputs_.costs,
+                               inputs_.routes, parts != nullptr ? *parts->lowering : inputs_.lowering,
                                representative, b.host, b.extensions);
 }
 
@@ -166,12 +199,10 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       perturbation_ = std::move(p);
     }
 
-  // The passes models asked for, noise-free (each stretched on its own).
-  for (std::size_t k = 1; k < passes_.size(); ++k) {
+  // The passes models asked for, noise-free (each stretched on its own); those that are never drawn
+  // into last, after the prediction's draws.
+  const auto run_clean = [&](std::size_t k) {
     auto& p = passes_[k];
-    apply_probes(p.plan, in);
-    if (p.request.drawn_only && perturbation_ && !stretching)
-      continue; // simulated below, with the draws
     auto t = simulator.execute(p.plan.graph, progress, flaps(p));
     p.step.unstretched_s = step_of(p.plan, t);
     if (stretching) {
@@ -183,6 +214,13 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
         stretches_apart_.emplace_back(k, std::move(own));
     }
     p.step.clean_s = step_of(p.plan, t);
+  };
+  for (std::size_t k = 1; k < passes_.size(); ++k) {
+    auto& p = passes_[k];
+    apply_probes(p.plan, in);
+    if (p.request.undrawn || (p.request.drawn_only && perturbation_ && !stretching))
+      continue; // below
+    run_clean(k);
   }
 
   // With the draws: the prediction, each part of them alone, every pass.
@@ -201,6 +239,8 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
     }
     for (std::size_t k = 1; k < passes_.size(); ++k) {
       auto& p = passes_[k];
+      if (p.request.undrawn)
+        continue;
       if (auto d = perturbation_->draw(p.plan, p.whole ? &*p.whole : nullptr, p.name, {})) {
         apply_probes(*d, in);
         p.step.drawn_s = step_of(*d, simulator.execute(d->graph, progress, flaps(p)));
@@ -210,6 +250,10 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       }
     }
   }
+
+  for (std::size_t k = 1; k < passes_.size(); ++k)
+    if (passes_[k].request.undrawn)
+      run_clean(k);
 
   steps_.base = base.step;
   for (std::size_t k = 1; k < passes_.size(); ++k) {
@@ -228,7 +272,9 @@ void PassExecutor::report(report::VariantResult& r) const {
       if (passes_[k].owner == m)
         for (const auto& st : own)
           st->report_pass(passes_[k].name, passes_[k].request.reported_apart, passes_[k].step, r);
-    m->account(inputs_.scenario, steps_, r);
+    m->account(model::PassContext{inputs_.scenario, inputs_.variant, inputs_.hardware, inputs_.path,
+                                  inputs_.explain},
+               steps_, r);
     if (m == perturber_)
       perturbation_->report(steps_, r);
   }

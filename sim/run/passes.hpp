@@ -23,12 +23,16 @@ namespace dpusim::run {
 /// What every pass's iteration is built from.
 struct PassInputs {
   const scenario::Scenario& scenario;
+  const offload::Variant& variant;
+  const scenario::Hardware& hardware;
+  const datapath::DataPath& path;
   const std::vector<plan::StageCosts>& costs;
   platform::RouteRegistry& routes;
   plan::CollectiveLowering& lowering;
   bool representative; // one data-parallel replica stands for all
   const plan::HostSide& host;
   bool parts_allowed = true; // a pass may be simulated in parts where nothing draws or stretches
+  bool explain = true;       // model::PassContext::explain
 };
 
 class PassExecutor {
@@ -64,7 +68,9 @@ public:
 
 private:
   struct Pass;
-  [[nodiscard]] plan::IterationPlan build(const model::PassBuild& b, bool representative) const;
+  struct Parts;
+  [[nodiscard]] plan::IterationPlan build(const model::PassBuild& b, bool representative,
+                                          const Parts* parts) const;
   static simgrid::Simulator::Flaps flaps(const Pass& p);
   std::vector<engine::TaskTiming> stretch(Pass& p, const std::vector<engine::TaskTiming>& clean,
                                           std::vector<std::unique_ptr<model::Stretch>>& stretches);

@@ -53,8 +53,17 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const bool representative = model::representative_replica(s);
   const auto host = host_side(s, hw, variant, path);
   // Every pass is built before the platform is: it holds the routes and limiter hosts they ask for.
-  const PassInputs pass_inputs{
-      s, costs, routes, lowering, representative, host, options.checkpoint_writes_alone};
+  const PassInputs pass_inputs{s,
+                               variant,
+                               hw,
+                               path,
+                               costs,
+                               routes,
+                               lowering,
+                               representative,
+                               host,
+                               options.checkpoint_writes_alone,
+                               options.explain};
   PassExecutor passes(pass_inputs, in_order);
 
   auto platform = routes.build();

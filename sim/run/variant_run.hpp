@@ -25,6 +25,9 @@ struct RunOptions {
   // false: simulate the whole iteration that writes a synchronous checkpoint even where its writes
   // alone would do (tests compare the two)
   bool checkpoint_writes_alone = true;
+  // false: no pass that only explains the result (a setting's sensitivity): for runs whose notes nobody
+  // reads (a plan's points, --samples, validation)
+  bool explain = true;
   // the models to run (null: the built-in registry); tests add a model of their own
   const model::Registry* registry = nullptr;
 };

@@ -110,20 +110,23 @@ public:
   /// nothing overlaps (no input pipeline, agents or tenants, and no draws or stretch in the run) starts
   /// when the plain iteration ends: its writes alone are simulated, and their time added to the plain
   /// step (tested equal to the whole iteration's).
-  [[nodiscard]] std::vector<PassRequest> passes(const scenario::Scenario& s) const override {
+  [[nodiscard]] std::vector<PassRequest> passes(const PassContext& run) const override {
+    const auto& s = run.scenario;
     if (!s.workload.checkpoint)
       return {};
-    return {{.name = std::string(kPass),
-             .build =
-                 [&s](PassBuild& b) {
-                   b.host = writing_checkpoint(s, b.host);
-                   b.host_tasks_only = b.plain && !s.workload.checkpoint->async && !s.workload.data &&
-                                       s.cluster.services.agent_cores == 0 && s.cluster.tenants.flows == 0;
-                 },
-             .drawn_only = true,
-             .reported_apart = "the iteration that writes a checkpoint"}};
+    PassRequest r;
+    r.name = kPass;
+    r.build = [&s](PassBuild& b) {
+      b.host = writing_checkpoint(s, b.host);
+      b.host_tasks_only = b.plain && !s.workload.checkpoint->async && !s.workload.data &&
+                          s.cluster.services.agent_cores == 0 && s.cluster.tenants.flows == 0;
+    };
+    r.drawn_only = true;
+    r.reported_apart = "the iteration that writes a checkpoint";
+    return {r};
   }
-  void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const override {
+  void account(const PassContext& run, const PassSteps& steps, report::VariantResult& r) const override {
+    const auto& s = run.scenario;
     if (!s.workload.checkpoint)
       return;
     const auto& ck = steps.pass(std::string(kPass));

@@ -1,6 +1,7 @@
 // NCCL-like collectives: the algorithm (ring, double binary tree, hierarchical, NVLS) and the socket
 // transport's threads; the efficiencies a profile may calibrate (docs/models/collectives.md).
 #include "sim/model/model.hpp"
+#include "sim/report/variant_result.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,6 +12,10 @@ namespace dpusim::model {
 namespace {
 
 constexpr std::array<std::string_view, 4> kAlgorithms{"ring", "tree", "hierarchical", "nvls"};
+constexpr int kMaxSocketThreads = 64;
+constexpr std::string_view kMoreThreads = "socket-threads-doubled";
+/// A setting binds the run where the next value gains at least this share of the step.
+constexpr double kBinds = 0.01;
 
 class CollectivesModel final : public Model {
 public:
@@ -57,6 +62,37 @@ public:
     if (w.qps_per_connection && (*w.qps_per_connection < 1 || *w.qps_per_connection > 128))
       out.push_back({"workload.communication.qps_per_connection",
                      fmt::format("must be between 1 and 128, found {}", *w.qps_per_connection)});
+  }
+  /// Where the kernel's TCP carries the collectives, each connection is driven by as many cores as the
+  /// socket transport has threads: the step at twice as many says whether that setting binds the run.
+  [[nodiscard]] std::vector<PassRequest> passes(const PassContext& run) const override {
+    const int threads = run.hardware.collective.socket_threads.value;
+    if (!run.explain || run.path.transport() == offload::Transport::rdma || threads >= kMaxSocketThreads)
+      return {};
+    PassRequest r;
+    r.name = kMoreThreads;
+    r.hardware = [threads](scenario::Hardware& hw) {
+      hw.collective.socket_threads.value = std::min(kMaxSocketThreads, 2 * threads);
+    };
+    r.undrawn = true;
+    return {r};
+  }
+  void account(const PassContext& run, const PassSteps& steps, report::VariantResult& r) const override {
+    if (!steps.passes.contains(std::string(kMoreThreads)))
+      return;
+    const double step = steps.base.clean_s;
+    const double more = steps.pass(std::string(kMoreThreads)).clean_s;
+    r.set_value("socket_threads_doubled_step_s", more);
+    const double gain = 1 - more / std::max(step, 1e-12);
+    const int threads = run.hardware.collective.socket_threads.value;
+    const int doubled = std::min(kMaxSocketThreads, 2 * threads);
+    const char* noise_free = steps.base.drawn_s ? ", both without the noise draws" : "";
+    r.notes.push_back(fmt::format(
+        "sensitivity: {} workload.communication.socket_threads: with {} socket threads per connection "
+        "instead "
+        "of {}, the step takes {:.4f} s instead of {:.4f} s ({:+.1f}%{}){}",
+        gain >= kBinds ? "bound by" : "not bound by", doubled, threads, more, step, -100 * gain, noise_free,
+        gain >= kBinds ? "; each TCP connection is driven by that many host cores" : ""));
   }
   void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
     if (s.workload.socket_threads) {

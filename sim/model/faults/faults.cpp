@@ -356,20 +356,20 @@ public:
   /// the slow nodes and with the flapping links up, on the same platform (with the same draws where there
   /// are any), tells what they cost per step. Degraded and failed links are the platform's and routes':
   /// their cost is the difference with a scenario without them.
-  [[nodiscard]] std::vector<PassRequest> passes(const scenario::Scenario& s) const override {
+  [[nodiscard]] std::vector<PassRequest> passes(const PassContext& run) const override {
+    const auto& s = run.scenario;
     const auto* f = s.extension<FaultsConfig>(kSection);
     if (!has_slow_nodes(s) && (f == nullptr || f->flapping_links.empty()))
       return {};
-    return {{.name = std::string(kFaultFree),
-             .build =
-                 [this](PassBuild& b) {
-                   std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
-                 },
-             .drawn_only = false,
-             .reported_apart = {},
-             .steady_links = f != nullptr && !f->flapping_links.empty()}};
+    PassRequest r;
+    r.name = kFaultFree;
+    r.build = [this](PassBuild& b) {
+      std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
+    };
+    r.steady_links = f != nullptr && !f->flapping_links.empty();
+    return {r};
   }
-  void account(const scenario::Scenario& s, const PassSteps& steps, report::VariantResult& r) const override {
+  void account(const PassContext& /*run*/, const PassSteps& steps, report::VariantResult& r) const override {
     if (!steps.passes.contains(std::string(kFaultFree)))
       return;
     const auto& healthy = steps.pass(std::string(kFaultFree));
@@ -377,7 +377,6 @@ public:
       add_fault_cost(*steps.base.drawn_s, *healthy.drawn_s, true, r);
     else
       add_fault_cost(steps.base.clean_s, healthy.clean_s, false, r);
-    (void)s;
   }
   void shape_platform(const scenario::Scenario& s, const topology::Topology& topo,
                       engine::PlatformDecl& platform) const override {

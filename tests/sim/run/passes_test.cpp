@@ -28,19 +28,20 @@ public:
       if (info.category == plan::TaskCategory::forward)
         info.compute_s *= 1.5;
   }
-  [[nodiscard]] std::vector<model::PassRequest> passes(const scenario::Scenario& /*s*/) const override {
+  [[nodiscard]] std::vector<model::PassRequest> passes(const model::PassContext& /*run*/) const override {
     std::vector<model::PassRequest> out;
-    for (int k = 0; k < passes_; ++k)
-      out.push_back({.name = "without-slow-forward",
-                     .build =
-                         [this](model::PassBuild& b) {
-                           std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
-                         },
-                     .drawn_only = false,
-                     .reported_apart = "the iteration without slow forward passes"});
+    for (int k = 0; k < passes_; ++k) {
+      model::PassRequest r;
+      r.name = "without-slow-forward";
+      r.build = [this](model::PassBuild& b) {
+        std::erase(b.extensions, static_cast<const plan::IterationExtension*>(this));
+      };
+      r.reported_apart = "the iteration without slow forward passes";
+      out.push_back(std::move(r));
+    }
     return out;
   }
-  void account(const scenario::Scenario& /*s*/, const model::PassSteps& steps,
+  void account(const model::PassContext& /*run*/, const model::PassSteps& steps,
                report::VariantResult& r) const override {
     const auto& without = steps.pass("without-slow-forward");
     r.set_value("slow_forward_cost_s", steps.base.step_s() - without.step_s());
