@@ -52,6 +52,11 @@ int command_models(const std::vector<std::string>& args) {
       std::cout << fmt::format("  key   {:<42} {:<15} default: {}\n", k.path, k.kind, k.default_value);
     for (const auto& b : m->calibration())
       std::cout << fmt::format("  param {:<42} sets {}\n", b.parameter, b.field);
+    for (const auto& o : m->outputs())
+      std::cout << fmt::format("  out   {:<42} {:<15} {}{}\n", o.name, o.unit, o.description,
+                               o.comparison ? " (comparison.csv)"
+                               : o.samples  ? " (samples.csv)"
+                                            : " (run-info.json)");
   }
   std::vector<std::string> unused;
   for (const auto& def : calibration::parameter_registry())

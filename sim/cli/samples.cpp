@@ -84,7 +84,8 @@ std::vector<report::VariantSamples> run_samples(const scenario::Scenario& s, con
 
 std::vector<std::filesystem::path> add_samples(OutputSet& outputs,
                                                const std::vector<report::VariantSamples>& variants) {
-  return {outputs.add("samples.csv", report::render_samples_csv(variants, model::registry().columns())),
+  return {outputs.add("samples.csv", report::render_samples_csv(variants, model::registry().columns(),
+                                                                model::registry().sample_columns())),
           outputs.add("distribution.csv", report::render_distribution_csv(variants))};
 }
 

@@ -145,8 +145,11 @@ public:
   }
   /// What it adds to the explanation of a comparison (no hook set: nothing).
   [[nodiscard]] virtual report::Explainer explainer() const { return {}; }
-  /// Its columns in the run's CSV, after the core metrics, in registry order.
+  /// Its columns in the run's CSV, after the core metrics, in registry order (then its outputs').
   [[nodiscard]] virtual std::vector<report::Column> columns() const { return {}; }
+  /// The values it writes into a run's result (report::Output): writing one it does not declare is an
+  /// error of the run.
+  [[nodiscard]] virtual std::vector<report::Output> outputs() const { return {}; }
   /// Adds to the result of a finished run of one variant: its notes, and the fields this model owns.
   virtual void report(const RunView& run, report::VariantResult& result) const {
     (void)run;

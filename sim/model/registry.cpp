@@ -5,6 +5,7 @@
 #include "models/core/text_distance.hpp"
 #include "sim/model/calibration_machine.hpp"
 #include "sim/model/gpu_profiles.hpp"
+#include "sim/report/variant_result.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -89,6 +90,12 @@ Registry::Registry(std::vector<std::unique_ptr<Model>> models) : models_(std::mo
         throw std::logic_error(fmt::format("calibration parameter {} is bound twice", b.parameter));
       bindings_.push_back(b);
     }
+    for (const auto& o : m->outputs()) {
+      if (std::any_of(outputs_.begin(), outputs_.end(),
+                      [&o](const auto& d) { return d.second.name == o.name; }))
+        throw std::logic_error(fmt::format("output {} is declared by two models", o.name));
+      outputs_.emplace_back(m->name(), o);
+    }
   }
 }
 
@@ -145,12 +152,44 @@ std::vector<report::Explainer> Registry::explainers() const {
   return out;
 }
 
+namespace {
+
+report::Column column_of(const report::Output& o) {
+  return {std::string(o.name),
+          [name = std::string(o.name)](const report::VariantResult& r) { return r.value(name); }};
+}
+
+} // namespace
+
 std::vector<report::Column> Registry::columns() const {
   std::vector<report::Column> out;
-  for (const auto& m : models_)
+  for (const auto& m : models_) {
     for (const auto& c : m->columns())
       out.push_back(c);
+    for (const auto& o : m->outputs())
+      if (o.comparison)
+        out.push_back(column_of(o));
+  }
   return out;
+}
+
+std::vector<report::Column> Registry::sample_columns() const {
+  std::vector<report::Column> out;
+  for (const auto& [model, o] : outputs_)
+    if (o.samples && !o.comparison)
+      out.push_back(column_of(o));
+  return out;
+}
+
+std::vector<std::pair<std::string_view, report::Output>> Registry::outputs() const {
+  return outputs_;
+}
+
+const report::Output* Registry::output(std::string_view name) const {
+  for (const auto& [model, o] : outputs_)
+    if (report::matches(o, name))
+      return &o;
+  return nullptr;
 }
 
 std::vector<const plan::IterationExtension*> Registry::extensions() const {

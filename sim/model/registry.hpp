@@ -31,8 +31,14 @@ public:
   [[nodiscard]] const CalibrationBinding* binding(std::string_view parameter) const;
   /// The models' explainers that have something to say, in registration order.
   [[nodiscard]] std::vector<report::Explainer> explainers() const;
-  /// Every model's CSV columns, in registration order.
+  /// Every model's CSV columns, in registration order: its own, then its outputs for comparison.csv.
   [[nodiscard]] std::vector<report::Column> columns() const;
+  /// The outputs that samples.csv carries beside comparison.csv's columns, as columns.
+  [[nodiscard]] std::vector<report::Column> sample_columns() const;
+  /// Every model's declared outputs, in registration order, with the model's name.
+  [[nodiscard]] std::vector<std::pair<std::string_view, report::Output>> outputs() const;
+  /// The output `name` is (null: no model declares it).
+  [[nodiscard]] const report::Output* output(std::string_view name) const;
   /// The models as iteration extensions, in registration order.
   [[nodiscard]] std::vector<const plan::IterationExtension*> extensions() const;
 
@@ -41,6 +47,7 @@ private:
   std::vector<Key> keys_;
   std::vector<const Model*> owners_; // by key
   std::vector<CalibrationBinding> bindings_;
+  std::vector<std::pair<std::string_view, report::Output>> outputs_;
 };
 
 /// The models built into dpusim, in registration order (registry.cpp lists them): a registry of one's

@@ -100,7 +100,8 @@ std::vector<Row> rows(const std::vector<VariantSamples>& variants) {
 } // namespace
 
 std::string render_samples_csv(const std::vector<VariantSamples>& variants,
-                               const std::vector<Column>& columns) {
+                               const std::vector<Column>& columns,
+                               const std::vector<Column>& sample_columns) {
   std::string out;
   const std::size_t n = variants.empty() ? 0 : variants.front().samples.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -117,17 +118,19 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
       line_start = end == std::string::npos ? csv.size() : end + 1;
       if (header) {
         header = false;
-        if (i == 0)
-          out += "sample," + line +
-                 ",fault_cost_s,straggler_wait_gpu_s,straggler_wait_os_s,straggler_wait_network_s,"
-                 "straggler_wait_storage_s,straggler_wait_s\n";
+        if (i == 0) {
+          out += "sample," + line;
+          for (const auto& col : sample_columns)
+            out += "," + col.name;
+          out += "\n";
+        }
         continue;
       }
       const auto& r = c.results.at(row++);
-      out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, line,
-                         r.value("fault_cost_s"), r.value("straggler_wait_gpu_s"),
-                         r.value("straggler_wait_os_s"), r.value("straggler_wait_network_s"),
-                         r.value("straggler_wait_storage_s"), r.value("straggler_wait_s"));
+      out += fmt::format("{},{}", i, line);
+      for (const auto& col : sample_columns)
+        out += fmt::format(",{:.9g}", col.value(r));
+      out += "\n";
     }
   }
   return out;

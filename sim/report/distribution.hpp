@@ -44,8 +44,9 @@ struct VariantSamples {
 
 /// samples.csv: the run.csv columns of every variant and sample, preceded by the sample's index;
 /// speed-ups are against the baseline's sample of the same seed.
+/// `columns` are comparison.csv's model columns, `sample_columns` the model outputs samples.csv adds.
 std::string render_samples_csv(const std::vector<VariantSamples>& variants,
-                               const std::vector<Column>& columns);
+                               const std::vector<Column>& columns, const std::vector<Column>& sample_columns);
 /// distribution.csv: per variant, the step time's distribution (seconds) and the speed-ups at p50 and p99.
 std::string render_distribution_csv(const std::vector<VariantSamples>& variants);
 /// The console table: p50, p90, p99 (with its interval) and max of the step, speed-ups at p50 and p99.

@@ -18,6 +18,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,10 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const model::RunView view{s, variant, hw, topo, path, iteration, host, representative};
   for (const auto* m : in_order)
     m->report(view, r);
+  for (const auto& [name, value] : r.values)
+    if (models.output(name) == nullptr)
+      throw std::logic_error("a model wrote the output " + name +
+                             ", which no model declares (Model::outputs)");
   // Stretched transfers scale their bytes: the links' usage books the plan's payload. Where a stretch
   // found congestion, the result names the hottest links, so their usage is computed then too.
   const auto* congestion = passes.congestion();

@@ -63,6 +63,15 @@ public:
     m.finish();
     s.extensions[std::string(kSection)] = c;
   }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    return {
+        {"congestion_cost_s", "s",
+         "what DCQCN and PFC add to the step against the same iteration with links shared max-min", true,
+         false},
+        {"{}_congestion_cost_s", "s",
+         "the same for a pass reported apart (e.g. checkpoint_congestion_cost_s)", false, false},
+    };
+  }
   [[nodiscard]] bool alters_passes(const scenario::Scenario& s) const override {
     return congestion_of(s) != nullptr;
   }

@@ -63,6 +63,11 @@ public:
       out.push_back({"workload.communication.qps_per_connection",
                      fmt::format("must be between 1 and 128, found {}", *w.qps_per_connection)});
   }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    return {{"socket_threads_doubled_step_s", "s",
+             "the noise-free step with twice the socket transport's threads (host-TCP variants)", false,
+             false}};
+  }
   /// Where the kernel's TCP carries the collectives, each connection is driven by as many cores as the
   /// socket transport has threads: the step at twice as many says whether that setting binds the run.
   [[nodiscard]] std::vector<PassRequest> passes(const PassContext& run) const override {

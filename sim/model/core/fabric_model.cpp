@@ -168,6 +168,10 @@ public:
       out.push_back({"cluster.fabric", e.what()});
     }
   }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    return {{kAdaptiveColumn, "flag", "1 where the fabric routes adaptively (pooled up-links), else 0", false,
+             false}};
+  }
   [[nodiscard]] report::Explainer explainer() const override {
     report::Explainer e;
     e.cause = [](const report::VariantResult& slow, const report::VariantResult& fast, double comm_share) {

@@ -247,6 +247,17 @@ public:
          "how often it goes down (the period, longer than down), e.g. 2s"},
     };
   }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    return {
+        {"fault_cost_s", "s",
+         "what the slow nodes and flapping links add to the step, against the same iteration without them on "
+         "the same platform",
+         true, false},
+        {"fault_free_step_s", "s", "the step of that iteration without them", false, false},
+        {"fault_cost_noisy", "flag", "1 where both steps carry the same noise draws, 0 where noise-free",
+         false, false},
+    };
+  }
   [[nodiscard]] std::string_view section() const override { return kSection; }
   void read(yaml::Map m, scenario::Scenario& s) const override {
     m.declare(registry().keys_under(kSection)); // the keys above, declared once

@@ -239,6 +239,22 @@ public:
   [[nodiscard]] bool builds_every_replica(const scenario::Scenario& s) const override {
     return slowest_replicas_only(s);
   }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    return {
+        {"straggler_wait_s", "s", "how much longer the noisy step is than the noise-free one", true, false},
+        {"straggler_wait_gpu_s", "s", "of it, the GPUs' own variability's share", false, true},
+        {"straggler_wait_os_s", "s", "of it, OS noise's share (node stalls included)", false, true},
+        {"straggler_wait_network_s", "s", "of it, the network software tail's share", false, true},
+        {"straggler_wait_storage_s", "s", "of it, the storage read tail's share", false, true},
+        {"os_noise_host_fraction", "fraction", "the share of each host core OS noise takes in this variant",
+         false, false},
+        {"os_noise_arm_fraction", "fraction", "the share of each DPU Arm core OS noise takes in this variant",
+         false, false},
+        {"noise_replicas_simulated", "count",
+         "the data-parallel replicas the noisy step was simulated on (the slowest-replicas shortcut)", false,
+         false},
+    };
+  }
   [[nodiscard]] bool alters_passes(const scenario::Scenario& s) const override {
     return noise_of(s) != nullptr;
   }

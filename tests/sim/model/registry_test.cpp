@@ -7,9 +7,13 @@
 #include "tests/support/bundled_catalog.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <regex>
 #include <set>
+#include <sstream>
 
 using namespace dpusim;
 
@@ -184,4 +188,37 @@ TEST(ScenarioCheck, DataWithoutStorageNamesTheClusterAsRelated) {
   const auto problems = model::check_scenario(s, the_catalog());
   ASSERT_TRUE(has_key(problems, "workload.data"));
   EXPECT_EQ(problems.front().related, "cluster");
+}
+
+TEST(Registry, EveryOutputTheSourcesWriteOrReadIsDeclaredOnce) {
+  // A misspelt name would read 0: every value("...") and set_value("...") of the simulator's sources
+  // names an output some model declares (the planner's own "plan." figures aside).
+  namespace fs = std::filesystem;
+  const std::regex literal(R"re((?:set_)?value\("([a-z0-9_.]+)")re");
+  int seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(DPUSIM_SOURCE_DIR) / "sim")) {
+    if (entry.path().extension() != ".cpp")
+      continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    for (std::sregex_iterator it(source.begin(), source.end(), literal), end; it != end; ++it) {
+      const std::string name = (*it)[1];
+      if (name.starts_with("plan."))
+        continue;
+      ++seen;
+      EXPECT_NE(model::registry().output(name), nullptr) << name << " in " << entry.path();
+    }
+  }
+  EXPECT_GT(seen, 20);
+  std::set<std::string_view> names;
+  for (const auto& [model, o] : model::registry().outputs()) {
+    EXPECT_TRUE(names.insert(o.name).second) << o.name;
+    EXPECT_FALSE(o.unit.empty()) << o.name;
+    EXPECT_FALSE(o.description.empty()) << o.name;
+  }
+  EXPECT_NE(model::registry().output("checkpoint_congestion_cost_s"), nullptr);
+  EXPECT_EQ(model::registry().output("straggler_wait_x_s"), nullptr);
+  EXPECT_EQ(model::registry().output("_congestion_cost_s"), nullptr);
 }

@@ -20,9 +20,15 @@ namespace {
 /// that costs against a pass built without it, with the run's draws and stretches where there are any.
 class SlowForward final : public model::Model {
 public:
-  explicit SlowForward(int passes = 1) : passes_(passes) {}
+  explicit SlowForward(int passes = 1, bool declared = true) : passes_(passes), declared_(declared) {}
   [[nodiscard]] std::string_view name() const override { return "slow-forward"; }
   [[nodiscard]] std::string_view summary() const override { return "a test's model"; }
+  [[nodiscard]] std::vector<report::Output> outputs() const override {
+    if (!declared_)
+      return {};
+    return {{"slow_forward_cost_s", "s", "what the slow forward passes cost", true, false},
+            {"slow_forward_drawn", "flag", "1 where the pass had the run's draws", false, false}};
+  }
   void shape(plan::IterationPlan& plan, const plan::IterationContext& /*ctx*/) const override {
     for (auto& info : plan.info)
       if (info.category == plan::TaskCategory::forward)
@@ -50,15 +56,16 @@ public:
 
 private:
   int passes_;
+  bool declared_;
 };
 
 const catalog::Catalog& the_catalog() {
   return dpusim::testing::bundled_catalog();
 }
 
-model::Registry with_toy(int passes) {
+model::Registry with_toy(int passes, bool declared) {
   auto models = model::builtin_models();
-  models.push_back(std::make_unique<SlowForward>(passes));
+  models.push_back(std::make_unique<SlowForward>(passes, declared));
   return model::Registry(std::move(models));
 }
 
@@ -75,7 +82,7 @@ struct Outcome {
 
 /// The scenario's first variant with the built-in models and, for toy_passes > 0, the toy model asking
 /// for that many passes; run in a child process.
-Outcome run_in_child(const std::string& text, int toy_passes) {
+Outcome run_in_child(const std::string& text, int toy_passes, bool declared = true) {
   int fds[2];
   if (pipe(fds) != 0)
     return {};
@@ -85,7 +92,7 @@ Outcome run_in_child(const std::string& text, int toy_passes) {
     Outcome o;
     try {
       const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
-      const auto registry = with_toy(toy_passes);
+      const auto registry = with_toy(toy_passes, declared);
       run::RunOptions options;
       options.registry = toy_passes > 0 ? &registry : nullptr;
       const auto r = run::run_variant(s, the_catalog(), s.variants.front(), options);
@@ -164,4 +171,11 @@ TEST(Passes, ACounterfactualPassIsStretchedAndReportedApart) {
 TEST(Passes, TwoPassesOfOneNameAreRefused) {
   const auto o = run_in_child(kTwoNodes, 2);
   EXPECT_TRUE(o.logic_error);
+}
+
+TEST(Passes, AnOutputNoModelDeclaresIsAnErrorOfTheRun) {
+  // The toy writes slow_forward_cost_s without declaring it: not a silent extra value.
+  const auto o = run_in_child(kTwoNodes, 1, false);
+  EXPECT_TRUE(o.logic_error);
+  EXPECT_FALSE(o.ok);
 }
