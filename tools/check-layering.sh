@@ -35,6 +35,8 @@ rules=(
   "sim/scenario/scenario.hpp|sim/topology/topology.hpp boost/"
   "sim/plan/|sim/model/ sim/input/ sim/run/ sim/cli/"
   "sim/model/|sim/input/ sim/run/ sim/cli/"
+  "sim/estimate/|sim/run/ sim/simgrid/ sim/platform/"
+  "sim/report/|sim/model/ sim/run/ sim/cli/"
 )
 bad=0
 for rule in "${rules[@]}"; do

@@ -10,8 +10,9 @@
 #include "sim/model/registry.hpp"
 #include "sim/plan/pipeline_schedule.hpp"
 #include "sim/plan/stage_costs.hpp"
-#include "sim/run/variant_parts.hpp"
+#include "sim/report/variant_result.hpp"
 #include "sim/scenario/cluster_layout.hpp"
+#include "sim/scenario/gpu_compute.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -107,7 +108,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
   // A virtual stage's costs depend only on its layers and on whether it holds the embedding or the
   // head: computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
-  const auto gpu = run::gpu_compute(hw);
+  const auto gpu = scenario::gpu_compute(hw);
   std::vector<plan::StageCosts> costs;
   std::map<std::tuple<int, bool, bool>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
@@ -547,7 +548,7 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
   const auto e = estimate_step(s, hw);
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
 
-  auto r = run::identity_of(s, variant, hw);
+  auto r = report::identity_of(s, variant, hw);
   r.arm_cores = variant.on_dpu && hw.nic.arm ? hw.nic.arm->cores.value * layout.node.nics : 0;
   r.nodes = layout.nodes;
   r.gpus = layout.nodes * layout.node.gpus;

@@ -1,6 +1,7 @@
 #include "sim/metrics/iteration_metrics.hpp"
 
 #include "sim/metrics/host_core_peak.hpp"
+#include "sim/plan/iteration_plan.hpp"
 
 #include <algorithm>
 #include <map>

@@ -3,9 +3,13 @@
 #pragma once
 
 #include "sim/engine/task_graph.hpp"
-#include "sim/plan/iteration_plan.hpp"
+#include "sim/plan/cpu_use.hpp"
 
 #include <vector>
+
+namespace dpusim::plan {
+struct IterationPlan;
+}
 
 namespace dpusim::metrics {
 

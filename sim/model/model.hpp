@@ -10,13 +10,13 @@
 #include "models/catalog/cited.hpp"
 #include "models/core/yaml_reader.hpp"
 #include "sim/engine/platform_decl.hpp"
-#include "sim/model/pass.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"
 #include "sim/report/explainer.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,7 +38,20 @@ namespace dpusim::datapath {
 class DataPath;
 }
 
+namespace dpusim::metrics {
+struct IterationMetrics;
+struct MetricsInputs;
+} // namespace dpusim::metrics
+
 namespace dpusim::model {
+
+// A run's passes (pass.hpp; a model that asks for or alters passes includes it).
+struct PassRequest;
+struct PassContext;
+struct PassSteps;
+struct RunContext;
+class Perturbation;
+class Stretch;
 
 /// One scenario key. `path` is dotted from the file's root ("cluster.storage.servers"); a section (a
 /// mapping of further keys) has the kind "section".
@@ -156,10 +169,7 @@ public:
     (void)result;
   }
   /// The passes it asks for beside the prediction (pass.hpp), whose steps account() reads; none by default.
-  [[nodiscard]] virtual std::vector<PassRequest> passes(const PassContext& run) const {
-    (void)run;
-    return {};
-  }
+  [[nodiscard]] virtual std::vector<PassRequest> passes(const PassContext& run) const;
   /// Whether it draws into or stretches every pass of `s`'s runs (perturbation() or stretch() may then
   /// return one).
   [[nodiscard]] virtual bool alters_passes(const scenario::Scenario& s) const {
@@ -170,24 +180,12 @@ public:
   /// one model of a run draws. None by default.
   [[nodiscard]] virtual std::unique_ptr<Perturbation> perturbation(const RunContext& run,
                                                                    const metrics::IterationMetrics& clean,
-                                                                   const metrics::MetricsInputs& in) const {
-    (void)run;
-    (void)clean;
-    (void)in;
-    return nullptr;
-  }
+                                                                   const metrics::MetricsInputs& in) const;
   /// How it stretches every pass after its run with links shared max-min; none by default.
-  [[nodiscard]] virtual std::unique_ptr<Stretch> stretch(const RunContext& run) const {
-    (void)run;
-    return nullptr;
-  }
+  [[nodiscard]] virtual std::unique_ptr<Stretch> stretch(const RunContext& run) const;
   /// Reads the step times of the passes it asked for and adds its outputs (after the run, with the
   /// prediction's metrics in `r`). Nothing by default.
-  virtual void account(const PassContext& run, const PassSteps& steps, report::VariantResult& r) const {
-    (void)run;
-    (void)steps;
-    (void)r;
-  }
+  virtual void account(const PassContext& run, const PassSteps& steps, report::VariantResult& r) const;
   /// Tasks this model adds to the iteration (plan::IterationExtension); none by default.
   void add_tasks(plan::HostWork& work, const plan::IterationContext& ctx) const override {
     (void)work;

@@ -11,6 +11,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/plan/cpu_use.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/plan/stage_costs.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -38,13 +39,6 @@ enum class TaskCategory : std::int32_t {
   cross_traffic // other tenants' flows, in the background
 };
 std::string_view category_name(TaskCategory c);
-
-/// What host or Arm CPU time goes to: the offloadable functions (in offload::Function order), then what
-/// always runs on the host.
-enum class CpuUse : std::size_t { transport, storage, encryption, vswitch, agents, data_loading, framework };
-inline constexpr std::size_t kCpuUses = 7;
-std::string_view cpu_use_name(CpuUse u);
-using CpuUseSeconds = std::array<double, kCpuUses>;
 
 struct TaskInfo {
   TaskCategory category = TaskCategory::join;

@@ -1,5 +1,7 @@
 #include "sim/report/variant_result.hpp"
 
+#include "sim/offload/variant.hpp"
+
 #include <fmt/format.h>
 #include <span>
 #include <yaml-cpp/yaml.h>
@@ -170,6 +172,21 @@ VariantResult deserialize(const std::string& text) {
   for (const auto& h : n["hot_links"])
     r.hot_links.push_back({h[0].as<std::string>(), h[1].as<std::string>(), h[2].as<double>(),
                            h[3].as<double>(), h[4].as<double>(), h[5].as<double>()});
+  return r;
+}
+
+VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
+                          const scenario::Hardware& hw) {
+  VariantResult r;
+  r.scenario = s.name;
+  r.variant = variant.name;
+  r.device = hw.nic.name;
+  r.placement = offload::placement_text(variant.placement);
+  r.on_dpu = variant.on_dpu;
+  r.host_cores = hw.host_cores();
+  r.seed = s.seed;
+  r.calibrated = hw.calibrated;
+  r.gpu_performance = hw.gpu_performance;
   return r;
 }
 

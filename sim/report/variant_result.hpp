@@ -66,6 +66,11 @@ VariantResult deserialize(const std::string& text);
 
 /// CSV: one header row, units in the column names, stable column order; the models' columns follow the
 /// core metrics.
+/// The result's identity (scenario, variant, device, host cores, seed) and calibration: what a result
+/// says of itself before anything is run.
+VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
+                          const scenario::Hardware& hw);
+
 std::string csv_header(const std::vector<Column>& model_columns);
 std::string csv_row(const VariantResult& r, double speedup_vs_baseline,
                     const std::vector<Column>& model_columns);

@@ -80,7 +80,7 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
       const auto& hw = *p.parts->hardware;
       p.parts->path = std::make_unique<datapath::DataPath>(in.variant, s.cluster.services, hw);
       p.parts->lowering = std::make_unique<plan::CollectiveLowering>(in.routes, hw, *p.parts->path);
-      p.parts->costs = stage_costs(s.workload, gpu_compute(hw));
+      p.parts->costs = stage_costs(s.workload, scenario::gpu_compute(hw));
     }
     auto b = build_of(p, base_build, in);
     p.host_tasks_only = b.host_tasks_only;

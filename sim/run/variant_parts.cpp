@@ -4,16 +4,6 @@
 
 namespace dpusim::run {
 
-compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw) {
-  compute::GpuComputeParams gp;
-  gp.gemm_bf16 = hw.gpu.gemm;
-  gp.fp8_speedup = hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value / hw.gpu.peak_bf16.value : 1.0;
-  gp.hbm_bandwidth = hw.gpu.hbm_bandwidth.value * hw.gpu.hbm_efficiency.value;
-  gp.kernel_floor = hw.gpu.kernel_floor.value;
-  gp.sms = hw.gpu.sms ? static_cast<int>(hw.gpu.sms->value) : 0;
-  return compute::GpuComputeModel(gp);
-}
-
 plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& hw, const offload::Variant& v,
                          const datapath::DataPath& path) {
   using offload::Function;
@@ -92,25 +82,10 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   return in;
 }
 
-report::VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
-                                  const scenario::Hardware& hw) {
-  report::VariantResult r;
-  r.scenario = s.name;
-  r.variant = variant.name;
-  r.device = hw.nic.name;
-  r.placement = offload::placement_text(variant.placement);
-  r.on_dpu = variant.on_dpu;
-  r.host_cores = hw.host_cores();
-  r.seed = s.seed;
-  r.calibrated = hw.calibrated;
-  r.gpu_performance = hw.gpu_performance;
-  return r;
-}
-
 report::VariantResult result_of(const scenario::Scenario& s, const offload::Variant& variant,
                                 const scenario::Hardware& hw, const metrics::MetricsInputs& in,
                                 const plan::IterationPlan& iteration) {
-  auto r = identity_of(s, variant, hw);
+  auto r = report::identity_of(s, variant, hw);
   r.host_cores = in.host_cores;
   r.arm_cores = in.arm_cores;
   r.nodes = in.nodes;

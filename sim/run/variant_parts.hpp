@@ -3,18 +3,16 @@
 // stands for all, and what the metrics need to know of the platform.
 #pragma once
 
-#include "models/compute/gpu_compute.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/metrics/iteration_metrics.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/scenario/gpu_compute.hpp"
 #include "sim/scenario/hardware.hpp"
 
 #include <vector>
 
 namespace dpusim::run {
-
-compute::GpuComputeModel gpu_compute(const scenario::Hardware& hw);
 
 /// The host-side work of this variant besides communication: launch threads, input pipeline, storage,
 /// agents (the tasks for them come from the models, sim/model/).
@@ -32,11 +30,6 @@ std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
 /// What the metrics take from the platform and the hardware (the probes' durations are added later).
 metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
                                       const platform::HostMap& hosts);
-
-/// The result's identity (scenario, variant, device, host cores, seed) and calibration: what a result
-/// says of itself before anything is run.
-report::VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& variant,
-                                  const scenario::Hardware& hw);
 
 /// The result's identity (scenario, variant, device, cluster), its calibration and its probes; the
 /// metrics and the simulation's statistics are the caller's to add.

@@ -49,7 +49,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const platform::HostMap hosts(topo, hw, path_options(hw, path));
   platform::RouteRegistry routes(hosts, router);
 
-  const auto costs = stage_costs(s.workload, gpu_compute(hw));
+  const auto costs = stage_costs(s.workload, scenario::gpu_compute(hw));
   plan::CollectiveLowering lowering(routes, hw, path);
   const bool representative = model::representative_replica(s);
   const auto host = host_side(s, hw, variant, path);

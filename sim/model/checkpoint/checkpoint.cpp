@@ -4,6 +4,7 @@
 #include "sim/model/checkpoint/checkpoint.hpp"
 
 #include "sim/model/model.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/report/variant_result.hpp"

@@ -5,6 +5,7 @@
 
 #include "sim/model/catalog_names.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"
 
 #include <algorithm>

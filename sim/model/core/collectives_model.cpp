@@ -1,6 +1,7 @@
 // NCCL-like collectives: the algorithm (ring, double binary tree, hierarchical, NVLS) and the socket
 // transport's threads; the efficiencies a profile may calibrate (docs/models/collectives.md).
 #include "sim/model/model.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/report/variant_result.hpp"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 #include "models/core/unit_parse.hpp"
 #include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 
 #include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"

@@ -8,6 +8,7 @@
 #include "models/calibration/parameters.hpp"
 #include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/plan/replica_subset.hpp"

@@ -3,6 +3,7 @@
 // simulated in a child process (one SimGrid engine per process).
 #include "models/core/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/run/variant_run.hpp"
 #include "tests/support/bundled_catalog.hpp"
