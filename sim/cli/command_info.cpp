@@ -41,8 +41,9 @@ int command_models(const std::vector<std::string>& args) {
   po::options_description options("Options");
   po::variables_map vm;
   if (!parse_command("models", "",
-                     "Lists the registered models: what each simulates, the scenario keys it takes and the "
-                     "calibration parameters it consumes.",
+                     "Lists the registered models: what each simulates, the scenario keys it takes, the "
+                     "calibration parameters it consumes and the outputs it writes (and which file carries "
+                     "each).",
                      options, args, vm, false))
     return kOk;
   const auto& reg = model::registry();
