@@ -390,3 +390,26 @@ TEST(IterationProperties, AnEightHundredGigabitNicOnAnH100IsHeldToTheGpusPcie) {
   EXPECT_LE(with_cx8, with_cx7 * (1 + 1e-9));
   EXPECT_GE(with_cx8, with_cx7 / 1.28 * (1 - 1e-3));
 }
+
+TEST(IterationProperties, TheBlueField3SuperNicRoutesAdaptivelyAsTheDpuDoesWhereTheConnectX7IsHashed) {
+  // moe-adaptive-routing.yaml (Mixtral on 320 H100, 2:1 oversubscribed leaves, adaptive routing asked
+  // for): the BlueField-3 SuperNIC in its NIC mode places out-of-order RoCE packets as the BlueField-3
+  // DPU does, so its step is the DPU variant's; the ConnectX-7 is hashed and slower.
+  TempDir tmp;
+  const std::string bundled = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                         "/scenarios/examples/moe-adaptive-routing.yaml");
+  std::string cx7 = dpusim::testing::replaced(bundled, "  dpu: bluefield-3\n", "");
+  cx7 = dpusim::testing::replaced(cx7, "variants: [dpu]", "variants: []");
+  const std::string snic = dpusim::testing::replaced(cx7, "nic: connectx-7", "nic: bluefield-3-supernic");
+  std::string out;
+  const double with_snic = simulate(tmp, "snic", snic, "step_time_s", &out);
+  EXPECT_NE(out.find("routing: adaptive; the bluefield-3-supernic places out-of-order Ethernet packets"),
+            std::string::npos)
+      << out;
+  const double with_cx7 = simulate(tmp, "cx7", cx7, "step_time_s", &out);
+  EXPECT_NE(out.find("the connectx-7 does not place out-of-order Ethernet packets"), std::string::npos)
+      << out;
+  const double with_dpu = simulate(tmp, "dpu", bundled, "step_time_s", nullptr, {"--variant", "dpu"});
+  EXPECT_NEAR(with_snic / with_dpu, 1.0, 1e-3);
+  EXPECT_LT(with_snic, with_cx7 / 1.05);
+}
