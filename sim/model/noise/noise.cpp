@@ -8,6 +8,7 @@
 #include "models/calibration/parameters.hpp"
 #include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/noise/draws.hpp"
 #include "sim/model/pass.hpp"
 #include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
@@ -474,13 +475,6 @@ std::string sources_words(const report::VariantResult& r) {
   return found > 1 ? out : std::string();
 }
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
-}
-
 } // namespace
 
 std::string_view noise_source_name(NoiseSource src) {
@@ -640,221 +634,16 @@ std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const s
   if (!n.os_noise)
     os = nullptr;
   plan::IterationPlan noisy = clean;
-  // One stream per source, so that turning one on does not move the draws of another.
-  boost::random::mt19937_64 slow_rng(mix(s.seed ^ 0x736c6f77ULL));
-  boost::random::mt19937_64 jitter_rng(mix(s.seed ^ 0x6a697474ULL));
-  boost::random::mt19937_64 delay_rng(mix(s.seed ^ 0x64656c61ULL));
-  boost::random::mt19937_64 tail_rng(mix(s.seed ^ 0x7461696cULL));
-  boost::random::mt19937_64 os_rng(mix(s.seed ^ 0x6f736e6fULL));
-  boost::random::mt19937_64 storage_rng(mix(s.seed ^ 0x73746f72ULL));
-  boost::random::mt19937_64 loader_rng(mix(s.seed ^ 0x6c6f6164ULL)); // OS noise on the loaders
-  boost::random::mt19937_64 client_rng(mix(s.seed ^ 0x636c6e74ULL)); //   and on the storage client
-  boost::random::mt19937_64 stall_rng(mix(s.seed ^ 0x7374616cULL));  // node-wide stalls
-  // Node-wide stalls: the stall time a node's cores lose over a task's window (a Poisson count of stalls
-  // of the given length), drawn once per node and task label, so that every task of that label on the
-  // node (its replicas', which run at the same time) waits out the same stalls.
-  const int gpus_per_node = std::max(1, s.cluster.gpus_per_node);
-  std::map<std::tuple<int, int, int, std::string_view>, double> stalled;
-  const auto node_stall = [&](int node, const plan::TaskInfo& info, double window_s) {
-    if (!n.stalls() || !(window_s > 0))
-      return 0.0;
-    const auto [it, fresh] =
-        stalled.try_emplace({node, info.stage, static_cast<int>(info.category), info.label}, 0.0);
-    if (fresh) {
-      // Beyond 10^4 stalls a window, the count is drawn from its normal limit.
-      const double mean = window_s / n.node_stalls->every_s;
-      double count = 0;
-      if (mean > 1e4)
-        count = std::max(0.0, boost::random::normal_distribution<double>(mean, std::sqrt(mean))(stall_rng));
-      else
-        count = boost::random::poisson_distribution<int>(mean)(stall_rng);
-      it->second = count * n.node_stalls->duration_s;
-    }
-    return it->second;
-  };
-  std::vector<double> speed(static_cast<std::size_t>(s.cluster.nodes * s.cluster.gpus_per_node), 1.0);
-  if (n.slow_fraction > 0 && n.slow_speed < 1) {
-    boost::random::uniform_01<double> u;
-    for (auto& v : speed)
-      v = u(slow_rng) < n.slow_fraction ? n.slow_speed : 1.0;
-  }
-  const double sigma2 = std::log1p(n.gpu_jitter * n.gpu_jitter);
-  std::optional<boost::random::lognormal_distribution<double>> jitter; // mean 1
-  if (n.gpu_jitter > 0)
-    jitter.emplace(-sigma2 / 2, std::sqrt(sigma2));
-  std::set<std::tuple<int, int, int>> delayed; // (replica, stage, micro-batch): one delay each
-  // Network steps: each step of a communication's latency waits for the slowest of its concurrent hops.
-  // With the network tail, a hop's software latency is drawn (in place of the expected largest one the
-  // plan charged); with OS noise, the detours on the cores of its two ends add to it.
-  const bool tail = n.network_tail && path.software_latency_s() > 0 && path.latency_sigma() > 0;
-  const bool hop_noise = os != nullptr && (os->host_hop_s > 0 || os->arm_hop_s > 0);
-  // RDMA in NIC hardware: the platform's links charge each hop the NIC latency's median; its tail (from
-  // the NIC's 99th percentile) adds the drawn excess over it, and the step waits for its slowest hop.
-  const bool rdma_tail = n.network_tail && path.rdma_latency_sigma() > 0 && path.rdma_hop_latency_s() > 0;
-  if (rdma_tail) {
-    boost::random::lognormal_distribution<double> hop(0.0, path.rdma_latency_sigma()); // median 1
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      if (info.category != plan::TaskCategory::latency || info.tail_steps <= 0)
-        continue;
-      double excess = 0;
-      for (int k = 0; k < info.tail_steps; ++k) {
-        double slowest = 0;
-        for (int h = 0; h < info.tail_hops; ++h)
-          slowest = std::max(slowest, hop(tail_rng));
-        excess += path.rdma_hop_latency_s() * (slowest - 1);
-      }
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      task.delay_s = std::max(0.0, task.delay_s + excess);
-    }
-  }
-  if (tail || hop_noise) {
-    boost::random::lognormal_distribution<double> hop(std::log(std::max(path.software_latency_s(), 1e-300)),
-                                                      std::max(path.latency_sigma(), 1e-12));
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      if (info.category != plan::TaskCategory::latency || info.tail_steps <= 0)
-        continue;
-      double drawn = 0;
-      for (int k = 0; k < info.tail_steps; ++k) {
-        double slowest = 0;
-        for (int h = 0; h < info.tail_hops; ++h) {
-          double t = tail ? hop(tail_rng) : 0;
-          if (hop_noise)
-            for (int end = 0; end < 2; ++end)
-              t += os->host.over(os->host_hop_s, os_rng) + os->arm.over(os->arm_hop_s, os_rng);
-          slowest = std::max(slowest, t);
-        }
-        drawn += slowest;
-      }
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      const double planned = tail ? info.tail_steps * path.step_latency_s(info.tail_hops) : 0;
-      task.delay_s = std::max(0.0, task.delay_s - planned + drawn);
-    }
-  }
-  // Sample reads: each load's read-latency task charged its loaders' reads at the median, tail_steps
-  // reads one after another on each of tail_hops loaders; drawn, the load waits for its slowest loader.
-  if (n.storage_tail && storage_sigma > 0) {
-    boost::random::lognormal_distribution<double> read(0.0, storage_sigma); // median 1
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      if (info.category != plan::TaskCategory::data_load || task.kind != engine::TaskKind::delay ||
-          info.tail_steps <= 0)
-        continue;
-      const double median = task.delay_s / info.tail_steps;
-      double slowest = 0;
-      for (int h = 0; h < info.tail_hops; ++h) {
-        double sum = 0;
-        for (int k = 0; k < info.tail_steps; ++k)
-          sum += read(storage_rng);
-        slowest = std::max(slowest, sum);
-      }
-      task.delay_s = median * slowest;
-    }
-  }
-  // The loaders' workers decode on host cores: their detours lengthen each worker's share, and the load
-  // (whose work progresses together) waits for its slowest worker; the prefetch queue absorbs what it can.
-  if (os != nullptr && os->host.any())
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      if (info.category != plan::TaskCategory::data_load || info.decode_loads <= 0)
-        continue;
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      for (int k = info.decode_from; k < info.decode_from + info.decode_loads; ++k) {
-        auto& load = task.loads.at(static_cast<std::size_t>(k));
-        load.amount += os->host.over(load.amount, loader_rng);
-      }
-    }
-  // The storage client's threads (a host client's kernel NFS / NVMe-oF work, one core per connection;
-  // SNAP's polling threads on the Arm cores) lose their cores' detours too: each thread's share of a read
-  // or a checkpoint write grows by its draw, on its core and on the connection it drives alike, and the
-  // transfer waits for its slowest thread.
-  if (os != nullptr && (os->host.any() || os->arm.any()))
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      if (info.client_loads <= 0)
-        continue;
-      const auto& detours = info.client_on_arm ? os->arm : os->host;
-      if (!detours.any())
-        continue;
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      const int per_thread = info.client_on_arm ? 1 : 2;
-      for (int k = info.client_from; k + per_thread <= info.client_from + info.client_loads;
-           k += per_thread) {
-        const double added = detours.over(task.loads.at(static_cast<std::size_t>(k)).amount, client_rng);
-        for (int j = k; j < k + per_thread; ++j)
-          task.loads.at(static_cast<std::size_t>(j)).amount += added;
-      }
-    }
-  // A node's stall stops its loaders' workers and its host storage client's threads together: each of
-  // their loads waits it out.
-  if (n.stalls())
-    for (std::size_t id = 0; id < noisy.info.size(); ++id) {
-      const auto& info = noisy.info[id];
-      const int client = info.client_on_arm ? 0 : info.client_loads;
-      if ((info.decode_loads <= 0 && client <= 0) || info.gpus.empty())
-        continue;
-      auto& task = noisy.graph.mutable_task(static_cast<engine::TaskId>(id));
-      const auto stalled_loads = [&](auto&& each) {
-        for (int k = info.decode_from; k < info.decode_from + info.decode_loads; ++k)
-          each(task.loads.at(static_cast<std::size_t>(k)));
-        for (int k = info.client_from; k < info.client_from + client; ++k)
-          each(task.loads.at(static_cast<std::size_t>(k)));
-      };
-      double window = 0;
-      stalled_loads([&](const engine::Load& l) { window = std::max(window, l.amount); });
-      const double stall = node_stall(info.gpus.front() / gpus_per_node, info, window);
-      stalled_loads([&](engine::Load& l) { l.amount += stall; });
-    }
-  const bool launch_noise = os != nullptr && os->launch_s_per_kernel > 0 && os->host.any();
-  for (auto& info : noisy.info) {
-    if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&
-        info.category != plan::TaskCategory::optimizer)
-      continue;
-    const bool fwd = info.category == plan::TaskCategory::forward &&
-                     delayed.insert({info.dp, info.stage, info.micro}).second;
-    double factor = 0;
-    double delay = 0;
-    double late_launch = 0;
-    // Each GPU's launch thread issues the task's kernels; the GPU waits for it only where its detours
-    // push the launches past the time the noise-free schedule had for them.
-    const double launch_work = !info.gpus.empty()
-                                   ? info.host_core_s[static_cast<std::size_t>(plan::CpuUse::framework)] /
-                                         static_cast<double>(info.gpus.size())
-                                   : 0;
-    const double launch_s = launch_noise ? launch_work : 0;
-    const double window = std::max(info.compute_s, launch_work);
-    for (int g : info.gpus) {
-      double f = 1.0 / speed.at(static_cast<std::size_t>(g));
-      if (jitter)
-        f *= (*jitter)(jitter_rng);
-      factor = std::max(factor, f);
-      if (fwd && n.gpu_delay && n.gpu_delay->mean_s > 0) {
-        const auto& d = *n.gpu_delay;
-        double x = 0;
-        if (d.distribution == "lognormal") {
-          // Mean mean_s: mu = ln(mean) - sigma^2 / 2.
-          boost::random::lognormal_distribution<double> ln(std::log(d.mean_s) - d.sigma * d.sigma / 2,
-                                                           d.sigma);
-          x = ln(delay_rng);
-        } else {
-          boost::random::exponential_distribution<double> ex(1.0 / d.mean_s);
-          x = ex(delay_rng);
-        }
-        delay = std::max(delay, x);
-      }
-      // A stall of the GPU's node stops its launch thread as a detour does.
-      const double stall = node_stall(g / gpus_per_node, info, window);
-      if (launch_s > 0 || stall > 0) {
-        const double issued = launch_work + (launch_s > 0 ? os->host.over(launch_s, os_rng) : 0) + stall;
-        late_launch = std::max(late_launch, issued - window);
-      }
-    }
-    if (!n.gpu())
-      factor = 1;
-    info.compute_s = info.compute_s * std::max(factor, 1e-12) + delay + std::max(0.0, late_launch);
-  }
+  // One stream per source (draws.hpp), so that turning one on does not move the draws of another; the
+  // sources draw in this order.
+  Draws d(n, s);
+  draw_rdma_tail(noisy, path, d);
+  draw_hop_latencies(noisy, path, os, d);
+  draw_storage_reads(noisy, storage_sigma, d);
+  draw_loader_detours(noisy, os, d);
+  draw_client_detours(noisy, os, d);
+  draw_stalled_loads(noisy, d);
+  draw_gpu_work(noisy, os, d);
   return noisy;
 }
 
