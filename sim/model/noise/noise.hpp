@@ -1,7 +1,7 @@
 // Variability (noise.cpp: the section, its checks and explanations; draws.hpp and one file per source:
 // the draws; noise_pass.cpp: the draws in a run's passes): the settings a scenario's noise: section
-// gives, and the iteration they perturb. Every draw comes from the scenario's seed, so `--samples N` (seeds derived
-// from it) gives the step-time distribution. See docs/models/noise.md.
+// gives, and the iteration they perturb. Every draw comes from the scenario's seed, so `--samples N` (seeds
+// derived from it) gives the step-time distribution. See docs/models/noise.md.
 #pragma once
 
 #include "sim/datapath/data_path.hpp"
