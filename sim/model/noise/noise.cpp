@@ -532,59 +532,6 @@ const NoiseConfig* noise_of(const scenario::Scenario& s) {
   return s.extension<NoiseConfig>(kSection);
 }
 
-bool slowest_replicas_only(const scenario::Scenario& s) {
-  const auto* n = noise_of(s);
-  if (n == nullptr || !n->any() || s.workload.parallelism.dp < 2 || n->replicas == NoiseConfig::Replicas::all)
-    return false;
-  return n->replicas == NoiseConfig::Replicas::slowest || whole_plan_too_large(s.workload);
-}
-
-std::vector<int> slowest_replicas(const plan::IterationPlan& noisy, int dp, int per_point, int cap) {
-  const auto finish = plan::compute_finish_times(noisy);
-  // For every task no replica owns, its inputs' latest finish per replica.
-  std::map<engine::TaskId, std::map<int, double>> points;
-  for (std::size_t u = 0; u < noisy.graph.size(); ++u) {
-    const int d = noisy.info[u].dp;
-    if (d < 0)
-      continue;
-    for (auto v : noisy.graph.successors(static_cast<engine::TaskId>(u)))
-      if (noisy.info[static_cast<std::size_t>(v)].dp < 0) {
-        double& latest = points[v][d];
-        latest = std::max(latest, finish[u]);
-      }
-  }
-  // Each replica's latest time at a point where it is among the latest: the replicas that hold up the
-  // latest points first (the iteration's end is the last of them).
-  std::vector<double> lateness(static_cast<std::size_t>(dp), -1.0);
-  for (const auto& [point, by_replica] : points) {
-    std::vector<std::pair<double, int>> order;
-    for (const auto& [d, t] : by_replica)
-      order.emplace_back(t, d);
-    const auto top = std::min<std::size_t>(order.size(), static_cast<std::size_t>(per_point));
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
-                      [](const auto& a, const auto& b) {
-                        return a.first > b.first || (a.first == b.first && a.second < b.second);
-                      });
-    for (std::size_t i = 0; i < top; ++i) {
-      const auto d = static_cast<std::size_t>(order[i].second);
-      lateness[d] = std::max(lateness[d], order[i].first);
-    }
-  }
-  std::vector<int> chosen;
-  for (int d = 0; d < dp; ++d)
-    if (lateness[static_cast<std::size_t>(d)] >= 0)
-      chosen.push_back(d);
-  if (chosen.empty())
-    chosen.push_back(0);
-  std::stable_sort(chosen.begin(), chosen.end(), [&](int a, int b) {
-    return lateness[static_cast<std::size_t>(a)] > lateness[static_cast<std::size_t>(b)];
-  });
-  if (static_cast<int>(chosen.size()) > cap)
-    chosen.resize(static_cast<std::size_t>(cap));
-  std::sort(chosen.begin(), chosen.end());
-  return chosen;
-}
-
 std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario::Hardware& hw,
                                     const datapath::DataPath& path, const metrics::IterationMetrics& clean,
                                     const metrics::MetricsInputs& in, double launch_s_per_kernel) {
@@ -623,45 +570,6 @@ double storage_latency_sigma(const scenario::Hardware& hw) {
   const double median = hw.storage_read_latency_median->value.si();
   const double p99 = hw.storage_read_latency_p99->value.si();
   return median > 0 && p99 > median ? std::log(p99 / median) / kZ99 : 0.0;
-}
-
-std::optional<plan::IterationPlan> noisy_iteration(const NoiseConfig& n, const scenario::Scenario& s,
-                                                   const plan::IterationPlan& clean,
-                                                   const datapath::DataPath& path, const OsNoise* os,
-                                                   double storage_sigma) {
-  if (!n.any())
-    return std::nullopt;
-  if (!n.os_noise)
-    os = nullptr;
-  plan::IterationPlan noisy = clean;
-  // One stream per source (draws.hpp), so that turning one on does not move the draws of another; the
-  // sources draw in this order.
-  Draws d(n, s);
-  draw_rdma_tail(noisy, path, d);
-  draw_hop_latencies(noisy, path, os, d);
-  draw_storage_reads(noisy, storage_sigma, d);
-  draw_loader_detours(noisy, os, d);
-  draw_client_detours(noisy, os, d);
-  draw_stalled_loads(noisy, d);
-  draw_gpu_work(noisy, os, d);
-  return noisy;
-}
-
-void add_straggler_wait(double noisy_step_s, double clean_step_s, report::VariantResult& r) {
-  r.set_value("straggler_wait_s", std::max(0.0, noisy_step_s - clean_step_s));
-}
-
-void add_straggler_sources(const std::vector<std::pair<NoiseSource, double>>& alone, double clean_step_s,
-                           report::VariantResult& r) {
-  const double total = r.value("straggler_wait_s");
-  double sum = 0;
-  for (const auto& [src, step] : alone)
-    sum += std::max(0.0, step - clean_step_s);
-  for (const auto& [src, step] : alone) {
-    const double own = std::max(0.0, step - clean_step_s);
-    r.set_value(fmt::format("straggler_wait_{}_s", noise_source_name(src)),
-                sum > 0 ? total * own / sum : (alone.size() == 1 ? total : 0.0));
-  }
 }
 
 std::unique_ptr<Model> make_noise_model() {
