@@ -176,9 +176,9 @@ TEST(Faults, TheRunSaysWhatAFlappingLinkCostsAgainstTheSameClusterWithItUp) {
   EXPECT_NEAR(std::stod(m[1]), flapping - healthy, 1e-3 * healthy);
   EXPECT_GT(std::stod(m[1]), 0.01 * healthy);
 
-  const std::string both = scenario +
-                           "faults: {slow_nodes: [3], slow_speed: 0.5, flapping_links: [{leaf: 0, down: 2.5ms, "
-                           "every: 10ms}]}\n";
+  const std::string both =
+      scenario + "faults: {slow_nodes: [3], slow_speed: 0.5, flapping_links: [{leaf: 0, down: 2.5ms, "
+                 "every: 10ms}]}\n";
   out.clear();
   (void)simulate(tmp, "both", both, "step_time_s", &out);
   const std::regex both_cost(

@@ -33,9 +33,8 @@ TEST(SocketThreads, TheSensitivityLineIsTheStepOfARunAtTwiceTheThreads) {
   EXPECT_EQ(m[1], "bound");
   EXPECT_EQ(m[2], "2");
   EXPECT_EQ(m[3], "1");
-  const double two = simulate(tmp, "two",
-                              scenario("host-tcp", "gpt3-2.7b", ", communication: {socket_threads: 2}"),
-                              "step_time_s");
+  const double two = simulate(
+      tmp, "two", scenario("host-tcp", "gpt3-2.7b", ", communication: {socket_threads: 2}"), "step_time_s");
   EXPECT_NEAR(std::stod(m[4]), two, 1e-4 * two);
   EXPECT_NEAR(std::stod(m[5]), step, 1e-4 * step);
   EXPECT_LT(two, 0.99 * step);
