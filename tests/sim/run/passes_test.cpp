@@ -7,11 +7,10 @@
 #include "sim/model/registry.hpp"
 #include "sim/run/variant_run.hpp"
 #include "tests/support/bundled_catalog.hpp"
+#include "tests/support/in_child.hpp"
 
 #include <gtest/gtest.h>
 #include <stdexcept>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace dpusim;
 
@@ -84,12 +83,7 @@ struct Outcome {
 /// The scenario's first variant with the built-in models and, for toy_passes > 0, the toy model asking
 /// for that many passes; run in a child process.
 Outcome run_in_child(const std::string& text, int toy_passes, bool declared = true) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
+  return dpusim::testing::in_child([&] {
     Outcome o;
     try {
       const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
@@ -109,18 +103,8 @@ Outcome run_in_child(const std::string& text, int toy_passes, bool declared = tr
       o.logic_error = true;
     } catch (...) {
     }
-    const auto written = write(fds[1], &o, sizeof o);
-    close(fds[1]);
-    _exit(written == static_cast<ssize_t>(sizeof o) ? 0 : 1);
-  }
-  close(fds[1]);
-  Outcome o;
-  if (read(fds[0], &o, sizeof o) != static_cast<ssize_t>(sizeof o))
-    o = {};
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return o;
+    return o;
+  });
 }
 
 const std::string kTwoNodes = R"(name: toy

@@ -3,10 +3,9 @@
 #include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
 #include "tests/support/bundled_catalog.hpp"
+#include "tests/support/in_child.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace dpusim;
 
@@ -114,33 +113,21 @@ namespace {
 /// checkpoint_step_s of the scenario's first variant, simulated in a child process (one SimGrid engine
 /// per process), with the synchronous checkpoint's writes simulated alone or within the whole iteration.
 double checkpoint_step_in_child(const std::string& text, const std::string& variant, bool writes_alone) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    double v = -1;
-    try {
-      const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
-      run::RunOptions o;
-      o.checkpoint_writes_alone = writes_alone;
-      for (const auto& candidate : s.variants)
-        if (candidate.name == variant)
-          v = run::run_variant(s, the_catalog(), candidate, o).metrics.checkpoint_step_s;
-    } catch (...) {
-    }
-    (void)!write(fds[1], &v, sizeof v);
-    _exit(0);
-  }
-  close(fds[1]);
-  double v = -1;
-  if (read(fds[0], &v, sizeof v) != static_cast<ssize_t>(sizeof v))
-    v = -1;
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return v;
+  return dpusim::testing::in_child(
+      [&] {
+        double v = -1;
+        try {
+          const auto s = input::parse_scenario(yaml::parse_text(text, "test.yaml"), the_catalog());
+          run::RunOptions o;
+          o.checkpoint_writes_alone = writes_alone;
+          for (const auto& candidate : s.variants)
+            if (candidate.name == variant)
+              v = run::run_variant(s, the_catalog(), candidate, o).metrics.checkpoint_step_s;
+        } catch (...) {
+        }
+        return v;
+      },
+      -1.0);
 }
 
 } // namespace
