@@ -8,7 +8,8 @@
 
 namespace dpusim::run {
 
-/// A pass's own hardware and what follows from it (PassRequest::hardware).
+/// A pass's own hardware and what follows from it (PassRequest::hardware); its probes are its own,
+/// simulated on the platform (not stretched: a model that stretches leaves these passes as they are).
 struct PassExecutor::Parts {
   std::unique_ptr<scenario::Hardware> hardware;
   std::unique_ptr<datapath::DataPath> path;
@@ -24,6 +25,7 @@ struct PassExecutor::Pass {
   std::optional<plan::IterationPlan> whole; // every replica's tasks, for a model that picks from them
   bool host_tasks_only = false;
   std::unique_ptr<Parts> parts; // its own hardware, where it asked for one
+  metrics::MetricsInputs in;    // what its metrics take: the probes' durations it runs with
   model::PassStep step;
 };
 
@@ -92,7 +94,7 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
     const int dp = s.workload.parallelism.dp;
     for (std::size_t k = 0; k < passes_.size(); ++k) {
       auto& p = passes_[k];
-      if (p.plan.simulated_replicas == dp)
+      if (p.plan.simulated_replicas == dp || p.request.undrawn) // nothing is drawn into an undrawn pass
         continue;
       p.whole = build(k > 0 ? build_of(p, base_build, in) : base_build, false, p.parts.get());
     }
@@ -142,7 +144,7 @@ PassExecutor::stretch(Pass& p, const std::vector<engine::TaskTiming>& clean,
   for (auto& st : stretches)
     if (st->active())
       stretched |= st->stretch(p.plan, clean);
-  apply_probes(p.plan, *in_);
+  apply_probes(p.plan, p.in);
   return stretched || probes_stretched_ ? simulator_->execute(p.plan.graph, progress_, flaps(p)) : clean;
 }
 
@@ -153,15 +155,16 @@ simgrid::Simulator::Flaps PassExecutor::flaps(const Pass& p) {
 void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& run,
                        metrics::MetricsInputs& in, const simgrid::Simulator::Progress& progress) {
   simulator_ = &simulator;
-  in_ = &in;
   progress_ = progress;
-  const auto step_of = [&in](const plan::IterationPlan& p, const std::vector<engine::TaskTiming>& t) {
-    return metrics::compute_metrics(p, t, in).step_time_s;
+  const auto step_of = [](const plan::IterationPlan& p, const std::vector<engine::TaskTiming>& t,
+                          const metrics::MetricsInputs& with) {
+    return metrics::compute_metrics(p, t, with).step_time_s;
   };
 
   // The prediction's build, links shared max-min.
   auto& base = passes_.front();
   run_probes(simulator, base.plan, in);
+  base.in = in;
   apply_probes(base.plan, in);
   base_timings_ = simulator.execute(base.plan.graph, progress);
 
@@ -173,7 +176,7 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       std::any_of(stretches_.begin(), stretches_.end(), [](const auto& st) { return st->active(); });
   if (stretching) {
     unstretched_ = base.plan;
-    base.step.unstretched_s = step_of(base.plan, base_timings_);
+    base.step.unstretched_s = step_of(base.plan, base_timings_, in);
     const auto time = [&simulator](const engine::TaskGraph& g) {
       return simulator.execute(g, {}, simgrid::Simulator::Flaps::none);
     };
@@ -181,6 +184,7 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       if (st->active())
         probes_stretched_ |= st->stretch_probes(base.plan, time);
     run_probes(simulator, base.plan, in);
+    base.in = in;
     base_timings_ = stretch(base, base_timings_, stretches_);
   }
   clean_metrics_ = metrics::compute_metrics(base.plan, base_timings_, in);
@@ -204,7 +208,7 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
   const auto run_clean = [&](std::size_t k) {
     auto& p = passes_[k];
     auto t = simulator.execute(p.plan.graph, progress, flaps(p));
-    p.step.unstretched_s = step_of(p.plan, t);
+    p.step.unstretched_s = step_of(p.plan, t, p.in);
     if (stretching) {
       std::vector<std::unique_ptr<model::Stretch>> own;
       for (const auto& st : stretches_)
@@ -213,11 +217,14 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       if (!p.request.reported_apart.empty())
         stretches_apart_.emplace_back(k, std::move(own));
     }
-    p.step.clean_s = step_of(p.plan, t);
+    p.step.clean_s = step_of(p.plan, t, p.in);
   };
   for (std::size_t k = 1; k < passes_.size(); ++k) {
     auto& p = passes_[k];
-    apply_probes(p.plan, in);
+    p.in = in;
+    if (p.parts)
+      run_probes(simulator, p.plan, p.in);
+    apply_probes(p.plan, p.in);
     if (p.request.undrawn || (p.request.drawn_only && perturbation_ && !stretching))
       continue; // below
     run_clean(k);
@@ -234,7 +241,7 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       for (const auto& part : perturbation_->parts())
         if (auto one = perturbation_->draw(base.plan, base.whole ? &*base.whole : nullptr, {}, part)) {
           apply_probes(*one, in);
-          steps_.parts[part] = step_of(*one, simulator.execute(one->graph));
+          steps_.parts[part] = step_of(*one, simulator.execute(one->graph), in);
         }
     }
     for (std::size_t k = 1; k < passes_.size(); ++k) {
@@ -242,10 +249,10 @@ void PassExecutor::run(simgrid::Simulator& simulator, const model::RunContext& r
       if (p.request.undrawn)
         continue;
       if (auto d = perturbation_->draw(p.plan, p.whole ? &*p.whole : nullptr, p.name, {})) {
-        apply_probes(*d, in);
-        p.step.drawn_s = step_of(*d, simulator.execute(d->graph, progress, flaps(p)));
+        apply_probes(*d, p.in);
+        p.step.drawn_s = step_of(*d, simulator.execute(d->graph, progress, flaps(p)), p.in);
       } else if (p.request.drawn_only && !stretching) {
-        p.step.clean_s = step_of(p.plan, simulator.execute(p.plan.graph, progress, flaps(p)));
+        p.step.clean_s = step_of(p.plan, simulator.execute(p.plan.graph, progress, flaps(p)), p.in);
         p.step.unstretched_s = p.step.clean_s;
       }
     }

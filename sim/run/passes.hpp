@@ -92,7 +92,6 @@ private:
   metrics::IterationMetrics prediction_metrics_;
   // set by run
   simgrid::Simulator* simulator_ = nullptr;
-  metrics::MetricsInputs* in_ = nullptr;
   simgrid::Simulator::Progress progress_;
   bool probes_stretched_ = false;
 };

@@ -1,5 +1,6 @@
 // The collectives model's sensitivity pass: where the kernel's TCP carries the collectives, the run gives
 // the step with twice the socket transport's threads, and says whether that setting binds the result.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
 #include <gtest/gtest.h>
@@ -53,4 +54,22 @@ TEST(SocketThreads, RdmaHasNoSuchLineAndAComputeBoundRunIsNotBound) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, kLine)) << out;
   EXPECT_EQ(m[1], "not bound");
+}
+
+TEST(SocketThreads, ThePassRunsItsOwnProbesWhereExpertParallelAllToAllsCrossTheNetwork) {
+  // moe-expert-parallel.yaml: each expert-parallel group spans two nodes, so its all-to-alls (timed once
+  // by a probe and reused) ride the kernel's TCP too; the line's step is still the run at twice the
+  // threads.
+  TempDir tmp;
+  const std::string bundled = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                         "/scenarios/examples/moe-expert-parallel.yaml");
+  std::string out;
+  (void)simulate(tmp, "one", bundled, "step_time_s", &out, {"--variant", "host-tcp"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, kLine)) << out;
+  const double two = simulate(
+      tmp, "two",
+      dpusim::testing::replaced(bundled, "workload:\n", "workload:\n  communication: {socket_threads: 2}\n"),
+      "step_time_s", nullptr, {"--variant", "host-tcp"});
+  EXPECT_NEAR(std::stod(m[4]), two, 1e-4 * two);
 }
