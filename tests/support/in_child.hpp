@@ -5,8 +5,8 @@
 
 #include <sys/wait.h>
 #include <type_traits>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 namespace dpusim::testing {
 
