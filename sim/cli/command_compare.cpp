@@ -2,6 +2,7 @@
 #include "models/core/text_distance.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
+#include "sim/cli/compare_switches.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
@@ -61,7 +62,9 @@ int command_compare(const std::vector<std::string>& args) {
   if (!parse_command(
           "compare", "SCENARIO.yaml [options]",
           "Simulates every offload variant of a scenario (one process each), prints a comparison table\n"
-          "with the reasons for each difference and writes <out>/comparison.csv.\n"
+          "with the reasons for each difference and writes <out>/comparison.csv. A reason is named only\n"
+          "where the thing it rests on moves the step alone: each function placed elsewhere and the device\n"
+          "(NIC or DPU) are switched alone in simulations of their own (run-info.json's switches).\n"
           "Exit status: 0 done, 1 a simulation failed, 2 bad input (nothing written).",
           options, args, vm, true))
     return kOk;
@@ -136,6 +139,9 @@ int command_compare(const std::vector<std::string>& args) {
           p.note += (p.note.empty() ? "" : "; ") + std::string("last: ") + why_last;
         moves.push_back(std::move(p));
       }
+  // Each thing that differs between two explained variants, switched alone: an explanation names a cause
+  // only where it moves the step by itself (report::explain).
+  const auto pairs = plan_switches(variants, compared, s.requirements(), schedule);
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
     ro.calibration = vm["calibration"].as<std::string>();
@@ -161,39 +167,51 @@ int command_compare(const std::vector<std::string>& args) {
   if (samples) {
     int failed = 0;
     try {
-      sampled = run_samples(s, cat, variants, ro, *samples, jobs, progress, failed);
+      sampled =
+          run_samples(s, cat, {variants.begin(), variants.begin() + static_cast<std::ptrdiff_t>(compared)},
+                      ro, *samples, jobs, progress, failed);
     } catch (const std::runtime_error& e) {
       std::cerr << "dpusim: " << e.what() << "\n";
       return failed == kBadInput ? kBadInput : kFailure;
     }
   }
+  // Sampled, the compared variants ran above; the switched ones run once, at the scenario's seed, and
+  // explain nothing themselves.
+  const std::size_t first_run = samples ? compared : 0;
   std::size_t finished = 0;
   const auto outcomes = run_in_processes(
-      samples ? 0 : variants.size(), jobs,
-      [&](std::size_t i) {
+      variants.size() - first_run, jobs,
+      [&](std::size_t k) {
+        const std::size_t i = first_run + k;
         auto variant_options = ro;
-        if (links)
+        if (links && i < compared)
           variant_options.links_path = links_file(i).string();
+        variant_options.explain = i < compared;
         return report::serialize(run::run_variant(s, cat, variants[i], variant_options));
       },
-      [&](std::size_t i, const JobOutcome& o) {
+      [&](std::size_t k, const JobOutcome& o) {
         ++finished;
         if (progress)
-          std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size(), variants[i].name,
-                                   o.exit_code == 0 ? "done" : "failed");
+          std::cerr << fmt::format("[{}/{}] {} {}\n", finished, variants.size() - first_run,
+                                   variants[first_run + k].name, o.exit_code == 0 ? "done" : "failed");
       });
-  std::vector<report::VariantResult> results;
+  std::vector<report::VariantResult> results; // by index into variants
   for (const auto& v : sampled)
     results.push_back(v.samples.front()); // sample 0: the scenario's own seed
-  for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].exit_code != 0) {
-      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[i].name, outcomes[i].describe());
-      return outcomes[i].exit_code == kBadInput ? kBadInput : kFailure;
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    if (outcomes[k].exit_code != 0) {
+      std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[first_run + k].name,
+                               outcomes[k].describe());
+      return outcomes[k].exit_code == kBadInput ? kBadInput : kFailure;
     }
-    results.push_back(report::deserialize(outcomes[i].output));
+    results.push_back(report::deserialize(outcomes[k].output));
   }
+  std::vector<double> steps;
+  for (const auto& r : results)
+    steps.push_back(r.metrics.step_time_s);
   report::Comparison c{variants.front().name,
-                       {results.begin(), results.begin() + static_cast<std::ptrdiff_t>(compared)}};
+                       {results.begin(), results.begin() + static_cast<std::ptrdiff_t>(compared)},
+                       measured_switches(pairs, variants, steps, s.cluster.nic, s.cluster.dpu)};
   std::vector<report::Attribution> attributions;
   for (std::size_t t = 1; t < compared && !moves.empty(); ++t) {
     report::Attribution a{s.name,
@@ -233,7 +251,7 @@ int command_compare(const std::vector<std::string>& args) {
   for (const auto& f : sample_files)
     run.files.push_back(f.filename().string());
   std::vector<std::filesystem::path> link_files;
-  for (std::size_t i = 0; links && i < variants.size(); ++i) {
+  for (std::size_t i = 0; links && i < compared; ++i) {
     const std::string name = "links-" + variants[i].name + ".csv";
     std::ifstream in(links_file(i), std::ios::binary);
     std::ostringstream text;

@@ -66,7 +66,7 @@ int command_run(const std::vector<std::string>& args) {
       return failed == kBadInput ? kBadInput : kFailure;
     }
     const auto dir = output_directory(vm, s.name);
-    report::Comparison c{variant.name, {all.front().samples.front()}};
+    report::Comparison c{variant.name, {all.front().samples.front()}, {}};
     OutputSet outputs(dir); // run.csv and the sample files, renamed into place together
     outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
     const auto written = add_samples(outputs, all);
@@ -95,7 +95,7 @@ int command_run(const std::vector<std::string>& args) {
                 << std::flush;
     };
   const auto result = run::run_variant(s, cat, variant, ro);
-  report::Comparison c{variant.name, {result}};
+  report::Comparison c{variant.name, {result}, {}};
   OutputSet outputs(output_directory(vm, s.name)); // run.csv and run-info.json, renamed into place together
   const auto out = outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
   outputs.add("run-info.json", report::render_run_info(s, c, {"run", 0, {}, {"run.csv"}}));

@@ -1,6 +1,7 @@
 #include "sim/report/comparison.hpp"
 
 #include "sim/offload/variant.hpp"
+#include "sim/report/switches.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,13 @@
 #include <map>
 
 namespace dpusim::report {
+
+const PairSwitches* Comparison::switches_of(const std::string& first, const std::string& second) const {
+  for (const auto& p : switches)
+    if (p.first == first && p.second == second)
+      return &p;
+  return nullptr;
+}
 
 double Comparison::speedup(const VariantResult& r) const {
   const auto& base = results.front();
@@ -120,9 +128,11 @@ std::string breakdown(const metrics::IterationMetrics& m) {
                      m.host_cpu_stall_s);
 }
 
-/// Why `slow` takes longer than `fast`, from the component of the step that grew most.
+/// Why `slow` takes longer than `fast`, from the component of the step that grew most; a mechanism is
+/// named only where the thing it rests on moves the step by itself (`sw`, the pair's switches).
 std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
-                  const std::vector<Explainer>& explainers) {
+                  const std::vector<Explainer>& explainers, const PairSwitches* sw, double first_step_s) {
+  const auto moves = [&](std::string_view thing) { return named(sw, thing, first_step_s); };
   const auto& slow = slow_r.metrics;
   const auto& fast = fast_r.metrics;
   const double comm = slow.exposed_comm_s - fast.exposed_comm_s;
@@ -136,7 +146,7 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
     return m.arm_busy_cores_by_use[static_cast<std::size_t>(u)];
   };
   std::string s;
-  if (comm > data && comm > cpu)
+  if (comm > data && comm > cpu && moves("device"))
     for (const auto& e : explainers)
       if (e.cause != nullptr)
         if (auto why = e.cause(slow_r, fast_r, comm / total); !why.empty())
@@ -160,7 +170,7 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
     const double host_crypto = host(slow, plan::CpuUse::encryption) + host(slow, plan::CpuUse::vswitch);
     const double arm_path = arm(slow, plan::CpuUse::encryption) + arm(slow, plan::CpuUse::vswitch) -
                             arm(fast, plan::CpuUse::encryption) - arm(fast, plan::CpuUse::vswitch);
-    if (arm_path > 0.05)
+    if (arm_path > 0.05 && (moves("encryption") || moves("vswitch")))
       s += fmt::format(
           ": {}'s connections pass through the DPU's Arm cores (encryption {:.1f}, virtual switch "
           "{:.1f} Arm cores per node, {:.0f}% of all Arm cores busy on average); each connection runs "
@@ -168,12 +178,13 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
           "core, so its data-parallel reduction takes {:.1f}x as long.",
           slow_r.variant, arm(slow, plan::CpuUse::encryption), arm(slow, plan::CpuUse::vswitch),
           100 * slow.arm_utilisation, slow.dp_comm_s / std::max(1e-12, fast.dp_comm_s));
-    else if (slow.arm_utilisation > 0.8 && slow.arm_core_s > fast.arm_core_s)
+    else if (slow.arm_utilisation > 0.8 && slow.arm_core_s > fast.arm_core_s &&
+             (moves("storage") || moves("agents")))
       s += fmt::format(": {}'s DPU Arm cores are {:.0f}% busy with the functions placed on them "
                        "(storage {:.1f}, agents {:.1f} cores per node), which slows everything they serve.",
                        slow_r.variant, 100 * slow.arm_utilisation, arm(slow, plan::CpuUse::storage),
                        arm(slow, plan::CpuUse::agents));
-    else if (tcp > host(fast, plan::CpuUse::transport) + 0.05)
+    else if (tcp > host(fast, plan::CpuUse::transport) + 0.05 && moves("transport"))
       s += fmt::format(
           ": {} moves inter-node bytes through the host kernel TCP stack ({:.1f} cores per node{}), "
           "and each connection runs no faster than the cores driving it, so its data-parallel "
@@ -196,7 +207,7 @@ std::string cause(const VariantResult& slow_r, const VariantResult& fast_r,
 }
 
 std::string difference(const VariantResult& base, const VariantResult& r,
-                       const std::vector<Explainer>& explainers) {
+                       const std::vector<Explainer>& explainers, const PairSwitches* sw) {
   const auto& a = base.metrics;
   const auto& b = r.metrics;
   const double change = b.step_time_s / a.step_time_s - 1.0;
@@ -223,7 +234,10 @@ std::string difference(const VariantResult& base, const VariantResult& r,
                      b.arm_utilisation * r.arm_cores, r.arm_cores);
   const bool faster = change < 0;
   if (std::abs(change) >= 0.005)
-    s += faster ? cause(base, r, explainers) : cause(r, base, explainers);
+    s += faster ? cause(base, r, explainers, sw, a.step_time_s)
+                : cause(r, base, explainers, sw, a.step_time_s);
+  if (sw != nullptr)
+    s += render_switches(*sw, a.step_time_s, b.step_time_s - a.step_time_s);
   if (std::abs(change) < 0.03) {
     s += " The step changes by less than 3%:";
     const double stall = std::min(a.data_stall_s, b.data_stall_s);
@@ -251,48 +265,6 @@ std::string difference(const VariantResult& base, const VariantResult& r,
 
 } // namespace
 
-namespace {
-
-/// The functions `a` places elsewhere than `b` ("transport on the host, encryption on the Arm cores"),
-/// from their placements ("transport=host;encryption=dpu_arm;...").
-std::string placement_differences(const VariantResult& a, const VariantResult& b) {
-  const auto sites = [](const std::string& placement) {
-    std::map<std::string, std::string> out;
-    std::size_t from = 0;
-    while (from < placement.size()) {
-      const auto end = std::min(placement.find(';', from), placement.size());
-      const auto item = placement.substr(from, end - from);
-      if (const auto eq = item.find('='); eq != std::string::npos)
-        out[item.substr(0, eq)] = item.substr(eq + 1);
-      from = end + 1;
-    }
-    return out;
-  };
-  const auto where = [](const std::string& site) {
-    return site == "host"      ? std::string("the host")
-           : site == "dpu_arm" ? std::string("its Arm cores")
-           : site == "nic"     ? std::string("the NIC")
-                               : site;
-  };
-  // Only the functions either spends core time on: the others are not in the scenario.
-  const auto busy = [&](const std::string& function) {
-    for (std::size_t u = 0; u < plan::kCpuUses; ++u)
-      if (use_name(u) == function)
-        for (const auto* r : {&a, &b})
-          if (r->metrics.host_busy_cores_by_use[u] > 5e-3 || r->metrics.arm_busy_cores_by_use[u] > 5e-3)
-            return true;
-    return false;
-  };
-  const auto sb = sites(b.placement);
-  std::vector<std::string> moved;
-  for (const auto& [function, site] : sites(a.placement))
-    if (const auto it = sb.find(function); it != sb.end() && it->second != site && busy(function))
-      moved.push_back(fmt::format("{} on {} ({}: {})", function, where(site), b.variant, where(it->second)));
-  return fmt::format("{}", fmt::join(moved, ", "));
-}
-
-} // namespace
-
 std::vector<std::string> explain(const Comparison& c, const std::vector<Explainer>& explainers) {
   std::vector<std::string> out;
   const auto& base = c.results.front();
@@ -304,7 +276,7 @@ std::vector<std::string> explain(const Comparison& c, const std::vector<Explaine
       nic_rdma = &r;
   for (std::size_t i = 1; i < c.results.size(); ++i) {
     const auto& r = c.results[i];
-    std::string s = difference(base, r, explainers);
+    std::string s = difference(base, r, explainers, c.switches_of(base.variant, r.variant));
     // A DPU is worth its price only for what it does beyond a plain RDMA NIC: say so when that is nothing.
     if (r.on_dpu && nic_rdma != nullptr && nic_rdma != &base) {
       const double vs_nic = r.metrics.step_time_s / nic_rdma->metrics.step_time_s - 1.0;
@@ -324,22 +296,25 @@ std::vector<std::string> explain(const Comparison& c, const std::vector<Explaine
                        ": its Arm cores run {} but free no host core that {} does not free already, so "
                        "the DPU buys nothing here.",
                        fmt::join(on_arm, " and "), nic_rdma->variant);
-      else if (freed >= 0.05)
-        s += fmt::format(
-            " and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running on its "
-            "Arm cores what {} leaves on the host.",
-            freed, freed * r.nodes, nic_rdma->variant);
-      else if (vs_nic > 0.01) {
-        // Slower than the plain RDMA NIC: what the DPU does better (its explainers) cannot be why; the
-        // functions it places elsewhere than the NIC variant can.
-        const auto moved = placement_differences(r, *nic_rdma);
-        s += moved.empty() ? std::string(".") : fmt::format(": it runs {}.", moved);
-      } else {
+      else {
+        // What the DPU does better (its explainers) is said only where the device, switched alone, moves
+        // the step: a DPU slower than the NIC, or one whose gain comes from elsewhere, is not credited.
+        const auto* sw = c.switches_of(nic_rdma->variant, r.variant);
+        const double nic_step = nic_rdma->metrics.step_time_s;
         std::string why;
-        for (const auto& e : explainers)
-          if (e.dpu_over_nic != nullptr && why.empty())
-            why = e.dpu_over_nic(r, *nic_rdma);
-        s += why.empty() ? std::string(".") : why;
+        if (vs_nic < -0.01 && named(sw, "device", nic_step))
+          for (const auto& e : explainers)
+            if (e.dpu_over_nic != nullptr && why.empty())
+              why = e.dpu_over_nic(r, *nic_rdma);
+        if (freed >= 0.05)
+          s +=
+              fmt::format(" and frees {:.1f} more host cores per node ({:.0f} across the cluster) by running "
+                          "on its Arm cores what {} leaves on the host.",
+                          freed, freed * r.nodes, nic_rdma->variant);
+        else
+          s += why.empty() ? std::string(".") : why;
+        if (sw != nullptr)
+          s += render_switches(*sw, nic_step, r.metrics.step_time_s - nic_step);
       }
     }
     for (const auto& e : explainers)

@@ -5,22 +5,44 @@
 #include "sim/report/explainer.hpp"
 #include "sim/report/variant_result.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace dpusim::report {
 
+/// One thing that differs between two explained variants (a function's site or the device), switched
+/// alone by a simulation of its own.
+struct Switched {
+  std::string thing; // "transport", "storage", "encryption", "vswitch", "agents" or "device"
+  std::string from;  // the first variant's value: a site (host, nic, dpu_arm) or a device name
+  std::string to;    // the second's
+  bool back = false; // measured on the second variant with it switched back (the first cannot run it)
+  std::optional<double> change_s; // the step change from switching `from` to `to` alone
+  std::string why_not;            // why neither variant can run it alone
+};
+
+/// What differs between two variants of a comparison, each thing switched alone.
+struct PairSwitches {
+  std::string first;  // the variant the explanation compares against (the baseline, or the plain NIC)
+  std::string second; // the variant explained
+  std::vector<Switched> switched;
+};
+
 struct Comparison {
   std::string baseline;
   std::vector<VariantResult> results; // baseline first
+  std::vector<PairSwitches> switches; // per explained pair; a pair without one names no cause
   [[nodiscard]] double speedup(const VariantResult& r) const;
+  [[nodiscard]] const PairSwitches* switches_of(const std::string& first, const std::string& second) const;
 };
 
 std::string render_table(const Comparison& c);
 /// Host and DPU Arm cores per node by use, for the uses some variant spends time on (empty if none).
 std::string render_cores_table(const Comparison& c);
-/// One paragraph per non-baseline variant saying how it differs and why, in terms of what was simulated;
-/// the models' explainers (model::Registry::explainers) add what only they can say.
+/// One paragraph per non-baseline variant saying how it differs and why, in terms of what was simulated.
+/// A cause (a mechanism, or a model's explainer) is named only where the thing it rests on, switched
+/// alone, moves the step (Comparison::switches); the paragraph says what each thing moves.
 std::vector<std::string> explain(const Comparison& c, const std::vector<Explainer>& explainers);
 /// The models' columns (model::Registry::columns) follow the core metrics.
 std::string render_csv(const Comparison& c, const std::vector<Column>& model_columns);

@@ -105,7 +105,7 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
   std::string out;
   const std::size_t n = variants.empty() ? 0 : variants.front().samples.size();
   for (std::size_t i = 0; i < n; ++i) {
-    Comparison c{variants.front().variant, {}};
+    Comparison c{variants.front().variant, {}, {}};
     for (const auto& v : variants)
       c.results.push_back(v.samples.at(i));
     const std::string csv = render_csv(c, columns);

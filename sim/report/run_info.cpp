@@ -150,6 +150,19 @@ std::string render_run_info(const scenario::Scenario& s, const Comparison& c, co
   out += "\n  ],\n";
   out += fmt::format("  \"baseline\": {},\n", json_string(c.baseline));
   out += fmt::format("  \"explanations\": {},\n", json_list(run.explanations, "  "));
+  // What each explanation rests on: every thing that differs between two explained variants, switched
+  // alone, and the step change it makes (null where neither variant can run it alone).
+  out += "  \"switches\": [";
+  std::size_t n = 0;
+  for (const auto& p : c.switches)
+    for (const auto& w : p.switched)
+      out += fmt::format(
+          "{}\n    {{\"first\": {}, \"second\": {}, \"thing\": {}, \"from\": {}, \"to\": {}, "
+          "\"back\": {}, \"change_s\": {}, \"why_not\": {}}}",
+          n++ == 0 ? "" : ",", json_string(p.first), json_string(p.second), json_string(w.thing),
+          json_string(w.from), json_string(w.to), w.back ? "true" : "false",
+          w.change_s ? fmt::format("{:.9g}", *w.change_s) : std::string("null"), json_string(w.why_not));
+  out += n == 0 ? "],\n" : "\n  ],\n";
   out += "  \"variants\": [";
   for (std::size_t i = 0; i < c.results.size(); ++i) {
     const auto& r = c.results[i];

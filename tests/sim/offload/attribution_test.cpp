@@ -50,3 +50,45 @@ TEST(Attribution, NothingToAttributeBetweenEqualPlacements) {
       offload::function_moves(offload::parse_variant("rdma-nic"), offload::parse_variant("dpu"), req).size(),
       0u);
 }
+
+TEST(Differences, EachUsedFunctionWhoseSiteDiffersThenTheDevice) {
+  offload::Requirements req;
+  req.encryption = offload::Encryption::ipsec; // no storage, overlay or agents
+  const auto a = offload::parse_variant("host-tcp");
+  const auto b = offload::parse_variant("dpu"); // agents on the Arm cores: not used here
+  const auto d = offload::differences(a, b, req);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].thing(), "transport");
+  EXPECT_EQ(d[1].thing(), "encryption");
+  EXPECT_EQ(d[2].thing(), "device");
+  EXPECT_FALSE(d[2].from_dpu);
+  EXPECT_TRUE(d[2].to_dpu);
+  // The same placement on the NIC and on the DPU differs in the device alone.
+  const auto nic = offload::parse_variant("rdma-nic");
+  const auto on_dpu = offload::differences(nic, b, req);
+  ASSERT_EQ(on_dpu.size(), 1u);
+  EXPECT_EQ(on_dpu[0].thing(), "device");
+  EXPECT_TRUE(offload::differences(nic, nic, req).empty());
+}
+
+TEST(Differences, SwitchedChangesOneThingOnly) {
+  offload::Requirements req;
+  req.encryption = offload::Encryption::ipsec;
+  const auto a = offload::parse_variant("host-tcp");
+  const auto b = offload::parse_variant("dpu");
+  const auto d = offload::differences(a, b, req);
+  const auto enc = offload::switched(a, d[1], true);
+  EXPECT_EQ(enc.name, "host-tcp+encryption=nic");
+  EXPECT_FALSE(enc.on_dpu);
+  for (auto f : offload::kFunctions)
+    EXPECT_EQ(enc.placement[f], f == Function::encryption ? Site::nic : a.placement[f]);
+  const auto device = offload::switched(a, d[2], true);
+  EXPECT_EQ(device.name, "host-tcp+device=dpu");
+  EXPECT_TRUE(device.on_dpu);
+  EXPECT_EQ(device.placement, a.placement);
+  // Back on the second: the DPU variant with its transport on the host, still on the DPU.
+  const auto back = offload::switched(b, d[0], false);
+  EXPECT_EQ(back.placement[Function::transport], Site::host);
+  EXPECT_TRUE(back.on_dpu);
+  EXPECT_TRUE(back.moved.empty());
+}
