@@ -82,6 +82,14 @@ Cited<int> EntryReader::count(std::string_view key, int min, int max) {
   return Cited<int>{static_cast<int>(node.as_int(min, max)), cite};
 }
 
+std::optional<Cited<int>> EntryReader::optional_count(std::string_view key, int min, int max) {
+  auto n = map_.optional(key);
+  if (!n)
+    return std::nullopt;
+  auto [node, cite] = value_and_citation(*n);
+  return Cited<int>{static_cast<int>(node.as_int(min, max)), cite};
+}
+
 Cited<bool> EntryReader::flag(std::string_view key) {
   auto [node, cite] = value_and_citation(map_.required(key, "true or false"));
   return Cited<bool>{node.as_bool(), cite};

@@ -25,6 +25,7 @@ public:
   Cited<double> number(std::string_view key, double min, double max);
   std::optional<Cited<double>> optional_number(std::string_view key, double min, double max);
   Cited<int> count(std::string_view key, int min, int max);
+  std::optional<Cited<int>> optional_count(std::string_view key, int min, int max);
   Cited<bool> flag(std::string_view key);
   std::string text(std::string_view key);
   std::optional<std::string> optional_text(std::string_view key);

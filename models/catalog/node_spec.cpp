@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <limits>
 
 namespace dpusim::catalog {
@@ -16,10 +17,30 @@ NodeSpec read_node(EntryReader& r) {
   n.gpu = r.text("gpu");
   n.cpu = r.text("cpu");
   n.nic = r.text("nic");
-  n.gpus = r.count("gpus", 1, 64);
-  n.cpu_sockets = r.count("cpu_sockets", 1, 8);
-  n.nics = r.count("nics", 1, 64);
-  n.pcie_switches = r.count("pcie_switches", 1, 64);
+  // NVLink 5 joins up to 576 GPUs in one domain (NVLINK-576); a tray holds at most 8 sockets.
+  n.gpus = r.count("gpus", 1, 576);
+  n.cpu_sockets = r.count("cpu_sockets", 1, 8 * 72);
+  n.nics = r.count("nics", 1, 576);
+  n.pcie_switches = r.count("pcie_switches", 1, 576);
+  if (auto trays = r.optional_count("trays", 1, 72)) {
+    n.trays = *trays;
+    const auto where = *r.optional_node("trays");
+    for (const auto& [key, count] : {std::pair<const char*, int>{"gpus", n.gpus.value},
+                                     {"cpu_sockets", n.cpu_sockets.value},
+                                     {"nics", n.nics.value},
+                                     {"pcie_switches", n.pcie_switches.value}})
+      if (count % n.trays.value != 0)
+        where.fail(fmt::format("the node's {} {} do not split evenly over its {} trays: give each tray "
+                               "the same number (a multiple of {})",
+                               count, key, n.trays.value, n.trays.value));
+  } else {
+    n.trays = {1, {Citation::Kind::assumption, "one tray: the node is a single server"}};
+    if (n.cpu_sockets.value > 8)
+      r.optional_node("cpu_sockets")
+          ->fail(fmt::format("a single server holds at most 8 CPU sockets, found {}; a rack of trays "
+                             "states its trays (trays: N)",
+                             n.cpu_sockets.value));
+  }
   n.pcie_uplink = r.quantity<DataRate>("pcie_uplink");
   n.pcie_latency = r.quantity<Seconds>("pcie_latency");
   n.nvlink_latency = r.quantity<Seconds>("nvlink_latency");

@@ -12,7 +12,11 @@ namespace dpusim::catalog {
 
 class EntryReader;
 
-/// A server: which GPU, CPU and compute NIC it holds, how many, and how they are wired.
+/// A server: which GPU, CPU and compute NIC it holds, how many, and how they are wired. A node is one
+/// NVLink domain: an 8-GPU server, or a rack of `trays` compute trays whose GPUs share NVLink switches
+/// (GB200 NVL72: 18 trays). GPUs, CPU sockets, NICs and PCIe switches are the node's, split evenly over
+/// its trays; each tray has its own host CPUs, and its GPUs and NICs reach them through its own PCIe
+/// switches.
 struct NodeSpec {
   std::string name;
   std::string description;
@@ -23,6 +27,7 @@ struct NodeSpec {
   Cited<int> cpu_sockets;
   Cited<int> nics;                    // compute NICs (one port each)
   Cited<int> pcie_switches;           // GPUs and NICs spread evenly over them
+  Cited<int> trays{1, {}};            // compute trays of the NVLink domain, each with its own host CPUs
   Cited<units::DataRate> pcie_uplink; // PCIe switch to CPU root port, per direction
   Cited<units::Seconds> pcie_latency; // per PCIe link traversal
   Cited<units::Seconds> nvlink_latency;

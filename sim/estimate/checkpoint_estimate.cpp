@@ -42,7 +42,7 @@ double checkpoint_write_s(const scenario::Scenario& s, const scenario::Hardware&
     const int threads = std::max(1, work.threads);
     if (work.processor == datapath::Processor::host_cpu) {
       t = std::max(t, work.core_s / threads *
-                          std::max(1.0, static_cast<double>(threads) / std::max(1, hw.host_cores())));
+                          std::max(1.0, static_cast<double>(threads) / std::max(1, hw.node_host_cores())));
     } else if (hw.nic.arm) {
       t = std::max(t, work.core_s / (static_cast<double>(threads) * nics) *
                           std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));

@@ -89,13 +89,15 @@ double CommCosts::network_route_s(int nodes) const {
   double s = 2 * (pcie_hops * n.pcie_latency.si() + n.nic_latency.si() + f.latency.si());
   const int per_leaf =
       f.kind == topology::FabricKind::fat_tree ? shape_.nodes_per_leaf : std::max(1, shape_.down_ports);
-  if (shape_.tiers >= 2 && nodes > per_leaf)
+  const int hosts = nodes * n.trays; // the fabric joins hosts: servers, or the trays of racks
+  if (shape_.tiers >= 2 && hosts > per_leaf)
     s += 2 * f.latency.si();
-  const int per_pod = shape_.leaves_per_pod > 0 ? (f.kind == topology::FabricKind::fat_tree
-                                                       ? shape_.leaves_per_pod * per_leaf
-                                                       : shape_.leaves_per_pod / n.nics * per_leaf)
-                                                : 0;
-  if (shape_.tiers == 3 && per_pod > 0 && nodes > per_pod)
+  const int per_pod = shape_.leaves_per_pod > 0
+                          ? (f.kind == topology::FabricKind::fat_tree
+                                 ? shape_.leaves_per_pod * per_leaf
+                                 : shape_.leaves_per_pod / topology::nics_per_host(n) * per_leaf)
+                          : 0;
+  if (shape_.tiers == 3 && per_pod > 0 && hosts > per_pod)
     s += 2 * f.latency.si();
   const bool pxn = path_.transport() == offload::Transport::rdma && hw_.collective.pxn.value;
   if (pxn && n.gpus > 1)
@@ -127,9 +129,7 @@ public:
 
   [[nodiscard]] int nic_of(int gpu) const { return (gpu % per_node_) * layout_.node.nics / per_node_; }
   [[nodiscard]] int leaf_of(int node, int nic) const {
-    return layout_.fabric.kind == topology::FabricKind::fat_tree
-               ? node / std::max(1, shape_.nodes_per_leaf)
-               : (node / std::max(1, shape_.down_ports)) * layout_.node.nics + nic;
+    return topology::leaf_of_nic(layout_, shape_, node, nic);
   }
 
   /// One hop of `bytes` (per byte of the operation) from GPU src to GPU dst; `collective`: at a ring's
@@ -234,7 +234,7 @@ public:
     for (const auto& [node, n] : l.host_loads)
       host_loads = std::max(host_loads, n);
     if (host_loads > 0)
-      s = std::max(s, cpu(host_core_s_, host_threads_, hw_.host_cores(), host_loads));
+      s = std::max(s, cpu(host_core_s_, host_threads_, hw_.node_host_cores(), host_loads));
     int arm_loads = 0;
     for (const auto& [dpu, n] : l.arm_loads)
       arm_loads = std::max(arm_loads, n);

@@ -89,7 +89,7 @@ double input_load_s(const scenario::Scenario& s, const scenario::Hardware& hw, c
   }
   if (decode > 0) {
     const double share =
-        std::max(1.0, static_cast<double>(on_node) * dc.workers / std::max(1, hw.host_cores()));
+        std::max(1.0, static_cast<double>(on_node) * dc.workers / std::max(1, hw.node_host_cores()));
     t = std::max(t, decode / dc.workers * share);
   }
   return t;

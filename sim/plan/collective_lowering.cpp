@@ -202,7 +202,8 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
     const int gpu = work.end == datapath::End::sender ? src : dst;
     const int node = hosts_.node_of(hosts_.gpu(gpu));
     const bool arm = work.processor == datapath::Processor::dpu_arm;
-    const auto host = arm ? hosts_.arm(node, hosts_.topology().nic_of_gpu(gpu % per_node)) : hosts_.cpu(node);
+    const auto host =
+        arm ? hosts_.arm(node, hosts_.topology().nic_of_gpu(gpu % per_node)) : hosts_.cpu_of_gpu(gpu);
     per_host[{host, work.threads}] += work.core_s;
     (arm ? out.arm_core_s : out.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
   }

@@ -41,10 +41,12 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
         for (int th = 0; th < work.threads; ++th)
           t.loads.push_back({hosts_.arm(node, nic), share});
     } else {
+      // The client runs on the host CPU of the tray whose NICs carry its bytes.
+      const auto cpu = hosts_.cpu_of_nic(node, nics.empty() ? 0 : nics.front());
       const double share = work.core_s / work.threads;
       for (int th = 0; th < work.threads; ++th) {
-        t.loads.push_back({hosts_.cpu(node), share});
-        t.loads.push_back({storage_client(node), share});
+        t.loads.push_back({cpu, share});
+        t.loads.push_back({storage_client(cpu), share});
       }
     }
     (arm ? i.arm_core_s : i.host_core_s)[static_cast<std::size_t>(work.function)] += work.core_s;
@@ -52,11 +54,11 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
   i.client_loads = static_cast<int>(t.loads.size()) - i.client_from;
 }
 
-engine::HostIndex HostWork::storage_client(int node) {
-  const auto it = storage_client_.find(node);
+engine::HostIndex HostWork::storage_client(engine::HostIndex cpu) {
+  const auto it = storage_client_.find(cpu);
   if (it != storage_client_.end())
     return it->second;
-  return storage_client_[node] = routes_.add_limiter(1.0, host_.storage_connections);
+  return storage_client_[cpu] = routes_.add_limiter(1.0, host_.storage_connections);
 }
 
 } // namespace dpusim::plan

@@ -27,22 +27,23 @@ public:
   /// through the DPU's Arm cores (and its internal PCIe) on the way.
   void storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node, int nic,
                      double bytes, bool write);
-  /// The storage client's CPU work on `node`: a host client's threads each on a host core and on the
-  /// node's connection limiter; under SNAP, every DPU in `nics` runs its own, so the work is split evenly
-  /// over each one's Arm cores, `threads` cores (SNAP's) on every DPU. `i` records which of `t`'s loads
-  /// they are (`client_from`, `client_loads`, `client_on_arm`), for the OS noise on those cores.
+  /// The storage client's CPU work on `node`: a host client's threads each on a core of the host CPU
+  /// of the tray of `nics` and on that host's connection limiter; under SNAP, every DPU in `nics` runs its
+  /// own, so the work is split evenly over each one's Arm cores, `threads` cores (SNAP's) on every DPU. `i`
+  /// records which of `t`'s loads they are (`client_from`, `client_loads`, `client_on_arm`), for the OS noise
+  /// on those cores.
   void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,
                            int node, const std::vector<int>& nics);
 
 private:
-  /// The limiter standing for node n's host storage client connections (created on first use).
-  engine::HostIndex storage_client(int node);
+  /// The limiter standing for a host CPU's storage client connections (created on first use).
+  engine::HostIndex storage_client(engine::HostIndex cpu);
 
   platform::RouteRegistry& routes_;
   const platform::HostMap& hosts_;
   const HostSide& host_;
   IterationPlan& plan_;
-  std::map<int, engine::HostIndex> storage_client_; // by node: its storage client's connection limiter
+  std::map<engine::HostIndex, engine::HostIndex> storage_client_; // by host CPU: its client's limiter
 };
 
 } // namespace dpusim::plan

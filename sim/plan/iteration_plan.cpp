@@ -215,7 +215,7 @@ private:
       const double launch = kernels * host_.launch_s_per_kernel;
       if (host_.couple_launch)
         for (int g : info.gpus)
-          t.loads.push_back({hosts_.cpu(hosts_.node_of(hosts_.gpu(g))), launch});
+          t.loads.push_back({hosts_.cpu_of_gpu(g), launch});
       info.host_core_s[static_cast<std::size_t>(CpuUse::framework)] =
           launch * static_cast<double>(info.gpus.size());
     }

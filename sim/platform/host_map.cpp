@@ -7,8 +7,9 @@ namespace dpusim::platform {
 HostMap::HostMap(const topology::Topology& topo, const scenario::Hardware& hw, PathOptions options)
     : topo_(topo), hw_(hw), options_(options) {
   nodes_ = topo.layout().nodes;
+  trays_ = topo.layout().node.trays;
   gpus_ = nodes_ * topo.layout().node.gpus;
-  arm_base_ = gpus_ + nodes_;
+  arm_base_ = gpus_ + nodes_ * trays_;
   storage_base_ = arm_base_ + (topo.layout().node.dpu ? nodes_ * topo.layout().node.nics : 0);
   if (options_.through_arm && !topo.layout().node.dpu)
     throw std::logic_error("a path through Arm cores needs DPUs in the topology");
@@ -18,6 +19,26 @@ engine::HostIndex HostMap::arm(int node, int local_nic) const {
   if (!has_arm())
     throw std::logic_error("this platform has no DPU Arm cores");
   return arm_base_ + node * topo_.layout().node.nics + local_nic;
+}
+
+engine::HostIndex HostMap::cpu_of_gpu(int global_gpu) const {
+  return cpu(topo_.node_of_gpu(global_gpu), topo_.tray_of_gpu(global_gpu % topo_.layout().node.gpus));
+}
+
+int HostMap::tray_of(engine::HostIndex h) const {
+  switch (kind_of(h)) {
+  case HostKind::gpu:
+    return topo_.tray_of_gpu(h % topo_.layout().node.gpus);
+  case HostKind::cpu:
+    return (h - gpus_) % trays_;
+  case HostKind::arm:
+    return topo_.tray_of_nic(arm_slot(h));
+  case HostKind::storage:
+  case HostKind::tenant:
+  case HostKind::limiter:
+    return 0;
+  }
+  return 0;
 }
 
 HostMap::HostKind HostMap::kind_of(engine::HostIndex h) const {
@@ -39,7 +60,7 @@ int HostMap::node_of(engine::HostIndex h) const {
   case HostKind::gpu:
     return topo_.node_of_gpu(h);
   case HostKind::cpu:
-    return h - gpus_;
+    return (h - gpus_) / trays_;
   case HostKind::arm:
     return (h - arm_base_) / topo_.layout().node.nics;
   case HostKind::storage:
@@ -55,7 +76,7 @@ topology::VertexId HostMap::vertex_of(engine::HostIndex h) const {
   case HostKind::gpu:
     return topo_.gpu(h);
   case HostKind::cpu:
-    return topo_.host_cpu(h - gpus_);
+    return topo_.host_cpu((h - gpus_) / trays_, (h - gpus_) % trays_);
   case HostKind::arm: {
     const int i = h - arm_base_;
     return topo_.dpu_arm(i / topo_.layout().node.nics, i % topo_.layout().node.nics);

@@ -34,7 +34,16 @@ public:
   HostMap(const topology::Topology& topo, const scenario::Hardware& hw, PathOptions options);
 
   [[nodiscard]] engine::HostIndex gpu(int global_gpu) const { return global_gpu; }
-  [[nodiscard]] engine::HostIndex cpu(int node) const { return gpus_ + node; }
+  /// The host CPU of a node's tray (a single server is one tray).
+  [[nodiscard]] engine::HostIndex cpu(int node, int tray = 0) const { return gpus_ + node * trays_ + tray; }
+  /// The host CPU of the tray a GPU sits in, and of the tray of a node's NIC slot.
+  [[nodiscard]] engine::HostIndex cpu_of_gpu(int global_gpu) const;
+  [[nodiscard]] engine::HostIndex cpu_of_nic(int node, int local_nic) const {
+    return cpu(node, topo_.tray_of_nic(local_nic));
+  }
+  /// The tray of a GPU, CPU or Arm host in its node (0 for hosts outside the nodes).
+  [[nodiscard]] int tray_of(engine::HostIndex h) const;
+  [[nodiscard]] int trays() const { return trays_; }
   /// The Arm complex of the DPU in NIC slot `local_nic` of `node` (DPU variants only).
   [[nodiscard]] engine::HostIndex arm(int node, int local_nic) const;
   /// The NIC slot of an Arm complex's DPU in its node.
@@ -70,6 +79,7 @@ private:
   PathOptions options_;
   int gpus_ = 0;
   int nodes_ = 0;
+  int trays_ = 1;
   int arm_base_ = 0;
   int storage_base_ = 0;
 };

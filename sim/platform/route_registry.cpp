@@ -79,14 +79,14 @@ const RouteInfo& RouteRegistry::route_hosts(engine::HostIndex src, engine::HostI
   auto leg = [&](engine::HostIndex h, int node, bool outbound) {
     std::vector<topology::VertexId> w{hosts_.vertex_of(h)};
     if (storage_port) {
-      w.push_back(*topo().storage_nic(node));
+      w.push_back(*topo().storage_nic(node, hosts_.tray_of(h)));
       if (!outbound)
         std::reverse(w.begin(), w.end());
       return w;
     }
     const bool staged = hosts_.kind_of(h) == HostMap::HostKind::gpu && gpu_tcp;
     if (staged)
-      w.push_back(topo().host_cpu(node)); // staged through pinned host memory
+      w.push_back(topo().host_cpu(node, hosts_.tray_of(h))); // staged through pinned host memory
     if ((staged || hosts_.kind_of(h) == HostMap::HostKind::cpu) && hosts_.options().through_arm)
       w.push_back(topo().dpu_arm(node, topo().vertex(nic_of(h, node)).local));
     auto nic = nic_of(h, node);
@@ -140,7 +140,8 @@ engine::PlatformDecl RouteRegistry::build() const {
   for (int i = 0; i < hosts_.gpus(); ++i)
     p.hosts.push_back({g[topo().gpu(i)].name, 1.0, 1});
   for (int n = 0; n < hosts_.nodes(); ++n)
-    p.hosts.push_back({g[topo().host_cpu(n)].name, 1.0, hosts_.hardware().host_cores()});
+    for (int tray = 0; tray < hosts_.trays(); ++tray)
+      p.hosts.push_back({g[topo().host_cpu(n, tray)].name, 1.0, hosts_.hardware().host_cores()});
   if (hosts_.has_arm()) {
     const int arm_cores = hosts_.hardware().nic.arm ? hosts_.hardware().nic.arm->cores.value : 1;
     for (int n = 0; n < hosts_.nodes(); ++n)

@@ -183,7 +183,7 @@ VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& v
   r.device = hw.nic.name;
   r.placement = offload::placement_text(variant.placement);
   r.on_dpu = variant.on_dpu;
-  r.host_cores = hw.host_cores();
+  r.host_cores = hw.node_host_cores();
   r.seed = s.seed;
   r.calibrated = hw.calibrated;
   r.gpu_performance = hw.gpu_performance;

@@ -64,7 +64,7 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   in.gpus = hosts.gpus();
   in.nodes = hosts.nodes();
   in.gpus_per_node = hosts.topology().layout().node.gpus; // as the GPUs are numbered
-  in.host_cores = hw.host_cores();
+  in.host_cores = hw.node_host_cores();
   in.arm_cores =
       hosts.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * hosts.topology().layout().node.nics : 0;
   switch (s.workload.precision) {

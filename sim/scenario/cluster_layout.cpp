@@ -17,6 +17,7 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   n.gpus = cluster.gpus_per_node > 0 ? cluster.gpus_per_node : node.gpus.value;
   n.nics = node.nics.value;
   n.pcie_switches = node.pcie_switches.value;
+  n.trays = node.trays.value;
   n.nvlink_per_gpu = gpu.nvlink_bandwidth.value;
   n.nvlink_latency = node.nvlink_latency.value;
   n.pcie_gpu = gpu.pcie_bandwidth.value;

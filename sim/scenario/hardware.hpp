@@ -38,7 +38,10 @@ struct Hardware {
   std::optional<catalog::Cited<units::Seconds>> storage_read_latency_median;
   std::optional<catalog::Cited<units::Seconds>> storage_read_latency_p99;
 
-  [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
+  /// The cores of one host CPU complex: a server's sockets, or one tray's of a rack.
+  [[nodiscard]] int host_cores() const { return cpu.cores.value * node.cpu_sockets.value / node.trays.value; }
+  /// The cores of every host of the node (a rack's trays together).
+  [[nodiscard]] int node_host_cores() const { return cpu.cores.value * node.cpu_sockets.value; }
 };
 
 /// The catalog's parts for one variant (a calibration profile is applied by model::hardware_for).

@@ -72,6 +72,22 @@ int Topology::nic_of_gpu(int local_gpu) const {
   return local_gpu * n.nics / n.gpus;
 }
 
+namespace {
+int tray_of_switch(const NodeLayout& n, int pcie_switch) {
+  return pcie_switch * n.trays / n.pcie_switches;
+}
+} // namespace
+
+int Topology::tray_of_gpu(int local_gpu) const {
+  const auto& n = layout_.node;
+  return tray_of_switch(n, local_gpu * n.pcie_switches / n.gpus);
+}
+
+int Topology::tray_of_nic(int local_nic) const {
+  const auto& n = layout_.node;
+  return tray_of_switch(n, local_nic * n.pcie_switches / n.nics);
+}
+
 bool Topology::is_transit(VertexId v) const {
   switch (g_[v].kind) {
   case VertexKind::nvswitch:
@@ -97,6 +113,10 @@ FabricShape fabric_shape(const ClusterLayout& layout) {
   const auto& f = layout.fabric;
   if (n.gpus < 1 || n.nics < 1 || n.pcie_switches < 1)
     throw std::invalid_argument("a node needs at least one GPU, one NIC and one PCIe switch");
+  if (n.trays < 1 || n.pcie_switches % n.trays != 0 || n.nics % n.trays != 0)
+    throw std::invalid_argument(fmt::format("a node's {} PCIe switches and {} NICs do not split evenly over "
+                                            "its {} trays",
+                                            n.pcie_switches, n.nics, n.trays));
   if (f.tiers != 0 && f.tiers != 2 && f.tiers != 3)
     throw std::invalid_argument(fmt::format("a fabric has 2 or 3 tiers, not {}", f.tiers));
   FabricShape sh;
@@ -106,18 +126,20 @@ FabricShape fabric_shape(const ClusterLayout& layout) {
   if (sh.down_ports < 1 || sh.down_ports >= radix)
     throw std::invalid_argument(fmt::format(
         "oversubscription {:g}:1 leaves no usable ports on a {}-port switch", f.oversubscription, radix));
+  const int hosts = fabric_hosts(layout);
+  const int nics = nics_per_host(n);
   if (f.kind == FabricKind::fat_tree) {
-    // Top-of-rack style: all NICs of a node on the same leaf.
-    sh.nodes_per_leaf = sh.down_ports / n.nics;
+    // Top-of-rack style: all NICs of a host on the same leaf.
+    sh.nodes_per_leaf = sh.down_ports / nics;
     if (sh.nodes_per_leaf < 1)
       throw std::invalid_argument(
-          fmt::format("a node's {} NIC ports do not fit on one leaf's {} down ports; use "
+          fmt::format("a {}'s {} NIC ports do not fit on one leaf's {} down ports; use "
                       "topology: rail-optimized or a larger switch_radix",
-                      n.nics, sh.down_ports));
-    sh.leaves = (layout.nodes + sh.nodes_per_leaf - 1) / sh.nodes_per_leaf;
+                      n.trays > 1 ? "tray" : "node", nics, sh.down_ports));
+    sh.leaves = (hosts + sh.nodes_per_leaf - 1) / sh.nodes_per_leaf;
   } else {
-    // Rail-optimized: NIC k of every node in a group of down_ports nodes on rail leaf k of that group.
-    sh.leaves = (layout.nodes + sh.down_ports - 1) / sh.down_ports * n.nics;
+    // Rail-optimized: NIC k of every host in a group of down_ports hosts on rail leaf k of that group.
+    sh.leaves = (hosts + sh.down_ports - 1) / sh.down_ports * nics;
   }
   if (sh.leaves < 2)
     return sh;
@@ -142,7 +164,7 @@ FabricShape fabric_shape(const ClusterLayout& layout) {
   // `core_oversubscription`; a core switch holds one spine of each pod. A pod holds whole groups of
   // leaves: a rail group (one leaf per NIC index) or a single leaf.
   const int spine_down = static_cast<int>(radix * f.core_oversubscription / (f.core_oversubscription + 1.0));
-  const int group = f.kind == FabricKind::rail_optimized ? n.nics : 1;
+  const int group = f.kind == FabricKind::rail_optimized ? nics : 1;
   sh.leaves_per_pod = static_cast<int>(std::floor(spine_down / sh.links_per_spine + 1e-9)) / group * group;
   if (spine_down < 1 || spine_down >= radix || sh.leaves_per_pod < 1)
     throw std::invalid_argument(
@@ -162,6 +184,15 @@ FabricShape fabric_shape(const ClusterLayout& layout) {
   return sh;
 }
 
+int leaf_of_nic(const ClusterLayout& layout, const FabricShape& shape, int node, int local_nic) {
+  const auto& n = layout.node;
+  const int nics = nics_per_host(n);
+  const int host = node * n.trays + local_nic / nics; // a tray's NICs are consecutive
+  return layout.fabric.kind == FabricKind::fat_tree
+             ? host / std::max(1, shape.nodes_per_leaf)
+             : (host / std::max(1, shape.down_ports)) * nics + local_nic % nics;
+}
+
 Topology Topology::build(const ClusterLayout& layout) {
   const auto& n = layout.node;
   const auto& f = layout.fabric;
@@ -169,15 +200,20 @@ Topology Topology::build(const ClusterLayout& layout) {
   const FabricShape shape = fabric_shape(layout);
   Topology t;
   t.layout_ = layout;
-  // Nodes: GPUs on an NVSwitch, GPUs and NICs spread over PCIe switches, switches up to the CPU.
+  // Nodes: GPUs on an NVSwitch, GPUs and NICs spread over PCIe switches, switches up to their tray's
+  // CPU (a single server is one tray).
   for (int node = 0; node < layout.nodes; ++node) {
-    const VertexId cpu = t.add_vertex(VertexKind::host_cpu, fmt::format("n{}.cpu", node), node, 0);
-    t.cpus_.push_back(cpu);
+    for (int tray = 0; tray < n.trays; ++tray)
+      t.cpus_.push_back(t.add_vertex(VertexKind::host_cpu,
+                                     n.trays == 1 ? fmt::format("n{}.cpu", node)
+                                                  : fmt::format("n{}.tray{}.cpu", node, tray),
+                                     node, tray));
     const VertexId nvsw = t.add_vertex(VertexKind::nvswitch, fmt::format("n{}.nvswitch", node), node, 0);
     std::vector<VertexId> pcie;
     for (int s = 0; s < n.pcie_switches; ++s) {
       pcie.push_back(t.add_vertex(VertexKind::pcie_switch, fmt::format("n{}.pcie{}", node, s), node, s));
-      t.add_link(pcie.back(), cpu, LinkKind::pcie, n.pcie_uplink, n.pcie_latency);
+      t.add_link(pcie.back(), t.host_cpu(node, tray_of_switch(n, s)), LinkKind::pcie, n.pcie_uplink,
+                 n.pcie_latency);
     }
     for (int g = 0; g < n.gpus; ++g) {
       const VertexId gpu = t.add_vertex(VertexKind::gpu, fmt::format("n{}.gpu{}", node, g), node, g);
@@ -209,8 +245,7 @@ Topology Topology::build(const ClusterLayout& layout) {
   std::vector<std::vector<VertexId>> leaf_down(static_cast<std::size_t>(shape.leaves)); // NICs on each leaf
   for (int node = 0; node < layout.nodes; ++node)
     for (int k = 0; k < n.nics; ++k) {
-      const int leaf = f.kind == FabricKind::fat_tree ? node / shape.nodes_per_leaf
-                                                      : (node / shape.down_ports) * n.nics + k;
+      const int leaf = leaf_of_nic(layout, shape, node, k);
       leaf_down[static_cast<std::size_t>(leaf)].push_back(
           t.nics_[static_cast<std::size_t>(node * n.nics + k)]);
     }
@@ -274,12 +309,16 @@ Topology Topology::build(const ClusterLayout& layout) {
     const VertexId sw = t.add_vertex(VertexKind::leaf, "storage-switch", -1, -1);
     for (const VertexId server : t.storage_)
       t.add_link(server, sw, LinkKind::nic_port, layout.storage.link, n.nic_latency + f.latency);
-    for (int node = 0; node < layout.nodes; ++node) {
-      const VertexId port = t.add_vertex(VertexKind::nic, fmt::format("n{}.storage-nic", node), node, n.nics);
-      t.storage_nics_.push_back(port);
-      t.add_link(port, t.cpus_[static_cast<std::size_t>(node)], LinkKind::pcie, n.pcie_nic, n.pcie_latency);
-      t.add_link(port, sw, LinkKind::nic_port, layout.storage.node_link, n.nic_latency + f.latency);
-    }
+    for (int node = 0; node < layout.nodes; ++node)
+      for (int tray = 0; tray < n.trays; ++tray) {
+        const VertexId port = t.add_vertex(VertexKind::nic,
+                                           n.trays == 1 ? fmt::format("n{}.storage-nic", node)
+                                                        : fmt::format("n{}.tray{}.storage-nic", node, tray),
+                                           node, n.nics + tray);
+        t.storage_nics_.push_back(port);
+        t.add_link(port, t.host_cpu(node, tray), LinkKind::pcie, n.pcie_nic, n.pcie_latency);
+        t.add_link(port, sw, LinkKind::nic_port, layout.storage.node_link, n.nic_latency + f.latency);
+      }
   }
   return t;
 }

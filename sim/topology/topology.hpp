@@ -55,6 +55,10 @@ struct NodeLayout {
   int gpus = 8;
   int nics = 8; // compute NICs (one port each)
   int pcie_switches = 4;
+  /// Compute trays of the node's NVLink domain, each with its own host CPU, PCIe switches, GPUs and
+  /// NICs (pcie_switches, gpus and nics split evenly over them); the GPUs of every tray share the
+  /// node's NVLink switch.
+  int trays = 1;
   units::DataRate nvlink_per_gpu; // per direction, GPU <-> NVSwitch
   units::Seconds nvlink_latency;
   units::DataRate pcie_gpu;    // per direction, GPU <-> PCIe switch
@@ -114,7 +118,7 @@ struct ClusterLayout {
 /// std::invalid_argument when the fabric cannot hold the cluster (the message says which limit).
 struct FabricShape {
   int down_ports = 0;     // NIC ports per leaf
-  int nodes_per_leaf = 0; // fat-tree: nodes on one leaf
+  int nodes_per_leaf = 0; // fat-tree: hosts (servers, or trays of a rack) on one leaf
   int leaves = 0;
   int uplinks = 0;            // per leaf, in links of the fabric's speed
   int spines = 0;             // per pod
@@ -126,6 +130,16 @@ struct FabricShape {
   double links_per_core = 1; // parallel links between a spine and each core of its plane
 };
 FabricShape fabric_shape(const ClusterLayout& layout);
+/// The fabric joins hosts: a server, or each tray of a rack, with its share of the node's NICs.
+[[nodiscard]] inline int fabric_hosts(const ClusterLayout& layout) {
+  return layout.nodes * layout.node.trays;
+}
+[[nodiscard]] inline int nics_per_host(const NodeLayout& n) {
+  return n.nics / n.trays;
+}
+/// The leaf that NIC `local_nic` of `node` plugs into: its host's top-of-rack leaf (fat-tree), or the
+/// leaf of its rail (its index among its host's NICs) in its group of hosts (rail-optimized).
+[[nodiscard]] int leaf_of_nic(const ClusterLayout& layout, const FabricShape& shape, int node, int local_nic);
 
 class Topology {
 public:
@@ -139,7 +153,13 @@ public:
   [[nodiscard]] int num_edges() const { return num_edges_; }
 
   [[nodiscard]] VertexId gpu(int global_gpu) const { return gpus_.at(global_gpu); }
-  [[nodiscard]] VertexId host_cpu(int node) const { return cpus_.at(node); }
+  /// The host CPU of a node's tray (tray 0 of a single-server node).
+  [[nodiscard]] VertexId host_cpu(int node, int tray = 0) const {
+    return cpus_.at(static_cast<std::size_t>(node * layout_.node.trays + tray));
+  }
+  /// The tray of a GPU or NIC of a node (by its index in the node): the tray of its PCIe switch.
+  [[nodiscard]] int tray_of_gpu(int local_gpu) const;
+  [[nodiscard]] int tray_of_nic(int local_nic) const;
   [[nodiscard]] VertexId nic(int node, int local_nic) const {
     return nics_.at(node * layout_.node.nics + local_nic);
   }
@@ -149,11 +169,11 @@ public:
   }
   [[nodiscard]] VertexId storage(int server) const { return storage_.at(server); }
   [[nodiscard]] int num_storage() const { return static_cast<int>(storage_.size()); }
-  /// With a separate storage fabric: the node's storage NIC (else std::nullopt).
-  [[nodiscard]] std::optional<VertexId> storage_nic(int node) const {
+  /// With a separate storage fabric: the storage NIC of a node's tray (else std::nullopt).
+  [[nodiscard]] std::optional<VertexId> storage_nic(int node, int tray = 0) const {
     if (storage_nics_.empty())
       return std::nullopt;
-    return storage_nics_.at(static_cast<std::size_t>(node));
+    return storage_nics_.at(static_cast<std::size_t>(node * layout_.node.trays + tray));
   }
   /// Cross-traffic endpoint `i` of every leaf, leaf-major (empty without tenants or with one leaf).
   [[nodiscard]] VertexId tenant(int index) const { return tenants_.at(index); }
@@ -188,7 +208,7 @@ private:
   std::vector<VertexId> gpus_, cpus_, nics_, arms_, leaves_, spines_, cores_, storage_, tenants_;
   int tiers_ = 1; // a single leaf has no upper tier
   int pods_ = 1;
-  std::vector<VertexId> storage_nics_; // by node, with a separate storage fabric
+  std::vector<VertexId> storage_nics_; // by node and tray, with a separate storage fabric
 };
 
 } // namespace dpusim::topology

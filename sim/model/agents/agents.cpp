@@ -35,7 +35,10 @@ void add_agents(plan::HostWork& work) {
   if (host.agent_cores <= 0)
     return;
   const bool on_arm = host.agent_site == offload::Site::dpu_arm;
-  const int dpus = hosts.topology().layout().node.nics;
+  // Agents run on every host operating system: a server's, or each tray's of a rack, beside that
+  // host's own DPUs.
+  const auto& topo = hosts.topology();
+  const int dpus = topo.layout().node.nics / hosts.trays();
   constexpr double kForever = 1e12; // core-seconds: stopped when the iteration ends
   auto spawn = [&](engine::HostIndex where, double cores, int node) {
     const int entries = static_cast<int>(std::ceil(cores - 1e-9));
@@ -57,14 +60,16 @@ void add_agents(plan::HostWork& work) {
                        overflow_message("with the calibration profile's Arm cores and rates, this variant",
                                         host.agent_cores, demand, capacity, hosts.hardware().nic.name, dpus));
   }
-  for (int n = 0; n < hosts.nodes(); ++n) {
-    if (on_arm) {
-      for (int k = 0; k < dpus; ++k)
-        spawn(hosts.arm(n, k), host.agent_cores * host.arm_cores_per_host_core / dpus, n);
-    } else {
-      spawn(hosts.cpu(n), host.agent_cores, n);
+  for (int n = 0; n < hosts.nodes(); ++n)
+    for (int tray = 0; tray < hosts.trays(); ++tray) {
+      if (on_arm) {
+        for (int k = 0; k < topo.layout().node.nics; ++k)
+          if (topo.tray_of_nic(k) == tray)
+            spawn(hosts.arm(n, k), host.agent_cores * host.arm_cores_per_host_core / dpus, n);
+      } else {
+        spawn(hosts.cpu(n, tray), host.agent_cores, n);
+      }
     }
-  }
 }
 
 class AgentsModel final : public Model {
@@ -75,7 +80,8 @@ public:
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {{"cluster.services.agents", "number", "0",
-             "host cores per node of infrastructure agents (telemetry, monitoring...)"}};
+             "host cores of infrastructure agents (telemetry, monitoring...) per host: a server, or each "
+             "tray of a rack"}};
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const double agents = s.cluster.services.agent_cores;
@@ -86,23 +92,25 @@ public:
     const auto* node = cat.node(s.cluster.node);
     if (node == nullptr)
       return;
-    const int cores = cat.cpu(node->cpu)->cores.value * node->cpu_sockets.value;
+    const int trays = node->trays.value;
+    const int sockets = node->cpu_sockets.value / trays;
+    const int cores = cat.cpu(node->cpu)->cores.value * sockets;
     if (agents > cores)
       out.push_back({"cluster.services.agents",
-                     fmt::format("{:g} agent cores exceed the {} host cores of a {} ({} x {})", agents, cores,
-                                 s.cluster.node, node->cpu_sockets.value, node->cpu)});
+                     fmt::format("{:g} agent cores exceed the {} host cores of a {}{} ({} x {})", agents,
+                                 cores, trays > 1 ? "tray of a " : "", s.cluster.node, sockets, node->cpu)});
     // On the Arm cores the agents need as many cores as do the work of theirs: they must fit.
     const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
     if (agents <= 0 || dpu == nullptr || !dpu->arm)
       return;
     const double demand = arm_demand(agents, cat.cpu(node->cpu)->tcp_rx_rate_per_core.value, *dpu->arm);
-    const int capacity = dpu->arm->cores.value * node->nics.value;
+    const int capacity = dpu->arm->cores.value * node->nics.value / trays;
     for (std::size_t i = 0; i < s.variants.size(); ++i)
       if (s.variants[i].on_dpu &&
           s.variants[i].placement[offload::Function::agents] == offload::Site::dpu_arm && demand > capacity)
         out.push_back({i == 0 ? std::string("offload.baseline") : fmt::format("offload.variants[{}]", i - 1),
                        overflow_message(fmt::format("variant \"{}\"", s.variants[i].name), agents, demand,
-                                        capacity, dpu->name, node->nics.value)});
+                                        capacity, dpu->name, node->nics.value / trays)});
   }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& /*ctx*/) const override {
     add_agents(work);

@@ -32,31 +32,41 @@ void add_checkpoint(plan::HostWork& work, std::vector<engine::TaskId>& finals) {
   const int servers = hosts.storage_servers();
   const double bytes = host.checkpoint_bytes_per_gpu;
   const std::vector<engine::TaskId> before = host.checkpoint_async ? std::vector<engine::TaskId>{} : finals;
-  for (int n = 0; n < hosts.nodes(); ++n) {
-    const auto cpu = hosts.cpu(n);
-    engine::Task t = plan::task_of(engine::TaskKind::transfer);
-    plan::TaskInfo i = plan::make_info(plan::TaskCategory::checkpoint, fmt::format("checkpoint node {}", n));
-    std::vector<int> nics; // the NICs (DPUs) the node's shards leave through, each once
-    for (int g = 0; g < per_node; ++g) {
-      const int gpu = n * per_node + g;
-      const auto server = hosts.storage(gpu % servers);
-      const int nic = hosts.topology().nic_of_gpu(g);
-      work.storage_flows(t, server, cpu, n, nic, bytes, true);
-      t.loads.push_back({server, bytes / host.storage_write_rate});
-      i.gpus.push_back(gpu);
-      if (std::find(nics.begin(), nics.end(), nic) == nics.end())
-        nics.push_back(nic);
+  // Each host writes its own GPUs' shards: a single server, or each tray of a rack.
+  const auto& topo = hosts.topology();
+  for (int n = 0; n < hosts.nodes(); ++n)
+    for (int tray = 0; tray < hosts.trays(); ++tray) {
+      const auto cpu = hosts.cpu(n, tray);
+      engine::Task t = plan::task_of(engine::TaskKind::transfer);
+      plan::TaskInfo i =
+          plan::make_info(plan::TaskCategory::checkpoint,
+                          hosts.trays() == 1 ? fmt::format("checkpoint node {}", n)
+                                             : fmt::format("checkpoint node {} tray {}", n, tray));
+      std::vector<int> nics; // the NICs (DPUs) the host's shards leave through, each once
+      for (int g = 0; g < per_node; ++g) {
+        if (topo.tray_of_gpu(g) != tray)
+          continue;
+        const int gpu = n * per_node + g;
+        const auto server = hosts.storage(gpu % servers);
+        const int nic = hosts.topology().nic_of_gpu(g);
+        work.storage_flows(t, server, cpu, n, nic, bytes, true);
+        t.loads.push_back({server, bytes / host.storage_write_rate});
+        i.gpus.push_back(gpu);
+        if (std::find(nics.begin(), nics.end(), nic) == nics.end())
+          nics.push_back(nic);
+      }
+      if (i.gpus.empty())
+        continue; // a tray whose GPUs the scenario leaves unused
+      const double node_bytes = bytes * static_cast<double>(i.gpus.size());
+      i.bytes = node_bytes;
+      // A host client writes over the node's connections; under SNAP each of those DPUs writes its share
+      // with the cores its SNAP polls with.
+      work.storage_client_work(t, i, path.storage_write(node_bytes, host.storage_connections), n, nics);
+      const auto id = work.add(std::move(t), std::move(i));
+      for (auto b : before)
+        iteration.graph.depend(b, id);
+      finals.push_back(id);
     }
-    const double node_bytes = bytes * per_node;
-    i.bytes = node_bytes;
-    // A host client writes over the node's connections; under SNAP each of those DPUs writes its share
-    // with the cores its SNAP polls with.
-    work.storage_client_work(t, i, path.storage_write(node_bytes, host.storage_connections), n, nics);
-    const auto id = work.add(std::move(t), std::move(i));
-    for (auto b : before)
-      iteration.graph.depend(b, id);
-    finals.push_back(id);
-  }
 }
 
 constexpr std::string_view kPass = "checkpoint";

@@ -33,7 +33,9 @@ public:
     return {
         {"host_cpu.cores", "cpu.cores (per socket)",
          [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
-           hw.cpu.cores = {std::max(1, static_cast<int>(std::lround(v / hw.node.cpu_sockets.value))), c};
+           // A profile measures one host: a server, or one tray of a rack.
+           const int sockets = hw.node.cpu_sockets.value / hw.node.trays.value;
+           hw.cpu.cores = {std::max(1, static_cast<int>(std::lround(v / sockets))), c};
            return true;
          },
          [](const scenario::Hardware& hw) -> std::optional<double> { return hw.host_cores(); }},

@@ -33,7 +33,7 @@ void add_loader(plan::HostWork& work, const plan::ReplicaInput& in, std::vector<
   const int node = hosts.node_of(gpu_host);
   const int per_node = hosts.topology().layout().node.gpus;
   const int nic = hosts.topology().nic_of_gpu(first_gpu % per_node);
-  const auto cpu = hosts.cpu(node);
+  const auto cpu = hosts.cpu_of_gpu(first_gpu);
   const double samples = in.micro_batch;
   const double bytes = samples * dc.sample.si();
   const double decode = samples * dc.decode.si();
