@@ -30,9 +30,9 @@ NodeSpec read_node(EntryReader& r) {
                                      {"nics", n.nics.value},
                                      {"pcie_switches", n.pcie_switches.value}})
       if (count % n.trays.value != 0)
-        where.fail(fmt::format("the node's {} {} do not split evenly over its {} trays: give each tray "
-                               "the same number (a multiple of {})",
-                               count, key, n.trays.value, n.trays.value));
+        where.fail(fmt::format("the node's {} {} do not split evenly over its {} trays: each tray holds "
+                               "the same number, so {} must be a multiple of the tray count",
+                               count, key, n.trays.value, key));
   } else {
     n.trays = {1, {Citation::Kind::assumption, "one tray: the node is a single server"}};
     if (n.cpu_sockets.value > 8)
