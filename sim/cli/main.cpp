@@ -2,6 +2,7 @@
 // host-side functions.
 #include "models/core/input_error.hpp"
 #include "sim/cli/command.hpp"
+#include "sim/cli/stack_limit.hpp"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -52,6 +53,7 @@ Exit status: 0 success, 1 simulation or I/O failure, 2 bad input (usage, scenari
 
 int main(int argc, char** argv) {
   using namespace dpusim::cli;
+  (void)raise_stack_limit();
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
       {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants},
