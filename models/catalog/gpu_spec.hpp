@@ -4,7 +4,9 @@
 #include "models/catalog/reliability.hpp"
 #include "models/compute/gemm_table.hpp"
 #include "models/core/units.hpp"
+#include "models/workload/precision.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -17,7 +19,9 @@ struct GpuSpec {
   std::string description;
   Cited<units::FlopRate> peak_bf16;
   Cited<units::FlopRate> peak_fp16;
-  std::optional<Cited<units::FlopRate>> peak_fp8;
+  std::optional<Cited<units::FlopRate>> peak_fp8;    // tensor-wise scaled FP8 (Hopper and later)
+  std::optional<Cited<units::FlopRate>> peak_mxfp8;  // block-scaled FP8 (Blackwell)
+  std::optional<Cited<units::FlopRate>> peak_nvfp4;  // block-scaled FP4 (Blackwell)
   Cited<units::Bytes> memory;                        // what the device reports (nvidia-smi's total)
   std::optional<Cited<units::Bytes>> context_memory; // taken by the CUDA context before training holds any
   Cited<units::DataRate> hbm_bandwidth;
@@ -36,6 +40,15 @@ struct GpuSpec {
   Citation gemm_table_cite;
   std::optional<Cited<units::FlopRate>> gemm_ceiling; // rescales the table so its best point is this
   compute::GemmTable gemm;                            // loaded, rescaled bf16 table
+  // Per precision (indexed as workload::kPrecisions): the best GEMM in its tensor-core format over the
+  // best bf16 GEMM, as measured (gemm.speedup) or, where none is given, the peaks' ratio (said so in the
+  // citation). Empty where the GPU has no such tensor cores; 1 for bf16 and fp16.
+  std::array<std::optional<Cited<double>>, workload::kPrecisions.size()> gemm_speedup;
+
+  /// The dense peak of the precision's tensor-core format; nullptr where the GPU has none.
+  [[nodiscard]] const Cited<units::FlopRate>* peak(workload::Precision p) const;
+  /// The precisions it runs, as a scenario names them ("bf16, fp16, fp8, fp8-cs").
+  [[nodiscard]] std::string precisions() const;
 };
 
 GpuSpec read_gpu(EntryReader& r, const std::string& directory);

@@ -7,9 +7,9 @@ namespace dpusim::compute {
 units::Seconds GpuComputeModel::gemm_time(const workload::Gemm& g, workload::Precision precision) const {
   double rate = p_.gemm_bf16.achieved(g.batch, g.m, g.n, g.k).si();
   double in_bytes = 2.0;
-  if (precision == workload::Precision::fp8) {
-    rate *= p_.fp8_speedup;
-    in_bytes = 1.0;
+  if (g.linear) { // only a linear layer's GEMMs run in the job's format (precision.hpp)
+    rate *= speedup(precision);
+    in_bytes = workload::element_bytes(precision);
   }
   const double compute_s = g.flops() / rate;
   // Operands in, result out (16-bit output): a floor for shapes too skinny to reuse data.

@@ -8,11 +8,15 @@
 #include "models/core/units.hpp"
 #include "models/workload/transformer.hpp"
 
+#include <array>
+
 namespace dpusim::compute {
 
 struct GpuComputeParams {
-  GemmTable gemm_bf16;           // measured bf16 throughput over shapes
-  double fp8_speedup = 2.0;      // peak fp8 / peak bf16 (tensor cores), applied to the bf16 table
+  GemmTable gemm_bf16; // measured bf16 throughput over shapes
+  // Per precision (indexed as workload::kPrecisions): the best GEMM throughput in it over the best bf16
+  // GEMM's, applied to the bf16 table for a linear layer's GEMMs (1 for bf16 and fp16).
+  std::array<double, workload::kPrecisions.size()> speedup = {1, 1, 1, 1, 1, 1};
   units::DataRate hbm_bandwidth; // achieved HBM bandwidth (peak x measured efficiency)
   units::Seconds kernel_floor;   // shortest time any kernel occupies the GPU
   int sms = 0;                   // streaming multiprocessors (0: not in the catalog)
@@ -30,6 +34,9 @@ public:
   [[nodiscard]] units::Seconds stream_time(double bytes, int kernels) const;
 
   [[nodiscard]] const GpuComputeParams& params() const { return p_; }
+  [[nodiscard]] double speedup(workload::Precision precision) const {
+    return p_.speedup.at(static_cast<std::size_t>(precision));
+  }
 
 private:
   GpuComputeParams p_;

@@ -1,5 +1,7 @@
 #include "models/workload/memory.hpp"
 
+#include <algorithm>
+
 namespace dpusim::workload {
 
 std::string_view recompute_name(Recompute r) {
@@ -15,7 +17,8 @@ std::string_view recompute_name(Recompute r) {
 }
 
 double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
-                              bool sequence_parallel, Recompute recompute, AttentionKernel attention) {
+                              bool sequence_parallel, Recompute recompute, AttentionKernel attention,
+                              Precision precision) {
   const double s = seq_len;
   const double b = micro_batch;
   const double h = m.hidden;
@@ -35,12 +38,16 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   // kernel without selective recomputation; flash attention recomputes them in its backward pass.
   // Dropout keeps a 1-byte mask per element for backward: after attention and after the MLP (1 + 1 of
   // the 10), and over the scores (1 of the 5as/h). A model trained without dropout keeps none.
-  const double outside = m.dropout ? 10.0 : 8.0;
+  // Below 16 bits, a linear layer keeps the column-wise cast of its input for its weight gradient
+  // instead of the 16-bit input (Transformer Engine): the attention's and the MLP's inputs, the output
+  // projection's and the down projection's, e bytes an element each.
+  const double e = low_precision(precision) ? element_bytes(precision) : 2.0;
+  const double outside = 4.0 + 2.0 * e + (m.dropout ? 2.0 : 0.0);
   const double scores = m.dropout ? 5.0 : 4.0;
   const double kv = static_cast<double>(m.kv_heads) / m.heads;
   const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
-  const double mlp = (m.activation == Activation::gelu ? 4.0 : 6.0) * ffn / h;
-  double parallel = 2 + 4 * kv + 2 + mlp;
+  const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
+  double parallel = 2 + 4 * kv + e + mlp;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
     parallel += scores * a * s / h;
   return sequence_parallel ? sbh * (outside + parallel) / t : sbh * (outside + parallel / t);
@@ -70,13 +77,20 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     // being prefetched).
     out.weights += 2.0 * layer_parameter_count(m, c.ep) / c.tp;
   }
+  if (low_precision(c.precision)) {
+    // The linear layers' weights cast to both layouts their GEMMs read, kept for the step (for the layers
+    // in flight only, where ZeRO-3 gathers them one layer at a time). Norms and biases are counted with
+    // them: a few thousandths of a layer.
+    const double layers = c.zero_stage >= 3 ? std::min(1, c.layers_on_rank) : c.layers_on_rank;
+    out.weights += 2.0 * element_bytes(c.precision) * layers * layer_parameter_count(m, c.ep) / c.tp;
+  }
   double act = layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
-                                      c.recompute, c.attention) *
+                                      c.recompute, c.attention, c.precision) *
                c.layers_on_rank * c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {
     // While one layer is recomputed for its backward pass, its full activations are alive too.
     act += layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
-                                  Recompute::none, c.attention);
+                                  Recompute::none, c.attention, c.precision);
   }
   out.activations = act;
   return out;

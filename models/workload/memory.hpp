@@ -20,6 +20,7 @@ struct MemoryConfig {
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::unfused;
+  Precision precision = Precision::bf16; // of the linear layers (their weight copies and saved inputs)
   int zero_stage =
       0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
   int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)
@@ -28,7 +29,7 @@ struct MemoryConfig {
 };
 
 struct MemoryBreakdown {
-  double weights = 0; // bytes
+  double weights = 0; // bytes; below 16 bits, the linear layers' low-precision copies included
   double gradients = 0;
   double optimizer = 0;
   double activations = 0;
@@ -36,10 +37,12 @@ struct MemoryBreakdown {
 };
 
 /// Activation bytes one layer keeps for backward, per rank (Korthikanti et al. 2022, Table 2, generalised
-/// to grouped-query attention, the model's feed-forward size and activation, and flash attention).
+/// to grouped-query attention, the model's feed-forward size and activation, flash attention, and the
+/// linear layers' inputs kept in the low-precision format below 16 bits).
 double layer_activation_bytes(const TransformerShape& m, int micro_batch, int seq_len, int tp,
                               bool sequence_parallel, Recompute recompute,
-                              AttentionKernel attention = AttentionKernel::unfused);
+                              AttentionKernel attention = AttentionKernel::unfused,
+                              Precision precision = Precision::bf16);
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c);
 

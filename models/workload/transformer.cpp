@@ -8,18 +8,6 @@ std::string_view activation_name(Activation a) {
   return a == Activation::gelu ? "gelu" : "swiglu";
 }
 
-std::string_view precision_name(Precision p) {
-  switch (p) {
-  case Precision::bf16:
-    return "bf16";
-  case Precision::fp16:
-    return "fp16";
-  case Precision::fp8:
-    return "fp8";
-  }
-  return "bf16";
-}
-
 namespace {
 /// Parameters of one feed-forward block of inner size f.
 double mlp_parameters(const TransformerShape& m, double f) {
@@ -161,31 +149,58 @@ void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, boo
   }
 }
 
+/// The cast of a 16-bit tensor of `elements` values into the job's low-precision format (nothing at 16
+/// bits): an amax kernel where the scale comes from the tensor itself, then one kernel writing both
+/// layouts (precision.hpp's cast_cost).
+void add_cast(LayerWork& w, Precision p, double elements) {
+  if (!low_precision(p))
+    return;
+  const auto cast = cast_cost(p, elements);
+  if (cast.amax_bytes > 0)
+    w.memory_ops.push_back({"amax", cast.amax_bytes});
+  w.memory_ops.push_back({"quantize", cast.quantize_bytes});
+}
+
+/// A linear layer's forward GEMM in the job's precision, after the cast of its input (the GEMM's
+/// batch x m x k operand). The weights are cast once per step (stage_costs' optimizer pass), not here.
+void add_linear(LayerWork& w, Precision p, Gemm g) {
+  add_cast(w, p, g.batch * g.m * g.k);
+  g.linear = true;
+  w.gemms.push_back(g);
+}
+
+/// A linear layer's backward: the cast of the output's gradient (batch x tokens x out), then the data
+/// gradient dX = dY W^T and the weight gradient dW = X^T dY, both in the job's precision.
+void add_linear_backward(LayerWork& w, Precision p, std::string_view name, double batch, double tokens,
+                         double in_cols, double out_cols) {
+  add_cast(w, p, batch * tokens * out_cols);
+  w.gemms.push_back({name, batch, tokens, in_cols, out_cols, true});
+  w.gemms.push_back({name, batch, in_cols, out_cols, tokens, true});
+}
+
 /// Router, permutation of the routed tokens into expert order and back, and the experts' FFNs as
 /// grouped GEMMs (one per local expert, batched).
-void add_moe_forward(LayerWork& w, const TransformerShape& m, const Dims& d) {
+void add_moe_forward(LayerWork& w, const TransformerShape& m, const Dims& d, Precision p) {
   const double routed = d.expert_tokens * d.local_experts; // token copies this rank's experts process
   const bool gelu = m.activation == Activation::gelu;
   w.gemms.push_back({"router", 1, d.tokens, static_cast<double>(m.experts), d.h});
   w.memory_ops.push_back({"permute", 2 * routed * d.h * kActBytes});
-  w.gemms.push_back({"expert_fc1", d.local_experts, d.expert_tokens, gelu ? d.ef : 2 * d.ef, d.h});
+  add_linear(w, p, {"expert_fc1", d.local_experts, d.expert_tokens, gelu ? d.ef : 2 * d.ef, d.h});
   w.memory_ops.push_back(
       {gelu ? "expert_gelu" : "expert_swiglu", (gelu ? 2 : 3) * routed * d.ef * kActBytes});
-  w.gemms.push_back({"expert_fc2", d.local_experts, d.expert_tokens, d.h, d.ef});
+  add_linear(w, p, {"expert_fc2", d.local_experts, d.expert_tokens, d.h, d.ef});
   w.memory_ops.push_back({"unpermute", 2 * routed * d.h * kActBytes});
 }
 
-void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d) {
+void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Precision p) {
   const double routed = d.expert_tokens * d.local_experts;
   const bool gelu = m.activation == Activation::gelu;
   const double fc1_cols = gelu ? d.ef : 2 * d.ef;
   w.memory_ops.push_back({"unpermute_bwd", 2 * routed * d.h * kActBytes});
-  w.gemms.push_back({"expert_fc2_dgrad", d.local_experts, d.expert_tokens, d.ef, d.h});
-  w.gemms.push_back({"expert_fc2_wgrad", d.local_experts, d.ef, d.h, d.expert_tokens});
+  add_linear_backward(w, p, "expert_fc2", d.local_experts, d.expert_tokens, d.ef, d.h);
   w.memory_ops.push_back(
       {gelu ? "expert_gelu_bwd" : "expert_swiglu_bwd", (gelu ? 3 : 5) * routed * d.ef * kActBytes});
-  w.gemms.push_back({"expert_fc1_dgrad", d.local_experts, d.expert_tokens, d.h, fc1_cols});
-  w.gemms.push_back({"expert_fc1_wgrad", d.local_experts, d.h, fc1_cols, d.expert_tokens});
+  add_linear_backward(w, p, "expert_fc1", d.local_experts, d.expert_tokens, d.h, fc1_cols);
   w.memory_ops.push_back({"permute_bwd", 2 * routed * d.h * kActBytes});
   w.gemms.push_back({"router_dgrad", 1, d.tokens, d.h, static_cast<double>(m.experts)});
   w.gemms.push_back({"router_wgrad", 1, d.h, static_cast<double>(m.experts), d.tokens});
@@ -197,23 +212,24 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   LayerWork w;
   const double qkv_cols = (d.heads + 2 * d.kv) * d.hd;
+  const Precision p = c.precision;
   w.memory_ops.push_back({"norm1", 2 * d.ln_tokens * d.h * kActBytes});
-  w.gemms.push_back({"qkv", 1, d.tokens, qkv_cols, d.h});
+  add_linear(w, p, {"qkv", 1, d.tokens, qkv_cols, d.h});
   add_attention_core(w, d, c.attention, false);
-  w.gemms.push_back({"attn_proj", 1, d.tokens, d.h, d.heads * d.hd});
+  add_linear(w, p, {"attn_proj", 1, d.tokens, d.h, d.heads * d.hd});
   w.memory_ops.push_back({"dropout_residual1", 4 * d.ln_tokens * d.h * kActBytes});
   w.memory_ops.push_back({"norm2", 2 * d.ln_tokens * d.h * kActBytes});
   if (m.moe()) {
-    add_moe_forward(w, m, d);
+    add_moe_forward(w, m, d, p);
   } else if (m.activation == Activation::gelu) {
-    w.gemms.push_back({"fc1", 1, d.tokens, d.f, d.h});
+    add_linear(w, p, {"fc1", 1, d.tokens, d.f, d.h});
     w.memory_ops.push_back({"gelu", 2 * d.tokens * d.f * kActBytes});
   } else {
-    w.gemms.push_back({"fc1_gate_up", 1, d.tokens, 2 * d.f, d.h});
+    add_linear(w, p, {"fc1_gate_up", 1, d.tokens, 2 * d.f, d.h});
     w.memory_ops.push_back({"swiglu", 3 * d.tokens * d.f * kActBytes});
   }
   if (!m.moe())
-    w.gemms.push_back({"fc2", 1, d.tokens, d.h, d.f});
+    add_linear(w, p, {"fc2", 1, d.tokens, d.h, d.f});
   w.memory_ops.push_back({"dropout_residual2", 4 * d.ln_tokens * d.h * kActBytes});
   return w;
 }
@@ -231,12 +247,11 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   const double fc1_cols = m.activation == Activation::gelu ? d.f : 2 * d.f;
   // Each linear layer Y = X W needs dX = dY W^T (data gradient) and dW = X^T dY (weight gradient).
   auto linear_bwd = [&](std::string_view name, double in_cols, double out_cols) {
-    w.gemms.push_back({name, 1, d.tokens, in_cols, out_cols}); // dgrad
-    w.gemms.push_back({name, 1, in_cols, out_cols, d.tokens}); // wgrad
+    add_linear_backward(w, c.precision, name, 1, d.tokens, in_cols, out_cols);
   };
   w.memory_ops.push_back({"dropout_residual2_bwd", 3 * d.ln_tokens * d.h * kActBytes});
   if (m.moe()) {
-    add_moe_backward(w, m, d);
+    add_moe_backward(w, m, d, c.precision);
   } else {
     linear_bwd("fc2_bwd", d.f, d.h);
     w.memory_ops.push_back({m.activation == Activation::gelu ? "gelu_bwd" : "swiglu_bwd",

@@ -2,6 +2,8 @@
 // the GEMM / memory-bound operations of one layer, per tensor-parallel rank.
 #pragma once
 
+#include "models/workload/precision.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,10 +12,8 @@
 namespace dpusim::workload {
 
 enum class Activation { gelu, swiglu };
-enum class Precision { bf16, fp16, fp8 };
 
 std::string_view activation_name(Activation a);
-std::string_view precision_name(Precision p);
 
 struct TransformerShape {
   std::string name;
@@ -59,13 +59,16 @@ double megatron_eq2_parameters(int layers, int hidden, int vocab, int seq_len);
 /// Megatron-LM SC'21 Eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); counts full recomputation.
 double megatron_eq3_flops(double batch, int seq_len, int layers, int hidden, int vocab);
 
-/// One GEMM: `batch` independent (m x k) * (k x n) products.
+/// One GEMM: `batch` independent (m x k) * (k x n) products. `linear`: a product of a linear layer's
+/// weights (projections, feed-forward, experts), which runs in the job's low-precision format; the
+/// others (attention's products, router, output layer) stay in 16 bits.
 struct Gemm {
   std::string_view name;
   double batch = 1;
   double m = 0;
   double n = 0;
   double k = 0;
+  bool linear = false;
   [[nodiscard]] double flops() const { return 2.0 * batch * m * n * k; }
 };
 
@@ -93,6 +96,7 @@ struct LayerConfig {
   int cp = 1; // context-parallel ranks: each holds seq_len / cp of every sequence's tokens
   bool sequence_parallel = false;
   AttentionKernel attention = AttentionKernel::unfused;
+  Precision precision = Precision::bf16; // of the linear layers: their GEMMs and the casts they need
 };
 
 LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c);

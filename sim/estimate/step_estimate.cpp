@@ -36,15 +36,8 @@ void refuse_what_is_not_modelled(const scenario::Scenario& s) {
 }
 
 double peak_flops(const scenario::Scenario& s, const scenario::Hardware& hw) {
-  switch (s.workload.precision) {
-  case workload::Precision::bf16:
-    return hw.gpu.peak_bf16.value.si();
-  case workload::Precision::fp16:
-    return hw.gpu.peak_fp16.value.si();
-  case workload::Precision::fp8:
-    return hw.gpu.peak_fp8 ? hw.gpu.peak_fp8->value.si() : hw.gpu.peak_bf16.value.si();
-  }
-  return hw.gpu.peak_bf16.value.si();
+  const auto* peak = hw.gpu.peak(s.workload.precision);
+  return (peak != nullptr ? *peak : hw.gpu.peak_bf16).value.si();
 }
 
 /// One load of a replica's input pipeline: the longest of the storage server's media and port (shared by

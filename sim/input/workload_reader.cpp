@@ -65,10 +65,10 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
   }
   w.precision = workload::Precision::bf16;
   if (auto p = m.optional("precision")) {
-    const auto s = p->as_choice({"bf16", "fp16", "fp8"});
-    w.precision = s == "bf16"   ? workload::Precision::bf16
-                  : s == "fp16" ? workload::Precision::fp16
-                                : workload::Precision::fp8;
+    const auto s = p->as_choice({"bf16", "fp16", "fp8", "fp8-cs", "mxfp8", "nvfp4"});
+    for (const auto q : workload::kPrecisions)
+      if (workload::precision_name(q) == s)
+        w.precision = q;
   }
   if (auto r = m.optional("recompute")) {
     const auto s = r->as_choice({"none", "selective", "full"});

@@ -31,6 +31,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.cp = p.cp;
   lc.sequence_parallel = w.sequence_parallel;
   lc.attention = w.attention;
+  lc.precision = w.precision;
 
   const auto fwd = workload::layer_forward(m, lc);
   const auto bwd = workload::layer_backward(m, lc);
@@ -205,6 +206,13 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   // (3 x 8 B), write the 16-bit weight (2 B) per parameter held by this rank's optimizer.
   const double opt_params = w.zero_stage >= 1 ? c.params / (p.dp * p.cp) : c.params;
   c.optimizer_s = gpu.stream_time(opt_params * 30.0, 4).si();
+  // Below 16 bits, the updated weights of the linear layers are cast once per step to both layouts the
+  // GEMMs read (Transformer Engine keeps the copies over the micro-batches of a step): one cast per layer.
+  if (workload::low_precision(w.precision) && c.layers > 0) {
+    const auto cast =
+        workload::cast_cost(w.precision, c.layers * workload::layer_parameter_count(m, p.ep) / p.tp);
+    c.optimizer_s += gpu.stream_time(cast.bytes(), cast.kernels() * c.layers).si();
+  }
   return c;
 }
 

@@ -67,17 +67,7 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   in.host_cores = hw.node_host_cores();
   in.arm_cores =
       hosts.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * hosts.topology().layout().node.nics : 0;
-  switch (s.workload.precision) {
-  case workload::Precision::bf16:
-    in.peak_flops = hw.gpu.peak_bf16.value.si();
-    break;
-  case workload::Precision::fp16:
-    in.peak_flops = hw.gpu.peak_fp16.value.si();
-    break;
-  case workload::Precision::fp8:
-    in.peak_flops = hw.gpu.peak_fp8->value.si();
-    break;
-  }
+  in.peak_flops = hw.gpu.peak(s.workload.precision)->value.si(); // checked by the workload model
   in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
   return in;
 }

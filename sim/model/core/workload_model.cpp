@@ -31,7 +31,9 @@ public:
          "sequences per iteration, a multiple of micro_batch x dp"},
         {"workload.micro_batch", "count", "required", "sequences per micro-batch"},
         {"workload.parallelism", "section", "required", "the parallel layout; its product is the GPU count"},
-        {"workload.precision", "choice", "bf16", "bf16 | fp16 | fp8 (needs fp8 tensor cores)"},
+        {"workload.precision", "choice", "bf16",
+         "bf16 | fp16 | fp8 | fp8-cs | mxfp8 | nvfp4: the linear layers' format (fp8: delayed "
+         "scaling, fp8-cs: current scaling; mxfp8 and nvfp4 need Blackwell's tensor cores)"},
         {"workload.recompute", "choice", "none", "none | selective | full activation recomputation"},
         {"workload.sequence_parallel", "bool", "false", "Megatron sequence parallelism (needs tp > 1)"},
         {"workload.attention", "choice", "flash", "flash | unfused"},
@@ -116,9 +118,10 @@ public:
     if (node == nullptr)
       return;
     const auto* gpu = cat.gpu(node->gpu);
-    if (w.precision == workload::Precision::fp8 && !gpu->peak_fp8)
+    if (gpu->peak(w.precision) == nullptr)
       out.push_back(
-          {"workload.precision", fmt::format("a {} has no fp8 tensor cores; use bf16 or fp16", gpu->name)});
+          {"workload.precision", fmt::format("a {} has no {} tensor cores; it runs {}", gpu->name,
+                                             workload::tensor_core_format(w.precision), gpu->precisions())});
     if (w.tp_comm_overlap && !gpu->sms)
       out.push_back(
           {"workload.tp_comm_overlap",

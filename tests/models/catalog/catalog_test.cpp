@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -231,4 +232,45 @@ TEST(Catalog, ABrokenEntryIsLeftOutAndRefusedWhereItIsUsed) {
   EXPECT_EQ(c.nic("no-such-nic"), nullptr); // a name with no file at all is simply not there
   for (const auto& n : c.nic_names())
     EXPECT_NE(n, "mine");
+}
+
+TEST(Catalog, EachGpuSaysTheFormatsItRunsAndTheirMeasuredSpeedup) {
+  using workload::Precision;
+  const auto& c = the_catalog();
+  const auto speedup = [](const catalog::GpuSpec* g, Precision p) {
+    return g->gemm_speedup.at(static_cast<std::size_t>(p));
+  };
+  const auto* h100 = c.gpu("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->precisions(), "bf16, fp16, fp8, fp8-cs");
+  ASSERT_TRUE(speedup(h100, Precision::fp8));
+  EXPECT_DOUBLE_EQ(speedup(h100, Precision::fp8)->value, 1.765); // MAMF 1402.6 / 794.5, not the peaks' 2
+  EXPECT_EQ(speedup(h100, Precision::fp8)->cite.kind, catalog::Citation::Kind::source);
+  EXPECT_DOUBLE_EQ(speedup(h100, Precision::fp8_cs)->value, 1.765); // the same tensor cores
+  EXPECT_FALSE(speedup(h100, Precision::mxfp8));
+  EXPECT_EQ(h100->peak(Precision::nvfp4), nullptr);
+  EXPECT_DOUBLE_EQ(speedup(h100, Precision::bf16)->value, 1.0);
+  const auto* a100 = c.gpu("a100-sxm-80gb");
+  EXPECT_EQ(a100->precisions(), "bf16, fp16");
+  const auto* b200 = c.gpu("b200-sxm");
+  EXPECT_EQ(b200->precisions(), "bf16, fp16, fp8, fp8-cs, mxfp8, nvfp4");
+  EXPECT_DOUBLE_EQ(b200->peak(Precision::nvfp4)->value.si(), 9000e12);
+  EXPECT_EQ(speedup(b200, Precision::nvfp4)->cite.kind, catalog::Citation::Kind::assumption);
+  EXPECT_GT(speedup(b200, Precision::nvfp4)->value, speedup(b200, Precision::mxfp8)->value);
+}
+
+TEST(Catalog, AGpusSpeedupsAreTheirPeaksRatioUnlessMeasuredAndOnlyForFormatsItHas) {
+  const auto& c = the_catalog();
+  std::ifstream file(c.directory() / "gpu" / "h100-sxm.yaml");
+  const std::string entry((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const auto read = [&](const std::string& replace_from, const std::string& replace_to) {
+    std::string t = entry;
+    const auto at = t.find(replace_from);
+    EXPECT_NE(at, std::string::npos) << replace_from;
+    t.replace(at, replace_from.size(), replace_to);
+    c.read_entry("gpu", yaml::parse_text(t, (c.directory() / "gpu" / "mine.yaml").string()));
+  };
+  EXPECT_THROW(read("fp8: {value: 1.765", "nvfp4: {value: 3.5"), InputError); // no nvfp4 peak
+  EXPECT_THROW(read("fp8: {value: 1.765", "fp16: {value: 1.1"), InputError);  // not a low precision
+  EXPECT_NO_THROW(read("fp8: {value: 1.765", "fp8: {value: 1.7"));
 }
