@@ -40,3 +40,23 @@ TEST(PrecisionProperties, OnABlackwellNvfp4IsFasterThanMxfp8IsFasterThanBf16) {
   EXPECT_LT(nvfp4, mxfp8);
   EXPECT_GT(nvfp4, bf16 / 3.934); // never beyond the linear layers' own speed-up
 }
+
+TEST(PrecisionProperties, AGb300RackRunsTheGb200sBf16AndItsOwnFp4) {
+  // Llama 3 70B on 4 NVL72 racks: the GB300's BF16 peak and (assumed) matmul ceiling are the GB200's, so
+  // its BF16 compute is the GB200's; its dense NVFP4 is 1.5x the GB200's.
+  TempDir tmp;
+  const std::string gb200 = dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) +
+                                                       "/scenarios/examples/gb200-nvl72-racks.yaml");
+  std::string gb300 = dpusim::testing::replaced(gb200, "node: gb200-nvl72", "node: gb300-nvl72");
+  gb300 = dpusim::testing::replaced(gb300, "nic: connectx-7", "nic: connectx-8");
+  gb300 = dpusim::testing::replaced(gb300, "link: 400Gbps", "link: 800Gbps");
+  const double bf16_gb200 = simulate(tmp, "gb200", gb200, "compute_s");
+  const double bf16_gb300 = simulate(tmp, "gb300", gb300, "compute_s");
+  EXPECT_NEAR(bf16_gb300, bf16_gb200, 1e-9 * bf16_gb200);
+  const double nvfp4_gb200 = simulate(
+      tmp, "gb200-fp4", dpusim::testing::replaced(gb200, "precision: bf16", "precision: nvfp4"), "compute_s");
+  const double nvfp4_gb300 = simulate(
+      tmp, "gb300-fp4", dpusim::testing::replaced(gb300, "precision: bf16", "precision: nvfp4"), "compute_s");
+  EXPECT_LT(nvfp4_gb300, nvfp4_gb200);
+  EXPECT_LT(nvfp4_gb300, bf16_gb300 / 2);
+}
