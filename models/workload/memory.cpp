@@ -69,20 +69,23 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
     return stage <= c.zero_stage ? bytes_per_param * (dense / shards + experts * c.ep / shards)
                                  : bytes_per_param * (dense + experts);
   };
-  out.weights = sharded(2.0, 3);
+  // With the parameters kept in the low-precision format (fp8_param_gather), no 16-bit copy of them.
+  const double param_bytes = c.low_precision_params ? element_bytes(c.precision) : 2.0;
+  out.weights = sharded(param_bytes, 3);
   out.gradients = sharded(4.0, 2);
   out.optimizer = sharded(12.0, 1);
   if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
     // Gathered parameters in flight: about one layer's worth (the submodule being computed and the one
     // being prefetched).
-    out.weights += 2.0 * layer_parameter_count(m, c.ep) / c.tp;
+    out.weights += param_bytes * layer_parameter_count(m, c.ep) / c.tp;
   }
   if (low_precision(c.precision)) {
     // The linear layers' weights cast to both layouts their GEMMs read, kept for the step (for the layers
-    // in flight only, where ZeRO-3 gathers them one layer at a time). Norms and biases are counted with
-    // them: a few thousandths of a layer.
+    // in flight only, where ZeRO-3 gathers them one layer at a time); with the parameters in the format,
+    // only the second layout. Norms and biases are counted with them: a few thousandths of a layer.
     const double layers = c.zero_stage >= 3 ? std::min(1, c.layers_on_rank) : c.layers_on_rank;
-    out.weights += 2.0 * element_bytes(c.precision) * layers * layer_parameter_count(m, c.ep) / c.tp;
+    const double copies = c.low_precision_params ? 1.0 : 2.0;
+    out.weights += copies * element_bytes(c.precision) * layers * layer_parameter_count(m, c.ep) / c.tp;
   }
   double act = layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
                                       c.recompute, c.attention, c.precision) *

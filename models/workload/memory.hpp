@@ -21,6 +21,7 @@ struct MemoryConfig {
   Recompute recompute = Recompute::none;
   AttentionKernel attention = AttentionKernel::unfused;
   Precision precision = Precision::bf16; // of the linear layers (their weight copies and saved inputs)
+  bool low_precision_params = false;     // the parameters themselves in the format (no 16-bit copy)
   int zero_stage =
       0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
   int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)

@@ -274,11 +274,13 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     if (pending[si] && pending[si]->issued < wait)
       book_scatter(st);
     const double g0 = std::max(gather_chain[si], wait);
-    const auto [gathered, scatter_end] = share(g0, gather.latency_s + peer_copies(tensors),
-                                               params * 2.0 * gather.s_per_byte, scatter_chain[si]);
+    const auto [gathered, scatter_end] =
+        share(g0, gather.latency_s + peer_copies(tensors),
+              params * w.param_gather_bytes() * gather.s_per_byte, scatter_chain[si]);
     gather_chain[si] = gathered;
     scatter_chain[si] = scatter_end;
-    e.host_core_s += gather.host_core_s_per_byte * params * 2.0 + peer_copies(tensors) * p.tp * p.dp * p.cp;
+    e.host_core_s += gather.host_core_s_per_byte * params * w.param_gather_bytes() +
+                     peer_copies(tensors) * p.tp * p.dp * p.cp;
     book_scatter(st); // issued with the gather or after it: it shares the rest of the gather's time
     zero3_comm[si] += gather_chain[si] - g0;
     const double start = std::max({free_at[si], ready, gather_chain[si]});
@@ -372,10 +374,10 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             double part_start = end;
             if (b->params > 0) {
               const double g0 = std::max(gather_chain[si], before);
-              gather_chain[si] = g0 + gather.time(b->params * 2.0);
+              gather_chain[si] = g0 + gather.time(b->params * w.param_gather_bytes());
               forward_gather_comm[si] += gather_chain[si] - g0;
-              e.host_core_s += gather.host_core_s_per_byte * b->params * 2.0;
-              e.arm_core_s += gather.arm_core_s_per_byte * b->params * 2.0;
+              e.host_core_s += gather.host_core_s_per_byte * b->params * w.param_gather_bytes();
+              e.arm_core_s += gather.arm_core_s_per_byte * b->params * w.param_gather_bytes();
               part_start = std::max(end, gather_chain[si]);
             }
             if (!w.align_param_gather)
@@ -478,9 +480,9 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     dp_comm[si] += forward_gather_comm[si];
     if (w.zero_stage >= 1 && reduce && !gather_in_forward) {
       const auto& gather = stage_collective(CollectiveKind::all_gather, st);
-      end += gather.time(params * 2.0);
-      e.host_core_s += gather.host_core_s_per_byte * params * 2.0;
-      e.arm_core_s += gather.arm_core_s_per_byte * params * 2.0;
+      end += gather.time(params * w.param_gather_bytes());
+      e.host_core_s += gather.host_core_s_per_byte * params * w.param_gather_bytes();
+      e.arm_core_s += gather.arm_core_s_per_byte * params * w.param_gather_bytes();
     }
     e.step_time_s = std::max(e.step_time_s, end);
   }

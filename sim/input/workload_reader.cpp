@@ -91,6 +91,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     w.align_param_gather = o->as_bool();
   if (auto o = m.optional("overlap_p2p"))
     w.overlap_p2p = o->as_bool();
+  if (auto o = m.optional("fp8_param_gather"))
+    w.fp8_param_gather = o->as_bool();
   if (auto g = m.optional("grad_reduce_dtype"))
     w.grad_bytes_per_param = g->as_choice({"fp32", "bf16", "fp16"}) == "fp32" ? 4.0 : 2.0;
   // Megatron-LM's default bucket: max(40M, 1M x dp) parameters.

@@ -373,8 +373,8 @@ private:
       after.push_back(wait_for);
     return joined(d, s, after,
                   [&](const std::vector<engine::TaskId>& a) {
-                    return dp_collective(CollectiveKind::all_gather, s, params * 2.0, label, a,
-                                         gather_last_[g], peer_copies(d, s, tensors));
+                    return dp_collective(CollectiveKind::all_gather, s, params * w_.param_gather_bytes(),
+                                         label, a, gather_last_[g], peer_copies(d, s, tensors));
                   })
         .second;
   }
@@ -466,7 +466,7 @@ private:
         if (before >= 0 && !w_.align_param_gather)
           after.push_back(before);
         gathered = joined(d, s, after, [&](const std::vector<engine::TaskId>& a) {
-          return dp_collective(CollectiveKind::all_gather, s, b.params * 2.0,
+          return dp_collective(CollectiveKind::all_gather, s, b.params * w_.param_gather_bytes(),
                                fmt::format("{} gather params {}/{}", tag, k + 1, nb), a, gather_last_[g]);
         });
       }
@@ -655,9 +655,9 @@ private:
     if (w_.zero_stage >= 1 && w_.zero_stage < 3 && p_.dp * p_.cp > 1 && !gather_in_forward_) {
       // Each rank updated its shard of the parameters: gather the updated 16-bit parameters.
       engine::TaskId chain = -1;
-      finals.push_back(
-          dp_collective(CollectiveKind::all_gather, s, params * 2.0, "dp param all-gather", optimizers, chain)
-              .second);
+      finals.push_back(dp_collective(CollectiveKind::all_gather, s, params * w_.param_gather_bytes(),
+                                     "dp param all-gather", optimizers, chain)
+                           .second);
     }
   }
 

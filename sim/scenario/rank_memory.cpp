@@ -30,6 +30,7 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.recompute = w.recompute;
     c.attention = w.attention;
     c.precision = w.precision;
+    c.low_precision_params = w.fp8_param_gather;
     c.zero_stage = w.zero_stage;
     c.layers_on_rank = workload::stage_layers(p, w.model.layers, s);
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);

@@ -145,7 +145,14 @@ struct WorkloadConfig {
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)
+  // Megatron's --fp8-param-gather: the parameters are kept in the low-precision format, so the sharded
+  // optimizer gathers them in it and no 16-bit copy of the weights is held.
+  bool fp8_param_gather = false;
 
+  /// Bytes per parameter of a parameter all-gather: the format's with fp8_param_gather, else 16 bits.
+  [[nodiscard]] double param_gather_bytes() const {
+    return fp8_param_gather ? workload::element_bytes(precision) : 2.0;
+  }
   [[nodiscard]] bool param_gather_overlapped() const {
     return overlap_param_gather.value_or(zero_stage >= 3);
   }

@@ -50,6 +50,9 @@ public:
          "userbuffers, Megatron-Core's --tp-comm-overlap; needs sequence_parallel)"},
         {"workload.overlap_p2p", "bool", "true", "pipeline sends run beside the sender's next computation"},
         {"workload.grad_reduce_dtype", "choice", "fp32", "fp32 | bf16 | fp16: gradients as reduced"},
+        {"workload.fp8_param_gather", "bool", "false",
+         "parameters kept in the FP8 format: gathered in it by the sharded optimizer, no 16-bit copy "
+         "(Megatron's --fp8-param-gather; needs precision fp8, fp8-cs or mxfp8 and zero >= 1)"},
         {"workload.grad_bucket", "bytes", "max(40M, 1M x dp) parameters",
          "gradient bytes per all-reduce bucket"},
         {"workload.zero", "count", "0", "0 | 1 (optimizer state sharded) | 2 (+gradients) | 3 (+weights)"},
@@ -85,6 +88,14 @@ public:
       out.push_back({"workload.zero_buffers",
                      "zero_buffers: per_peer describes ZeRO-3's parameter gathers and "
                      "gradient reduce-scatters; set zero: 3 or remove the key"});
+    if (w.fp8_param_gather && (w.zero_stage < 1 || !workload::low_precision(w.precision) ||
+                               w.precision == workload::Precision::nvfp4))
+      out.push_back(
+          {"workload.fp8_param_gather",
+           fmt::format("fp8_param_gather keeps the parameters in FP8 for the sharded optimizer to "
+                       "gather: it needs precision fp8, fp8-cs or mxfp8 (found {}) and zero 1, 2 or 3 "
+                       "(found {})",
+                       workload::precision_name(w.precision), w.zero_stage)});
     if (w.overlap_param_gather && w.zero_stage < 1)
       out.push_back({"workload.overlap_param_gather",
                      "overlap_param_gather describes the parameter all-gathers of a sharded optimizer or "

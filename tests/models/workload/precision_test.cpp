@@ -134,3 +134,22 @@ TEST(Precision, LowPrecisionKeepsWeightCopiesAndSavesTheLinearInputsInItsFormat)
   c.precision = Precision::nvfp4;
   EXPECT_LT(rank_memory(kLlamaLayer, c).activations, fp8.activations);
 }
+
+TEST(Precision, ParametersKeptInTheFormatDropTheir16BitCopy) {
+  // fp8_param_gather: the parameter is the row-wise FP8 copy; only the column-wise one is added.
+  MemoryConfig c;
+  c.micro_batch = 1;
+  c.seq_len = 8192;
+  c.tp = 2;
+  c.attention = AttentionKernel::flash;
+  c.layers_on_rank = 4;
+  c.holds_embedding = false;
+  c.precision = Precision::fp8;
+  const auto copies = rank_memory(kLlamaLayer, c);
+  c.low_precision_params = true;
+  const auto params_in_fp8 = rank_memory(kLlamaLayer, c);
+  const double params = 4 * layer_parameter_count(kLlamaLayer) / 2;
+  EXPECT_DOUBLE_EQ(copies.weights, params * (2 + 2 * 1.0));
+  EXPECT_DOUBLE_EQ(params_in_fp8.weights, params * (1 + 1.0));
+  EXPECT_DOUBLE_EQ(params_in_fp8.activations, copies.activations);
+}

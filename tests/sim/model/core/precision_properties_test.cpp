@@ -60,3 +60,18 @@ TEST(PrecisionProperties, AGb300RackRunsTheGb200sBf16AndItsOwnFp4) {
   EXPECT_LT(nvfp4_gb300, nvfp4_gb200);
   EXPECT_LT(nvfp4_gb300, bf16_gb300 / 2);
 }
+
+TEST(PrecisionProperties, ParametersGatheredInFp8MoveHalfTheBytes) {
+  // GPT-3 13B on 64 H100 with the distributed optimizer over 8 replicas: with fp8_param_gather the
+  // parameter all-gathers carry 1 byte a parameter instead of 2, so the data-parallel communication
+  // shrinks, and the reduce-scatters (fp32 gradients) do not change.
+  TempDir tmp;
+  const std::string base =
+      dpusim::testing::replaced(quickstart("dgx-h100", "fp8"), "precision: fp8", "precision: fp8\n  zero: 1");
+  const std::string fp8_params =
+      dpusim::testing::replaced(base, "zero: 1", "zero: 1\n  fp8_param_gather: true");
+  const double dp = simulate(tmp, "base", base, "dp_comm_s");
+  const double dp_fp8 = simulate(tmp, "fp8params", fp8_params, "dp_comm_s");
+  EXPECT_LT(dp_fp8, dp);
+  EXPECT_GT(dp_fp8, 0.5 * dp); // the gradients' reduce-scatter stays in fp32
+}
