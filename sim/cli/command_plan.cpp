@@ -113,6 +113,9 @@ std::uint64_t plan_fingerprint(const Plan& plan, const catalog::Catalog& cat, in
     text += fmt::format("costs {} {} {} {} {} {} {} {} {}\n", opt(k->node), opt(k->nic), opt(k->dpu),
                         opt(k->network_switch), opt(k->link), opt(k->life_s), opt(k->gpu_hour),
                         opt(k->host_core_hour), opt(k->host_core));
+  if (const auto& k = plan.costs)
+    for (const auto& [type, price_usd] : k->node_by_type)
+      text += fmt::format("node price {} {:.17g}\n", type, price_usd);
   return fnv1a(text);
 }
 

@@ -12,6 +12,13 @@
 
 namespace dpusim::planner {
 
+CostSpec CostSpec::for_node(std::string_view node_type) const {
+  CostSpec c = *this;
+  if (const auto it = node_by_type.find(node_type); it != node_by_type.end())
+    c.node = it->second;
+  return c;
+}
+
 double young_interval(double delta_s, double mtbi_s) {
   return std::sqrt(2.0 * delta_s * mtbi_s);
 }

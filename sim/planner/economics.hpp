@@ -7,8 +7,10 @@
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dpusim::planner {
@@ -38,6 +40,12 @@ struct CostSpec {
   // What a host core costs in the node's price: a stated assumption that a node can be bought with only
   // the host cores a point keeps busy (fewer or smaller CPUs), each core beyond them taken off `node`.
   std::optional<double> host_core;
+  // A node price per node type (costs.node as a mapping), where a plan's points differ in their node.
+  std::map<std::string, double, std::less<>> node_by_type;
+
+  /// The prices of a point on nodes of type `node`: that type's price as `node` where the plan gives one
+  /// per type.
+  [[nodiscard]] CostSpec for_node(std::string_view node) const;
 };
 
 // --- Closed forms ----------------------------------------------------------------------------------

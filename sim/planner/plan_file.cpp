@@ -1,6 +1,7 @@
 #include "sim/planner/plan_file.hpp"
 
 #include "models/core/text_distance.hpp"
+#include "models/workload/precision.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/offload/variant.hpp"
 
@@ -16,6 +17,13 @@ namespace dpusim::planner {
 
 namespace {
 constexpr std::int64_t kMaxCount = 1'000'000;
+
+std::vector<std::string> precision_names() {
+  std::vector<std::string> names;
+  for (const auto p : workload::kPrecisions)
+    names.emplace_back(workload::precision_name(p));
+  return names;
+}
 } // namespace
 
 const std::vector<AxisSpec>& axis_specs() {
@@ -28,6 +36,15 @@ const std::vector<AxisSpec>& axis_specs() {
        "cluster.nodes",
        AxisKind::count,
        "node counts: a list, or a range {from, to, step | times}",
+       {},
+       1,
+       kMaxCount,
+       true},
+      {"gpus",
+       "cluster.nodes",
+       AxisKind::count,
+       "GPU counts, in place of nodes: each point has as many nodes of its type as hold them (a list, or a "
+       "range {from, to, step | times})",
        {},
        1,
        kMaxCount,
@@ -62,6 +79,10 @@ const std::vector<AxisSpec>& axis_specs() {
        "activation recomputation; auto: the least that fits in GPU memory",
        {"none", "selective", "full", "auto"}},
       {"zero", "workload.zero", AxisKind::count, "ZeRO stages: 0 to 3", {}, 0, 3},
+      {"precision", "workload.precision", AxisKind::choice,
+       "the linear layers' number format (docs/models/precision.md); a GPU without it makes its points "
+       "infeasible",
+       precision_names()},
       {"global_batch",
        "workload.global_batch",
        AxisKind::count,
@@ -403,7 +424,28 @@ std::vector<std::string> axis_names() {
 }
 
 /// The node counts a plan's points can take: its nodes axis, or the base scenario's.
-std::pair<std::int64_t, std::int64_t> node_range(const Plan& p, std::int64_t base_nodes) {
+std::pair<std::int64_t, std::int64_t> node_range(const Plan& p, std::int64_t base_nodes,
+                                                 const catalog::Catalog& cat, std::int64_t base_per_node) {
+  std::vector<std::int64_t> per_node{base_per_node};
+  for (const auto& a : p.axes)
+    if (a.spec->name == "node") {
+      per_node.clear();
+      for (const auto& v : a.values)
+        if (const auto* node = cat.node(v.text))
+          per_node.push_back(node->gpus.value);
+    }
+  for (const auto& a : p.axes)
+    if (a.spec->name == "gpus") { // the node counts the GPU counts make on each of the plan's node types
+      std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+      std::int64_t hi = 0;
+      for (const auto& v : a.values)
+        for (const auto per : per_node)
+          if (per > 0 && v.count % per == 0) {
+            lo = std::min(lo, v.count / per);
+            hi = std::max(hi, v.count / per);
+          }
+      return hi == 0 ? std::pair<std::int64_t, std::int64_t>{0, 0} : std::pair{lo, hi};
+    }
   for (const auto& a : p.axes)
     if (a.spec->name == "nodes") {
       std::int64_t lo = std::numeric_limits<std::int64_t>::max();
@@ -458,7 +500,7 @@ double price(const yaml::Node& n, bool zero = true) {
 }
 
 /// The goodput, power and costs sections.
-void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
+void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints, const catalog::Catalog& cat) {
   if (auto g = m.optional("goodput")) {
     auto gm = g->as_map();
     gm.declare({"restart", "rates"});
@@ -517,10 +559,39 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
     cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour", "host_core"});
     CostSpec spec;
     std::optional<yaml::Node> capex_key;
+    if (auto n = cm.optional("node"); n && n->is_map()) {
+      // A price per node type: every type the plan's points run on needs one.
+      capex_key.emplace(*n);
+      auto nm = n->as_map();
+      std::vector<std::string> types;
+      for (const auto& a : p.axes)
+        if (a.spec->name == "node")
+          for (const auto& v : a.values)
+            types.push_back(v.text);
+      if (types.empty())
+        types.push_back(p.scenario["cluster"]["node"].Scalar());
+      for (auto& [key, v] : nm.items()) {
+        if (cat.node(key) == nullptr) {
+          const std::string hint = did_you_mean(key, cat.node_names());
+          v.fail(fmt::format("costs.node prices \"{}\", which is no catalog node{}; valid: {}", key,
+                             hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
+                             join(cat.node_names())));
+        }
+        spec.node_by_type[key] = price(v);
+      }
+      std::vector<std::string> priced;
+      for (const auto& [type, price_usd] : spec.node_by_type)
+        priced.push_back(type);
+      for (const auto& t : types)
+        if (spec.node_by_type.count(t) == 0)
+          n->fail(fmt::format("prices per node type need one for {}, a node of this "
+                              "plan's points; priced: {}",
+                              t, join(priced)));
+    }
     for (const auto& [key, into] :
          {std::pair{"node", &spec.node}, std::pair{"nic", &spec.nic}, std::pair{"dpu", &spec.dpu},
           std::pair{"switch", &spec.network_switch}, std::pair{"link", &spec.link}})
-      if (auto n = cm.optional(key)) {
+      if (auto n = cm.optional(key); n && !(key == std::string_view("node") && n->is_map())) {
         *into = price(*n);
         if (!capex_key)
           capex_key.emplace(*n);
@@ -550,7 +621,7 @@ void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints) {
     cm.finish();
     if (core_node && hour_node)
       core_node->fail("host_core is taken off the node's capex price; a cloud price per GPU-hour has none");
-    if (core_node && !spec.node)
+    if (core_node && !spec.node && spec.node_by_type.empty())
       core_node->fail("host_core is taken off the node's price: give node (the price of a GPU node) too");
     if (hour_node && capex_key)
       hour_node->fail(
@@ -675,15 +746,26 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
                 node_counts.push_back(v.count);
             }
           }
-          for (const long long g : per_node)
-            for (const long long count : node_counts)
-              space.gpu_counts.insert(g * count);
+          const Axis* gpus_axis = nullptr;
+          for (const auto& a : p.axes)
+            if (a.spec->name == "gpus")
+              gpus_axis = &a;
+          if (gpus_axis != nullptr)
+            for (const auto& v : gpus_axis->values)
+              space.gpu_counts.insert(v.count);
+          else
+            for (const long long g : per_node)
+              for (const long long count : node_counts)
+                space.gpu_counts.insert(g * count);
           space.gpus_per_node = static_cast<int>(*std::max_element(per_node.begin(), per_node.end()));
           space.gpus = *space.gpu_counts.rbegin();
         }
         p.axes.push_back(read_axis(spec, *n, cat, named, space));
       }
     am.finish();
+    if (auto g = am.optional("gpus"); g && am.optional("nodes"))
+      g->fail("a plan's axes give nodes or gpus, not both: with gpus each point's nodes follow from its "
+              "node type");
   }
   if (p.axes.empty() || p.axes.back().spec->kind != AxisKind::variant)
     p.axes.push_back(Axis{&axis_specs().back(), std::move(base_variants)});
@@ -736,7 +818,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
     if (min_node)
       p.constraints.min_nodes = static_cast<int>(min_node->as_int(1, kMaxCount));
     cm.finish();
-    const auto [lo, hi] = node_range(p, base_nodes);
+    const auto [lo, hi] = node_range(p, base_nodes, cat, space.gpus_per_node);
     if (p.constraints.max_nodes && p.constraints.min_nodes &&
         *p.constraints.min_nodes > *p.constraints.max_nodes)
       min_node->fail(fmt::format("contradictory constraints: min_nodes {} is above max_nodes {}",
@@ -750,7 +832,7 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
                                  "(the most is {})",
                                  *p.constraints.min_nodes, hi));
   }
-  read_economics(m, p, base_checkpoints);
+  read_economics(m, p, base_checkpoints, cat);
   // What an objective or constraint needs of the plan.
   if (auto objectives = m.optional("objectives")) {
     for (const auto& item : objectives->as_sequence().items()) {

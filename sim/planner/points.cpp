@@ -77,14 +77,15 @@ std::vector<std::size_t> point_choice(const Plan& plan, std::size_t index) {
 }
 
 const std::vector<std::string>& input_columns() {
-  static const std::vector<std::string> columns = {"nodes",       "gpus",       "node",
-                                                   "nic",         "dpu",        "topology",
-                                                   "tiers",       "link",       "oversubscription",
-                                                   "routing",     "encryption", "overlay",
-                                                   "tp",          "pp",         "cp",
-                                                   "ep",          "dp",         "virtual_stages",
-                                                   "recompute",   "zero",       "global_batch",
-                                                   "micro_batch", "seed",       "variant"};
+  static const std::vector<std::string> columns = {"nodes",        "gpus",        "node",
+                                                   "nic",          "dpu",         "topology",
+                                                   "tiers",        "link",        "oversubscription",
+                                                   "routing",      "encryption",  "overlay",
+                                                   "tp",           "pp",          "cp",
+                                                   "ep",           "dp",          "virtual_stages",
+                                                   "recompute",    "zero",        "precision",
+                                                   "global_batch", "micro_batch", "seed",
+                                                   "variant"};
   return columns;
 }
 
@@ -96,6 +97,7 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
   const AxisValue* parallelism = nullptr;
   std::string variant;
   bool recompute_auto = false;
+  std::optional<std::int64_t> gpus_axis;
   for (std::size_t i = 0; i < plan.axes.size(); ++i) {
     const auto& axis = plan.axes[i];
     const auto& value = axis.values[choice[i]];
@@ -112,7 +114,9 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       break;
     }
     default:
-      if (axis.spec->name == "recompute" && value.text == "auto")
+      if (axis.spec->name == "gpus")
+        gpus_axis = value.count; // the nodes follow below, from the point's node type
+      else if (axis.spec->name == "recompute" && value.text == "auto")
         recompute_auto = true; // chosen below: the least that fits
       else
         set_at(p.tree, axis.spec->scenario_key, YAML::Clone(value.node));
@@ -124,10 +128,24 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
   const std::string base_tp = text_at(p.tree, "workload.parallelism.tp");
   const std::string base_pp = text_at(p.tree, "workload.parallelism.pp");
   const std::string base_cp = text_at(p.tree, "workload.parallelism.cp");
-  const auto nodes = whole(text_at(p.tree, "cluster.nodes"));
   const auto* node = cat.node(text_at(p.tree, "cluster.node"));
   const auto per_node = whole(text_at(p.tree, "cluster.gpus_per_node"));
-  const long long gpus = nodes && node != nullptr ? *nodes * per_node.value_or(node->gpus.value) : 0;
+  if (gpus_axis && node != nullptr) {
+    // A GPU count: as many nodes of the point's type as hold them, or none where they do not add up.
+    const long long per = per_node.value_or(node->gpus.value);
+    if (per > 0 && *gpus_axis % per == 0) {
+      p.tree["cluster"]["nodes"] = std::to_string(*gpus_axis / per);
+    } else {
+      p.tree["cluster"]["nodes"] = "";
+      p.reason = fmt::format("cluster.nodes: {} GPUs are not a whole number of {} nodes ({} GPUs each)",
+                             *gpus_axis, text_at(p.tree, "cluster.node"), per);
+    }
+  }
+  const auto nodes = whole(text_at(p.tree, "cluster.nodes"));
+  const long long gpus = !p.reason.empty() && gpus_axis ? *gpus_axis
+                         : nodes && node != nullptr     ? *nodes * per_node.value_or(node->gpus.value)
+                                                        : 0;
+  const bool nodes_known = p.reason.empty();
   std::string dp_text = text_at(p.tree, "workload.parallelism.dp");
   if (parallelism != nullptr) {
     YAML::Node par(YAML::NodeType::Map);
@@ -151,9 +169,10 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       dp_text = std::to_string(gpus / model_parallel);
     } else {
       dp_text.clear();
-      p.reason =
-          fmt::format("workload.parallelism: tp x cp x pp = {} x {} x {} = {} does not divide the {} GPUs",
-                      parallelism->tp, parallelism->cp, parallelism->pp, model_parallel, gpus);
+      if (nodes_known)
+        p.reason =
+            fmt::format("workload.parallelism: tp x cp x pp = {} x {} x {} = {} does not divide the {} GPUs",
+                        parallelism->tp, parallelism->cp, parallelism->pp, model_parallel, gpus);
     }
     if (!dp_text.empty())
       par["dp"] = dp_text;
@@ -166,8 +185,9 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
       p.tree["workload"]["parallelism"]["dp"] = dp_text;
     } else {
       dp_text.clear();
-      p.reason = fmt::format("workload.parallelism: tp x cp x pp = {} does not divide the {} GPUs",
-                             model_parallel, gpus);
+      if (nodes_known)
+        p.reason = fmt::format("workload.parallelism: tp x cp x pp = {} does not divide the {} GPUs",
+                               model_parallel, gpus);
     }
   }
 
@@ -227,6 +247,8 @@ BuiltPoint build_point(const Plan& plan, std::size_t index, const catalog::Catal
               degree("virtual_stages"),
               text_at(p.tree, "workload.recompute"),
               text_at(p.tree, "workload.zero"),
+              p.scenario ? std::string(workload::precision_name(p.scenario->workload.precision))
+                         : text_at(p.tree, "workload.precision"),
               text_at(p.tree, "workload.global_batch"),
               text_at(p.tree, "workload.micro_batch"),
               seed.empty() ? std::to_string(plan.base_seed) : seed,

@@ -115,9 +115,12 @@ public:
       fabric += " " + text(row, "oversubscription");
     if (!text(row, "routing").empty() && text(row, "routing") != "ecmp")
       fabric += " " + text(row, "routing") + " routing";
-    return fmt::format("point {}: {} x {} ({} GPUs), {}, {}, {}, micro-batch {}, seed {}", text(row, "point"),
-                       text(row, "nodes"), text(row, "node"), text(row, "gpus"), text(row, "variant"),
-                       parallel, fabric, text(row, "micro_batch"), text(row, "seed"));
+    const auto& precision = text(row, "precision");
+    return fmt::format("point {}: {} x {} ({} GPUs), {}, {}, {}{}, micro-batch {}, seed {}",
+                       text(row, "point"), text(row, "nodes"), text(row, "node"), text(row, "gpus"),
+                       text(row, "variant"), parallel, fabric,
+                       precision.empty() || precision == "bf16" ? "" : ", " + precision,
+                       text(row, "micro_batch"), text(row, "seed"));
   }
   [[nodiscard]] std::string figures(std::size_t row) const {
     std::string out = fmt::format(
@@ -292,7 +295,11 @@ SummarySpec summary_spec(const Plan& plan) {
       for (const auto& [what, v] :
            {std::pair{"node", c.node}, std::pair{"NIC", c.nic}, std::pair{"DPU", c.dpu},
             std::pair{"switch", c.network_switch}, std::pair{"link", c.link}})
-        t += fmt::format(" {} {};", what, v ? usd(*v) : std::string("not given (0)"));
+        if (std::string_view(what) == "node" && !c.node_by_type.empty())
+          for (const auto& [type, price_usd] : c.node_by_type)
+            t += fmt::format(" node {} {};", type, usd(price_usd));
+        else
+          t += fmt::format(" {} {};", what, v ? usd(*v) : std::string("not given (0)"));
       t += fmt::format(" amortised over {:g} days of life, plus energy", c.life_s.value_or(0) / 86400.0);
       s.stated.push_back(t);
     }
@@ -328,7 +335,10 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
   const double step = m.effective_step_s();
   const double tokens_per_s = step > 0 ? m.tokens_per_s * m.step_time_s / step : 0;
   const double days = tokens_per_s > 0 ? spec.train_tokens / tokens_per_s / 86400.0 : 0;
-  const auto e = point_economics(*result, spec.train_tokens, days, spec.goodput, spec.power, spec.costs);
+  // The point's node type prices its nodes where the plan gives a price per type.
+  const auto costs =
+      spec.costs ? std::optional<CostSpec>(spec.costs->for_node(point.inputs.at(2))) : std::nullopt;
+  const auto e = point_economics(*result, spec.train_tokens, days, spec.goodput, spec.power, costs);
   const double effective_days = e.wall_days.value_or(days);
   const auto& c = spec.constraints;
   const bool within =

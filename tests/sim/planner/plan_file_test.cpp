@@ -186,9 +186,9 @@ TEST(PlanFile, ErrorsNameTheLineTheKeyAndWhatIsValid) {
   // The plan's own keys start at line 16, after name, train_tokens and the 13 lines of the scenario.
   EXPECT_EQ(error_of("axes:\n  nodez: [2]\n"),
             "17:3 axes.nodez: unknown key; did you mean \"node\"? (valid keys "
-            "here: node, nic, dpu, nodes, topology, tiers, link, "
+            "here: node, nic, dpu, nodes, gpus, topology, tiers, link, "
             "oversubscription, routing, encryption, overlay, parallelism, recompute, zero, "
-            "global_batch, micro_batch, seeds, variants)")
+            "precision, global_batch, micro_batch, seeds, variants)")
       << "unknown axis";
   EXPECT_NE(error_of("axes:\n  nodes: {from: 8, to: 4}\n").find("17:10 axes.nodes: empty range: from 8 to 4"),
             std::string::npos);
