@@ -1,5 +1,5 @@
-// The claims of plans/llama3-405b-15t-90d.yaml, on its reference (results/plans/..., which the golden
-// test holds to what `dpusim plan` gives).
+// The claims of plans/llama3-405b-15t-90d.yaml and plans/llama3-70b-576-gpus-generations.yaml, on their
+// references (results/plans/..., which the golden test holds to what `dpusim plan` gives).
 #include "tests/support/golden_tables.hpp"
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -57,4 +58,88 @@ TEST(PlanClaims, Llama3On15TTokensIn90DaysNeeds16kGpusInterleaved) {
     EXPECT_GT(days[std::string(at) + "/host-tcp"], days[std::string(at) + "/rdma-nic"]) << at;
   EXPECT_GT(days["2048/1/rdma-nic"], 90.0);
   EXPECT_LT(days["2048/2/rdma-nic"], 90.0);
+}
+
+TEST(PlanClaims, FourGenerationsAt576GpusAndTheNetworksGrowingShareAsPrecisionFalls) {
+  const auto rows =
+      dpusim::testing::csv_rows(kSource / "results/plans/llama3-70b-576-gpus-generations/points.csv");
+  ASSERT_EQ(rows.size(), 1248u);
+  // The simulated row of each node type, precision and variant: its fastest layout.
+  std::map<std::string, std::map<std::string, std::string>> best;
+  for (const auto& r : rows) {
+    if (r.at("tier") == "simulated") {
+      const std::string key = r.at("node") + "/" + r.at("precision") + "/" + r.at("variant");
+      ASSERT_EQ(best.count(key), 0u) << key;
+      best[key] = r;
+      EXPECT_NEAR(number(r, "estimated_step_time_s"), number(r, "step_time_s"),
+                  0.01 * number(r, "step_time_s"))
+          << key;
+      EXPECT_EQ(r.at("gpus"), "576");
+    }
+    // The H100 has neither MXFP8 nor NVFP4 tensor cores.
+    if (r.at("node") == "dgx-h100" && (r.at("precision") == "mxfp8" || r.at("precision") == "nvfp4")) {
+      EXPECT_NE(r.at("reason").find("has no " + r.at("precision") + " tensor cores"), std::string::npos);
+    }
+  }
+  ASSERT_EQ(best.size(), 28u);
+  const auto step = [&](const std::string& node, const std::string& precision, const std::string& variant) {
+    return number(best.at(node + "/" + precision + "/" + variant), "step_time_s");
+  };
+  const auto exposed_share = [&](const std::string& node, const std::string& precision) {
+    const auto& r = best.at(node + "/" + precision + "/rdma-nic");
+    return number(r, "exposed_comm_s") / number(r, "step_time_s");
+  };
+  const auto tcp_over_rdma = [&](const std::string& node, const std::string& precision) {
+    return step(node, precision, "host-tcp") / step(node, precision, "rdma-nic");
+  };
+  // Each generation is faster in every format both run, and each lower format faster on each GPU.
+  const std::vector<std::string> generations{"dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72"};
+  for (const char* precision : {"bf16", "fp8-cs"})
+    for (std::size_t i = 1; i < generations.size(); ++i)
+      EXPECT_LT(step(generations[i], precision, "rdma-nic"), step(generations[i - 1], precision, "rdma-nic"))
+          << generations[i] << " " << precision;
+  for (const auto& node : generations) {
+    EXPECT_LT(step(node, "fp8-cs", "rdma-nic"), step(node, "bf16", "rdma-nic")) << node;
+    if (node == "dgx-h100")
+      continue;
+    EXPECT_LT(step(node, "mxfp8", "rdma-nic"), step(node, "fp8-cs", "rdma-nic")) << node;
+    EXPECT_GT(step(node, "mxfp8", "rdma-nic"), 0.98 * step(node, "fp8-cs", "rdma-nic")) << node;
+    EXPECT_LT(step(node, "nvfp4", "rdma-nic"), step(node, "mxfp8", "rdma-nic")) << node;
+    // As compute shrinks, the network's share grows, and so does host TCP's cost over RDMA.
+    EXPECT_LT(exposed_share(node, "bf16"), exposed_share(node, "fp8-cs")) << node;
+    EXPECT_LT(exposed_share(node, "fp8-cs"), exposed_share(node, "nvfp4")) << node;
+    EXPECT_LT(tcp_over_rdma(node, "bf16"), tcp_over_rdma(node, "fp8-cs")) << node;
+    EXPECT_LT(tcp_over_rdma(node, "fp8-cs"), tcp_over_rdma(node, "nvfp4")) << node;
+  }
+  EXPECT_LT(tcp_over_rdma("dgx-h100", "bf16"), tcp_over_rdma("dgx-h100", "fp8-cs"));
+  // With RDMA the network never takes more than a fifth of a step.
+  for (const auto& [key, r] : best)
+    if (r.at("variant") == "rdma-nic") {
+      EXPECT_LT(number(r, "exposed_comm_s") / number(r, "step_time_s"), 0.2) << key;
+    }
+  // The 72-GPU domain against 8-GPU servers of the same GPU count: host TCP costs far less in the rack.
+  for (const char* precision : {"bf16", "fp8-cs", "mxfp8", "nvfp4"}) {
+    EXPECT_LT(tcp_over_rdma("gb200-nvl72", precision), 1.15) << precision;
+    EXPECT_GT(tcp_over_rdma("dgx-b200", precision), 1.25) << precision;
+    EXPECT_LT(number(best.at(std::string("gb200-nvl72/") + precision + "/rdma-nic"), "exposed_comm_s"),
+              number(best.at(std::string("dgx-b200/") + precision + "/rdma-nic"), "exposed_comm_s"))
+        << precision;
+  }
+  EXPECT_NEAR(1 - step("gb200-nvl72", "bf16", "rdma-nic") / step("dgx-b200", "bf16", "rdma-nic"), 0.075,
+              0.005);
+  EXPECT_NEAR(1 - step("gb200-nvl72", "bf16", "host-tcp") / step("dgx-b200", "bf16", "host-tcp"), 0.224,
+              0.005);
+  // The headline: the GB300 racks in NVFP4 with RDMA, fastest and cheapest; the DGX B200 in NVFP4 the least
+  // energy.
+  const auto& fastest = best.at("gb300-nvl72/nvfp4/rdma-nic");
+  EXPECT_EQ(fastest.at("device"), "connectx-8");
+  EXPECT_NEAR(number(fastest, "time_to_train_days"), 55.2, 0.3);
+  for (const auto& r : rows)
+    if (r.at("feasible") == "true") {
+      EXPECT_GE(number(r, "time_to_train_days"), number(fastest, "time_to_train_days")) << r.at("point");
+      EXPECT_GE(number(r, "cost_usd"), number(fastest, "cost_usd")) << r.at("point");
+      EXPECT_GE(number(r, "energy_mwh"), number(best.at("dgx-b200/nvfp4/rdma-nic"), "energy_mwh"))
+          << r.at("point");
+    }
+  EXPECT_NEAR(number(best.at("dgx-h100/bf16/rdma-nic"), "time_to_train_days"), 289.4, 1.0);
 }
