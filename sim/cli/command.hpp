@@ -19,5 +19,6 @@ int command_validate(const std::vector<std::string>& args);
 int command_plan(const std::vector<std::string>& args);
 int command_merge(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
+int command_nccl_tests(const std::vector<std::string>& args);
 
 } // namespace dpusim::cli

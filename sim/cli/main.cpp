@@ -27,6 +27,7 @@ Commands:
   plan PLAN          simulate every point of a plan (axes over a scenario); writes points.csv; prints the best
   merge DIR...       join the points.csv of a plan's shards (plan --shard i/n)
   report DIR         render the outputs of run, compare or plan in DIR as one self-contained HTML page of figures
+  nccl-tests SCENARIO  simulate one collective alone over a sweep of sizes; prints nccl-tests' table
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants
@@ -55,10 +56,17 @@ int main(int argc, char** argv) {
   using namespace dpusim::cli;
   (void)raise_stack_limit();
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
-      {"run", command_run},         {"compare", command_compare},   {"schema", command_schema},
-      {"catalog", command_catalog}, {"validate", command_validate}, {"variants", command_variants},
-      {"models", command_models},   {"plan", command_plan},         {"merge", command_merge},
-      {"report", command_report}};
+      {"run", command_run},
+      {"compare", command_compare},
+      {"schema", command_schema},
+      {"catalog", command_catalog},
+      {"validate", command_validate},
+      {"variants", command_variants},
+      {"models", command_models},
+      {"plan", command_plan},
+      {"merge", command_merge},
+      {"report", command_report},
+      {"nccl-tests", command_nccl_tests}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

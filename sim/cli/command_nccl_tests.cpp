@@ -1,0 +1,78 @@
+// dpusim nccl-tests: one collective alone on a scenario's cluster over a sweep of sizes, printed as
+// nccl-tests prints it (docs/nccl-tests.md).
+#include "models/core/atomic_file.hpp"
+#include "sim/cli/command.hpp"
+#include "sim/cli/common.hpp"
+#include "sim/cli/nccl_tests_table.hpp"
+#include "sim/input/scenario_loader.hpp"
+#include "sim/run/collective_sweep.hpp"
+
+#include <fmt/format.h>
+#include <iostream>
+
+namespace dpusim::cli {
+
+namespace {
+const std::string kDefaultType = "float"; // nccl-tests' default element type
+} // namespace
+
+int command_nccl_tests(const std::vector<std::string>& args) {
+  po::options_description options("Options (nccl-tests' flags where it has them)");
+  options.add_options() //
+      ("op", po::value<std::string>()->default_value(std::string(run::kSweepOps[0])),
+       "the collective: all_reduce | all_gather | reduce_scatter | alltoall | sendrecv (nccl-tests' "
+       "*_perf programs)")                                                                                //
+      ("minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (8, 64K, 32M, 8G)")   //
+      ("maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size")                      //
+      ("stepfactor,f", po::value<std::string>(), "multiply the size by this factor (above 1) each step")  //
+      ("stepbytes,i", po::value<std::string>(), "add this many bytes each step (without -f; default 1M)") //
+      ("ngpus,g", po::value<int>(), "GPUs of each node taking part (default: all of the node's)")         //
+      ("nodes", po::value<int>(), "nodes taking part, the cluster's first (default: all)")                //
+      ("datatype,d", po::value<std::string>()->default_value(kDefaultType),
+       "element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, "
+       "f8e4m3, f8e5m2") //
+      ("algo", po::value<std::string>(),
+       "NCCL_ALGO: ring | tree | nvls | hierarchical (default: the scenario's "
+       "workload.communication.algorithm)") //
+      ("variant", po::value<std::string>(),
+       "offload variant: a name from the scenario or a placement (default: the scenario's baseline)");
+  add_common_options(options);
+  po::variables_map vm;
+  if (!parse_command("nccl-tests", "SCENARIO.yaml [options]",
+                     "Simulates one collective alone on the scenario's cluster (its nodes, NICs or DPUs, "
+                     "fabric, routing and offload variant) over a sweep of message sizes, and prints the "
+                     "table nccl-tests prints; writes <out>/<op>_perf.txt (that table) and "
+                     "<out>/nccl-tests.csv.",
+                     options, args, vm, true))
+    return kOk;
+  const auto cat = load_catalog(vm);
+  const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
+  offload::Variant variant = s.variants.front();
+  if (vm.count("variant") != 0) {
+    try {
+      variant = input::variant_for(s, cat, vm["variant"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw po::error(e.what());
+    }
+  }
+  const auto* node = cat.node(s.cluster.node);
+  const int node_gpus = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : node->gpus.value;
+  const auto sweep = sweep_from_options(vm, s.cluster.nodes, node_gpus);
+  run::SweepOptions so = sweep.options;
+  if (vm.count("calibration") != 0)
+    so.calibration = vm["calibration"].as<std::string>();
+  const auto result = run::run_collective_sweep(s, cat, variant, so);
+
+  const std::string table = render_nccl_tests_table(sweep, result, s, variant.name);
+  OutputSet outputs(output_directory(vm, s.name));
+  const auto txt = outputs.add(fmt::format("{}_perf.txt", run::sweep_op_name(so.op)), table);
+  const auto csv = outputs.add("nccl-tests.csv", render_nccl_tests_csv(sweep, result, variant.name));
+  outputs.publish();
+  if (vm.count("quiet") == 0) {
+    std::cout << table;
+    std::cout << fmt::format("\nwrote {}\nwrote {}\n", txt.string(), csv.string());
+  }
+  return kOk;
+}
+
+} // namespace dpusim::cli

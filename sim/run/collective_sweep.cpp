@@ -1,0 +1,128 @@
+#include "sim/run/collective_sweep.hpp"
+
+#include "models/calibration/profile.hpp"
+#include "sim/datapath/data_path.hpp"
+#include "sim/model/registry.hpp"
+#include "sim/platform/route_registry.hpp"
+#include "sim/run/variant_parts.hpp"
+#include "sim/scenario/cluster_layout.hpp"
+#include "sim/simgrid/simulator.hpp"
+#include "sim/topology/router.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace dpusim::run {
+
+std::string_view sweep_op_name(SweepOp op) {
+  return kSweepOps[static_cast<std::size_t>(op)];
+}
+
+std::optional<SweepOp> parse_sweep_op(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kSweepOps); ++i)
+    if (kSweepOps[i] == name)
+      return static_cast<SweepOp>(i);
+  return std::nullopt;
+}
+
+double bus_bandwidth_factor(SweepOp op, int ranks) {
+  const double n = std::max(1, ranks);
+  switch (op) {
+  case SweepOp::all_reduce:
+    return 2 * (n - 1) / n;
+  case SweepOp::all_gather:
+  case SweepOp::reduce_scatter:
+  case SweepOp::alltoall:
+    return (n - 1) / n;
+  case SweepOp::sendrecv:
+    return 1;
+  }
+  return 1;
+}
+
+namespace {
+
+plan::Lowered lower(plan::CollectiveLowering& lowering, SweepOp op, plan::CollectiveAlgorithm algorithm,
+                    const std::vector<int>& gpus, double bytes) {
+  switch (op) {
+  case SweepOp::all_reduce:
+    return lowering.collective(collectives::CollectiveKind::all_reduce, algorithm, gpus, bytes);
+  case SweepOp::all_gather:
+    return lowering.collective(collectives::CollectiveKind::all_gather, algorithm, gpus, bytes);
+  case SweepOp::reduce_scatter:
+    return lowering.collective(collectives::CollectiveKind::reduce_scatter, algorithm, gpus, bytes);
+  case SweepOp::alltoall:
+    return lowering.all_to_all(gpus, bytes);
+  case SweepOp::sendrecv: {
+    // nccl-tests' sendrecv: each rank sends to the next and receives from the previous.
+    std::vector<std::pair<int, int>> pairs;
+    for (std::size_t r = 0; r < gpus.size(); ++r)
+      pairs.emplace_back(gpus[r], gpus[(r + 1) % gpus.size()]);
+    return lowering.send_recv(pairs, bytes);
+  }
+  }
+  throw std::logic_error("unknown sweep operation");
+}
+
+} // namespace
+
+SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
+                                 const offload::Variant& variant, const SweepOptions& options) {
+  std::optional<calibration::Profile> profile;
+  const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
+  if (!profile_path.empty())
+    profile = calibration::load_profile(profile_path);
+  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path, false);
+
+  // The cluster as a run of the scenario builds it: the models shape its layout, fail its links and
+  // flap them (other tenants' flows, faults), so the collective meets what the training job would.
+  const auto& models = model::registry();
+  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  for (const auto& m : models.models())
+    m->shape_layout(s, variant, layout);
+  const auto topo = topology::Topology::build(layout);
+  topology::Failures failures;
+  for (const auto& m : models.models())
+    m->add_failures(s, topo, failures);
+  const topology::Router router(topo, s.seed, std::move(failures), s.cluster.fabric.routing);
+  const datapath::DataPath path(variant, s.cluster.services, hw);
+  const platform::HostMap hosts(topo, hw, path_options(hw, path));
+  platform::RouteRegistry routes(hosts, router);
+  plan::CollectiveLowering lowering(routes, hw, path);
+
+  const int per_node = topo.layout().node.gpus;
+  if (options.nodes < 1 || options.nodes > s.cluster.nodes || options.gpus_per_node < 1 ||
+      options.gpus_per_node > per_node)
+    throw std::invalid_argument("the sweep's ranks do not fit the cluster");
+  std::vector<int> gpus;
+  for (int node = 0; node < options.nodes; ++node)
+    for (int g = 0; g < options.gpus_per_node; ++g)
+      gpus.push_back(node * per_node + g);
+
+  SweepResult result;
+  result.ranks = static_cast<int>(gpus.size());
+  result.device = hw.nic.name;
+  const auto algorithm = options.algorithm.value_or(
+      plan::parse_algorithm(s.workload.collective_algorithm).value_or(plan::CollectiveAlgorithm::ring));
+  result.algorithm = std::string(plan::algorithm_name(algorithm));
+  // Every size's graph is built before the platform: they hold the routes it is built with.
+  std::vector<engine::TaskGraph> graphs(options.sizes.size());
+  for (std::size_t i = 0; i < options.sizes.size(); ++i) {
+    const auto low = lower(lowering, options.op, algorithm, gpus, options.sizes[i]);
+    (void)plan::append_to_graph(graphs[i], low, {});
+  }
+  auto platform = routes.build();
+  for (const auto& m : models.models())
+    m->shape_platform(s, topo, platform);
+  simgrid::Simulator simulator(platform);
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    double end = 0;
+    for (const auto& t : simulator.execute(graphs[i], {}, simgrid::Simulator::Flaps::none))
+      end = std::max(end, t.end);
+    result.rows.push_back({options.sizes[i], end});
+  }
+  return result;
+}
+
+} // namespace dpusim::run

@@ -1,0 +1,55 @@
+// One collective alone on a scenario's cluster over a sweep of message sizes, as nccl-tests measures it
+// (`dpusim nccl-tests`, docs/nccl-tests.md): the same hardware, fabric, routing and offload variant a
+// training run of the scenario gets, and each size's collective simulated on its own, one after
+// another on one platform.
+#pragma once
+
+#include "models/catalog/catalog.hpp"
+#include "sim/offload/variant.hpp"
+#include "sim/plan/collective_lowering.hpp"
+#include "sim/scenario/scenario.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dpusim::run {
+
+/// The operations nccl-tests has that dpusim simulates (its binaries all_reduce_perf, ...).
+enum class SweepOp { all_reduce, all_gather, reduce_scatter, alltoall, sendrecv };
+inline constexpr std::string_view kSweepOps[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+                                                 "sendrecv"};
+std::string_view sweep_op_name(SweepOp op);
+/// The operation named as nccl-tests names its test (all_reduce, ...); nullopt for another name.
+std::optional<SweepOp> parse_sweep_op(std::string_view name);
+/// nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md): busbw = algbw x factor on n ranks.
+double bus_bandwidth_factor(SweepOp op, int ranks);
+
+struct SweepOptions {
+  SweepOp op = SweepOp::all_reduce;
+  /// NCCL_ALGO: the algorithm of every size; nullopt: the scenario's (workload.communication.algorithm).
+  std::optional<plan::CollectiveAlgorithm> algorithm;
+  std::vector<double> sizes; // bytes, as nccl-tests counts them for the op (docs/nccl-tests.md)
+  int nodes = 0;             // the first `nodes` nodes of the cluster
+  int gpus_per_node = 0;     // the first GPUs of each
+  std::string calibration;   // profile path overriding the scenario's, empty for none
+};
+
+struct SweepRow {
+  double bytes = 0;
+  double time_s = 0; // one operation, from its first rank's start to its last rank's end
+};
+
+struct SweepResult {
+  int ranks = 0;
+  std::string device;    // NIC or DPU carrying inter-node traffic
+  std::string algorithm; // as run (an algorithm that does not apply runs as the ring, as NCCL falls back)
+  std::vector<SweepRow> rows;
+};
+
+/// Simulates the sweep. Throws InputError where the options do not fit the cluster.
+SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
+                                 const offload::Variant& variant, const SweepOptions& options);
+
+} // namespace dpusim::run

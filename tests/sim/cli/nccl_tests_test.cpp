@@ -1,0 +1,160 @@
+// `dpusim nccl-tests`: one collective over a sweep of sizes, printed as nccl-tests prints it. Its table
+// is read back by dpusim-calib's nccl-tests parser, set beside a recorded log of the same shape, held to
+// nccl-tests' bus-bandwidth definitions, and its bad options are refused with nothing written.
+#include "hw_calib/parsers/nccl_tests_parser.hpp"
+#include "tests/support/subprocess.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using dpusim::testing::run_command;
+using dpusim::testing::TempDir;
+
+namespace {
+
+const fs::path kSource = DPUSIM_SOURCE_DIR;
+const std::string kQuickstart = (kSource / "scenarios/examples/quickstart.yaml").string();
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs `dpusim nccl-tests` on the quickstart's cluster (8 DGX H100, ConnectX-7, RoCE) and parses the
+/// table it wrote.
+dpusim::calib::NcclTestsReport sweep(const TempDir& tmp, std::vector<std::string> extra) {
+  std::vector<std::string> argv{DPUSIM_BINARY, "nccl-tests", kQuickstart, "--out", tmp.path() + "/out", "-q"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const auto r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string op = "all_reduce";
+  for (std::size_t i = 0; i + 1 < extra.size(); ++i)
+    if (extra[i] == "--op")
+      op = extra[i + 1];
+  return dpusim::calib::parse_nccl_tests_runs(read(fs::path(tmp.path()) / "out" / (op + "_perf.txt")))
+      .front();
+}
+
+std::map<double, const dpusim::calib::NcclTestsRow*> by_size(const dpusim::calib::NcclTestsReport& r) {
+  std::map<double, const dpusim::calib::NcclTestsRow*> out;
+  for (const auto& row : r.rows)
+    out[row.size_bytes] = &row;
+  return out;
+}
+
+} // namespace
+
+TEST(NcclTests, ItsTableIsNcclTestsOwnAndReadsBackWithItsRanksAndSizes) {
+  TempDir tmp;
+  const auto r = sweep(tmp, {"--variant", "rdma-nic", "-b", "8", "-e", "8G", "-f", "2", "--nodes", "2"});
+  EXPECT_EQ(r.collective, "all_reduce_perf");
+  EXPECT_FALSE(r.collective_inferred);
+  EXPECT_EQ(r.ranks, 16);
+  EXPECT_EQ(r.hosts.size(), 2u);
+  ASSERT_EQ(r.rows.size(), 31u); // 8 B to 8 GiB, doubling
+  EXPECT_DOUBLE_EQ(r.rows.front().size_bytes, 8);
+  EXPECT_DOUBLE_EQ(r.rows.back().size_bytes, 8589934592.0);
+  ASSERT_TRUE(r.avg_busbw_Bps.has_value());
+  double previous = 0;
+  for (const auto& row : r.rows) {
+    EXPECT_EQ(row.type, "float");
+    EXPECT_EQ(row.redop, "sum");
+    EXPECT_DOUBLE_EQ(row.count, row.size_bytes / 4);
+    EXPECT_GE(row.oop_time_s, previous) << row.size_bytes; // more bytes never take less time
+    previous = row.oop_time_s;
+    // nccl-tests' definitions: algbw = size / time, busbw = algbw x 2(n-1)/n for an all-reduce.
+    EXPECT_NEAR(row.oop_algbw_Bps, row.size_bytes / row.oop_time_s, 0.01e9 + 1e-3 * row.oop_algbw_Bps);
+    EXPECT_NEAR(row.oop_busbw_Bps, row.oop_algbw_Bps * 2 * 15 / 16, 0.01e9 + 1e-3 * row.oop_busbw_Bps);
+  }
+  // The CSV carries the same rows at full precision.
+  const auto csv = read(fs::path(tmp.path()) / "out" / "nccl-tests.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "op,ranks,nodes,gpus_per_node,variant,device,algorithm,size_bytes,"
+                                           "count,type,time_us,algbw_GBps,busbw_GBps");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 32);
+}
+
+TEST(NcclTests, TwoNodesOfOneGpuReachTheRecordedLogsBusBandwidthAtLargeSizes) {
+  // The recorded 2-node run (one H100 and one ConnectX-7 400 Gb/s RoCE port each, nccl-tests 2.13.9):
+  // from the catalog alone, the bandwidth-bound sizes (256 MiB and up) within 5%.
+  TempDir tmp;
+  const auto sim =
+      sweep(tmp, {"--variant", "rdma-nic", "-b", "8", "-e", "8G", "-f", "2", "--nodes", "2", "-g", "1"});
+  const auto log = dpusim::calib::parse_nccl_tests(
+      read(kSource / "tests/hw_calib/data/nccl-tests/all_reduce_perf-2node-cx7-mpirun.txt"));
+  const auto ours = by_size(sim);
+  int compared = 0;
+  for (const auto& row : log.rows) {
+    ASSERT_EQ(ours.count(row.size_bytes), 1u) << row.size_bytes;
+    if (row.size_bytes >= 256.0 * 1024 * 1024) {
+      EXPECT_NEAR(ours.at(row.size_bytes)->oop_busbw_Bps, row.oop_busbw_Bps, 0.05 * row.oop_busbw_Bps)
+          << row.size_bytes;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 6);
+}
+
+TEST(NcclTests, RingCollectivesShareOneBusBandwidthAndHostTcpIsSlower) {
+  // A ring all-reduce is a reduce-scatter and an all-gather: at a bandwidth-bound size the three have
+  // the same bus bandwidth (nccl-tests' factors make them comparable).
+  TempDir tmp;
+  std::map<std::string, double> busbw;
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter"}) {
+    const auto r = sweep(tmp, {"--variant", "rdma-nic", "--op", op, "-b", "1G", "-e", "1G", "--nodes", "2"});
+    ASSERT_EQ(r.rows.size(), 1u);
+    busbw[op] = r.rows.front().oop_busbw_Bps;
+  }
+  EXPECT_NEAR(busbw["all_gather"], busbw["all_reduce"], 0.03 * busbw["all_reduce"]);
+  EXPECT_NEAR(busbw["reduce_scatter"], busbw["all_reduce"], 0.03 * busbw["all_reduce"]);
+  const auto tcp = sweep(tmp, {"--variant", "host-tcp", "-b", "1G", "-e", "1G", "--nodes", "2"});
+  EXPECT_LT(tcp.rows.front().oop_busbw_Bps, 0.5 * busbw["all_reduce"]);
+  // sendrecv and alltoall run and grow with the size too.
+  for (const char* op : {"sendrecv", "alltoall"}) {
+    const auto r =
+        sweep(tmp, {"--variant", "rdma-nic", "--op", op, "-b", "1M", "-e", "1G", "-f", "32", "--nodes", "2"});
+    ASSERT_EQ(r.rows.size(), 3u) << op;
+    EXPECT_LT(r.rows[0].oop_time_s, r.rows[2].oop_time_s) << op;
+  }
+}
+
+TEST(NcclTests, TheSameSweepTwiceGivesTheSameTable) {
+  TempDir a;
+  TempDir b;
+  (void)sweep(a, {"--variant", "rdma-nic", "-b", "1K", "-e", "1G", "-f", "8"});
+  (void)sweep(b, {"--variant", "rdma-nic", "-b", "1K", "-e", "1G", "-f", "8"});
+  EXPECT_EQ(read(fs::path(a.path()) / "out/all_reduce_perf.txt"),
+            read(fs::path(b.path()) / "out/all_reduce_perf.txt"));
+}
+
+TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-b", "1G", "-e", "1M"}, "the sizes would go down"},
+      {{"-b", "0"}, "expected a size in bytes above 0"},
+      {{"-b", "8", "-e", "1M", "-f", "1"}, "must be a number above 1"},
+      {{"-b", "8", "-e", "1G", "-i", "1"}, "more than 10000 sizes"},
+      {{"--nodes", "9"}, "the cluster has 8 nodes"},
+      {{"-g", "9"}, "each node has 8 GPUs"},
+      {{"--nodes", "1", "-g", "1"}, "at least 2 ranks"},
+      {{"--op", "broadcast"}, "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv"},
+      {{"-d", "fp32"}, "valid: int8"},
+      {{"--algo", "collnet"}, "valid: ring, tree, nvls, hierarchical"},
+      {{"-b", "8X"}, "with an optional K, M or G"},
+  };
+  for (const auto& [extra, message] : cases) {
+    TempDir tmp;
+    std::vector<std::string> argv{DPUSIM_BINARY, "nccl-tests", kQuickstart, "--out", tmp.path() + "/out"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 2) << extra.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(fs::path(tmp.path()) / "out")) << extra.front();
+  }
+}
