@@ -61,7 +61,12 @@ int command_nccl_tests(const std::vector<std::string>& args) {
   run::SweepOptions so = sweep.options;
   if (vm.count("calibration") != 0)
     so.calibration = vm["calibration"].as<std::string>();
-  const auto result = run::run_collective_sweep(s, cat, variant, so);
+  std::function<void(std::size_t, std::size_t)> progress;
+  if (show_progress(vm))
+    progress = [](std::size_t done, std::size_t total) {
+      std::cerr << fmt::format("\r[{}/{}] sizes", done, total) << (done == total ? "\n" : "") << std::flush;
+    };
+  const auto result = run::run_collective_sweep(s, cat, variant, so, progress);
 
   const std::string table = render_nccl_tests_table(sweep, result, s, variant.name);
   OutputSet outputs(output_directory(vm, s.name));

@@ -68,7 +68,8 @@ plan::Lowered lower(plan::CollectiveLowering& lowering, SweepOp op, plan::Collec
 } // namespace
 
 SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
-                                 const offload::Variant& variant, const SweepOptions& options) {
+                                 const offload::Variant& variant, const SweepOptions& options,
+                                 const std::function<void(std::size_t, std::size_t)>& progress) {
   std::optional<calibration::Profile> profile;
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())
@@ -106,21 +107,29 @@ SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Cat
   const auto algorithm = options.algorithm.value_or(
       plan::parse_algorithm(s.workload.collective_algorithm).value_or(plan::CollectiveAlgorithm::ring));
   result.algorithm = std::string(plan::algorithm_name(algorithm));
-  // Every size's graph is built before the platform: they hold the routes it is built with.
-  std::vector<engine::TaskGraph> graphs(options.sizes.size());
-  for (std::size_t i = 0; i < options.sizes.size(); ++i) {
-    const auto low = lower(lowering, options.op, algorithm, gpus, options.sizes[i]);
-    (void)plan::append_to_graph(graphs[i], low, {});
-  }
+  // The platform holds the routes the lowering asks for: those of the first and the last size (every size
+  // asks the same ones: which ranks talk over which paths does not depend on the bytes). Each size's
+  // graph is then lowered and simulated in turn, so a long sweep holds one graph at a time.
+  if (options.sizes.empty())
+    return result;
+  (void)lower(lowering, options.op, algorithm, gpus, options.sizes.front());
+  (void)lower(lowering, options.op, algorithm, gpus, options.sizes.back());
+  const std::size_t routes_built = routes.route_count();
   auto platform = routes.build();
   for (const auto& m : models.models())
     m->shape_platform(s, topo, platform);
   simgrid::Simulator simulator(platform);
-  for (std::size_t i = 0; i < graphs.size(); ++i) {
+  for (std::size_t i = 0; i < options.sizes.size(); ++i) {
+    engine::TaskGraph graph;
+    (void)plan::append_to_graph(graph, lower(lowering, options.op, algorithm, gpus, options.sizes[i]), {});
+    if (routes.route_count() != routes_built)
+      throw std::logic_error("a collective's size changed the routes it takes");
     double end = 0;
-    for (const auto& t : simulator.execute(graphs[i], {}, simgrid::Simulator::Flaps::none))
+    for (const auto& t : simulator.execute(graph, {}, simgrid::Simulator::Flaps::none))
       end = std::max(end, t.end);
     result.rows.push_back({options.sizes[i], end});
+    if (progress)
+      progress(i + 1, options.sizes.size());
   }
   return result;
 }

@@ -9,6 +9,7 @@
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,8 +49,10 @@ struct SweepResult {
   std::vector<SweepRow> rows;
 };
 
-/// Simulates the sweep. Throws InputError where the options do not fit the cluster.
+/// Simulates the sweep, calling `progress` (sizes done, sizes) after each size. Throws
+/// std::invalid_argument where the ranks do not fit the cluster.
 SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
-                                 const offload::Variant& variant, const SweepOptions& options);
+                                 const offload::Variant& variant, const SweepOptions& options,
+                                 const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 } // namespace dpusim::run
