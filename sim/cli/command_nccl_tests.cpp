@@ -47,14 +47,7 @@ int command_nccl_tests(const std::vector<std::string>& args) {
     return kOk;
   const auto cat = load_catalog(vm);
   const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
-  offload::Variant variant = s.variants.front();
-  if (vm.count("variant") != 0) {
-    try {
-      variant = input::variant_for(s, cat, vm["variant"].as<std::string>());
-    } catch (const std::invalid_argument& e) {
-      throw po::error(e.what());
-    }
-  }
+  const offload::Variant variant = variant_option(vm, s, cat);
   const auto* node = cat.node(s.cluster.node);
   const int node_gpus = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : node->gpus.value;
   const auto sweep = sweep_from_options(vm, s.cluster.nodes, node_gpus);

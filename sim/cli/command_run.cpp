@@ -35,14 +35,7 @@ int command_run(const std::vector<std::string>& args) {
     return kOk;
   const auto cat = load_catalog(vm);
   const auto s = input::load_scenario(vm["scenario"].as<std::string>(), cat);
-  offload::Variant variant = s.variants.front();
-  if (vm.count("variant") != 0) {
-    try {
-      variant = input::variant_for(s, cat, vm["variant"].as<std::string>());
-    } catch (const std::invalid_argument& e) {
-      throw po::error(e.what());
-    }
-  }
+  const offload::Variant variant = variant_option(vm, s, cat);
   run::RunOptions ro;
   if (vm.count("calibration") != 0)
     ro.calibration = vm["calibration"].as<std::string>();

@@ -1,5 +1,6 @@
 #include "sim/cli/common.hpp"
 
+#include "sim/input/scenario_loader.hpp"
 #include "sim/scenario/rank_memory.hpp"
 
 #include <fmt/format.h>
@@ -83,6 +84,17 @@ bool show_progress(const po::variables_map& vm) {
   if (vm.count("quiet") != 0)
     return false;
   return vm.count("progress") != 0 || ::isatty(STDERR_FILENO) != 0;
+}
+
+offload::Variant variant_option(const po::variables_map& vm, const scenario::Scenario& s,
+                                const catalog::Catalog& cat) {
+  if (vm.count("variant") == 0)
+    return s.variants.front();
+  try {
+    return input::variant_for(s, cat, vm["variant"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw po::error(e.what());
+  }
 }
 
 } // namespace dpusim::cli

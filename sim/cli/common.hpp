@@ -27,5 +27,9 @@ catalog::Catalog load_catalog(const po::variables_map& vm);
 std::string model_line(const scenario::Scenario& s, const catalog::Catalog& cat);
 std::filesystem::path output_directory(const po::variables_map& vm, const std::string& scenario_name);
 bool show_progress(const po::variables_map& vm);
+/// The variant --variant names (a name from the scenario or a placement), else the scenario's baseline;
+/// po::error (bad input) for one that is neither.
+offload::Variant variant_option(const po::variables_map& vm, const scenario::Scenario& s,
+                                const catalog::Catalog& cat);
 
 } // namespace dpusim::cli

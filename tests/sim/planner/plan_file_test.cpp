@@ -3,6 +3,7 @@
 #include "models/core/input_error.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"
+#include "tests/sim/planner/plan_text.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <gtest/gtest.h>
@@ -31,23 +32,15 @@ const std::string kScenario = R"(scenario:
 )";
 
 Plan parse(const std::string& rest) {
-  return parse_plan(yaml::parse_text("name: p\ntrain_tokens: 300B\n" + kScenario + rest, "plan.yaml"),
-                    dpusim::testing::bundled_catalog());
+  return dpusim::testing::parse_plan_text(kScenario, rest);
 }
 
-/// The InputError a plan gives: "line:column key: message".
 std::string error_of(const std::string& rest) {
-  try {
-    (void)parse(rest);
-  } catch (const InputError& e) {
-    return fmt::format("{}:{} {}: {}", e.where().line, e.where().column, e.key(), e.message());
-  }
-  return "no error";
+  return dpusim::testing::plan_error_of(kScenario, rest);
 }
 
 std::size_t column(const std::string& name) {
-  const auto& c = input_columns();
-  return static_cast<std::size_t>(std::find(c.begin(), c.end(), name) - c.begin());
+  return dpusim::testing::input_column(name);
 }
 
 } // namespace
