@@ -161,10 +161,12 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
   const auto& o = sweep.options;
   const std::string op(run::sweep_op_name(o.op));
   const bool reduces = o.op == run::SweepOp::all_reduce || o.op == run::SweepOp::reduce_scatter;
-  std::string out = fmt::format("# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
-                                "({}), algorithm {}\n",
-                                s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node,
-                                variant, result.device, result.algorithm);
+  std::string out = fmt::format(
+      "# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
+      "({}), algorithm {}, Simple protocol at every size (NCCL's tuner is not modelled: latency-bound "
+      "sizes come out slow, docs/nccl-tests.md)\n",
+      s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node, variant, result.device,
+      result.algorithm);
   out += fmt::format("# Collective test starting: {}_perf\n", op);
   out += fmt::format("# nThread 1 nGpus 1 minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 0 iters: 1 "
                      "agg iters: 1 validation: 0 graph: 0\n",
