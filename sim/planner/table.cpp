@@ -317,6 +317,14 @@ SummarySpec summary_spec(const Plan& plan) {
   return s;
 }
 
+namespace {
+/// Where points.csv's inputs give the point's node type.
+std::size_t node_column() {
+  const auto& c = input_columns();
+  return static_cast<std::size_t>(std::find(c.begin(), c.end(), "node") - c.begin());
+}
+} // namespace
+
 std::vector<std::string> point_row(const BuiltPoint& point, const report::VariantResult* result,
                                    const std::string& reason, const SummarySpec& spec, std::string_view tier,
                                    std::optional<double> estimated_step_s) {
@@ -336,8 +344,9 @@ std::vector<std::string> point_row(const BuiltPoint& point, const report::Varian
   const double tokens_per_s = step > 0 ? m.tokens_per_s * m.step_time_s / step : 0;
   const double days = tokens_per_s > 0 ? spec.train_tokens / tokens_per_s / 86400.0 : 0;
   // The point's node type prices its nodes where the plan gives a price per type.
-  const auto costs =
-      spec.costs ? std::optional<CostSpec>(spec.costs->for_node(point.inputs.at(2))) : std::nullopt;
+  const auto costs = spec.costs
+                         ? std::optional<CostSpec>(spec.costs->for_node(point.inputs.at(node_column())))
+                         : std::nullopt;
   const auto e = point_economics(*result, spec.train_tokens, days, spec.goodput, spec.power, costs);
   const double effective_days = e.wall_days.value_or(days);
   const auto& c = spec.constraints;
