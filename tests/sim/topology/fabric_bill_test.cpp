@@ -4,6 +4,7 @@
 // node slot of each taken by the fabric manager), and SUPERPOD-B200-RA, its compute fabric table (2-64
 // scalable units, three tiers from 16).
 #include "sim/topology/fabric_bill.hpp"
+#include "tests/support/bundled_catalog.hpp"
 #include "tests/support/dgx_layout.hpp"
 
 #include <gtest/gtest.h>
@@ -90,4 +91,26 @@ TEST(FabricBill, SpinesHoldEveryLeafsShareOfItsUplinks) {
   EXPECT_EQ(spines_for(4, 43, 128), 2);  // uneven: 22 and 21 links, 88 ports at most
   EXPECT_EQ(spines_for(64, 32, 64), 32);
   EXPECT_EQ(spines_for(3, 1, 64), 1);
+}
+
+TEST(FabricBill, AQuantumX800RailLeafHoldsAllTheNodesWhereA64PortOneHoldsSixtyFour) {
+  // The catalog's switches at a 400 Gb/s fabric link: the Q3400's 144 ports of 800 Gb/s split into 288,
+  // the SN5600's 64 into 128. Rail-optimized, a leaf takes one rail of as many nodes as half its ports
+  // hold: 144 DGX nodes (eight rails) take 8 leaves of the first, 3 groups of 8 (64, 64, 16 nodes) of the
+  // second.
+  const auto& cat = dpusim::testing::bundled_catalog();
+  const auto* q3400 = cat.network_switch("q3400");
+  const auto* sn5600 = cat.network_switch("sn5600");
+  ASSERT_NE(q3400, nullptr);
+  ASSERT_NE(sn5600, nullptr);
+  EXPECT_EQ(q3400->link_layer, catalog::LinkLayer::infiniband);
+  EXPECT_FALSE(q3400->hashes_each_connection.value);
+  const auto link = units::DataRate::from_si(400e9 / 8);
+  EXPECT_EQ(q3400->ports_at(link), 288);
+  EXPECT_EQ(q3400->ports_at(q3400->port_speed.value), 144);
+  const auto quantum = fabric_bill(superpod(144, FabricKind::rail_optimized, q3400->ports_at(link)));
+  const auto spectrum = fabric_bill(superpod(144, FabricKind::rail_optimized, sn5600->ports_at(link)));
+  EXPECT_EQ(quantum.leaves, 8);
+  EXPECT_EQ(spectrum.leaves, 24);
+  EXPECT_LT(quantum.switches(), spectrum.switches());
 }
