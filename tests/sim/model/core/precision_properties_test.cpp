@@ -75,3 +75,29 @@ TEST(PrecisionProperties, ParametersGatheredInFp8MoveHalfTheBytes) {
   EXPECT_LT(dp_fp8, dp);
   EXPECT_GT(dp_fp8, 0.5 * dp); // the gradients' reduce-scatter stays in fp32
 }
+
+TEST(PrecisionProperties, ADgxB300RunsOnItsOwn800GigabitNicsAndItsFp4) {
+  // GPT-3 13B on 8 DGX B300 (each node's own ConnectX-8, an 800 Gb/s fabric) beside 8 DGX B200
+  // (ConnectX-7): with RDMA the 800 Gb/s NICs shorten the exposed communication; host TCP is bound by
+  // the host's cores, not the NIC, and gains nothing; NVFP4 takes the B300's compute below half its BF16.
+  TempDir tmp;
+  auto own_nics = [](const std::string& node) {
+    std::string text = quickstart(node, "bf16");
+    text = dpusim::testing::replaced(text, "  nic: connectx-7\n", "");
+    text = dpusim::testing::replaced(text, "link: 400Gbps", "link: 800Gbps");
+    return dpusim::testing::replaced(text, "variants: [rdma-nic, dpu]", "variants: [rdma-nic]");
+  };
+  const auto b200 = own_nics("dgx-b200");
+  const auto b300 = own_nics("dgx-b300");
+  const std::vector<std::string> rdma{"--variant", "rdma-nic"};
+  EXPECT_LT(simulate(tmp, "b300", b300, "exposed_comm_s", nullptr, rdma),
+            0.95 * simulate(tmp, "b200", b200, "exposed_comm_s", nullptr, rdma));
+  const double tcp_b300 = simulate(tmp, "b300t", b300, "exposed_comm_s");
+  const double tcp_b200 = simulate(tmp, "b200t", b200, "exposed_comm_s");
+  EXPECT_NEAR(tcp_b300, tcp_b200, 0.01 * tcp_b200);
+  const double bf16 = simulate(tmp, "b300c", b300, "compute_s", nullptr, rdma);
+  const double nvfp4 =
+      simulate(tmp, "b300f", dpusim::testing::replaced(b300, "precision: bf16", "precision: nvfp4"),
+               "compute_s", nullptr, rdma);
+  EXPECT_LT(nvfp4, bf16 / 1.8);
+}
