@@ -34,6 +34,9 @@ int command_nccl_tests(const std::vector<std::string>& args) {
       ("algo", po::value<std::string>(),
        "NCCL_ALGO: ring | tree | nvls | hierarchical (default: the scenario's "
        "workload.communication.algorithm)") //
+      ("proto", po::value<std::string>(),
+       "NCCL_PROTO: Simple | LL | LL128 (default: at each size the fastest of the three for rings and "
+       "trees, Simple otherwise)") //
       ("variant", po::value<std::string>(),
        "offload variant: a name from the scenario or a placement (default: the scenario's baseline)");
   add_common_options(options);
@@ -59,7 +62,12 @@ int command_nccl_tests(const std::vector<std::string>& args) {
     progress = [](std::size_t done, std::size_t total) {
       std::cerr << fmt::format("\r[{}/{}] sizes", done, total) << (done == total ? "\n" : "") << std::flush;
     };
-  const auto result = run::run_collective_sweep(s, cat, variant, so, progress);
+  run::SweepResult result;
+  try {
+    result = run::run_collective_sweep(s, cat, variant, so, progress);
+  } catch (const std::invalid_argument& e) { // a protocol the catalog's library entry lacks
+    throw po::error(e.what());
+  }
 
   const std::string table = render_nccl_tests_table(sweep, result, s, variant.name);
   OutputSet outputs(output_directory(vm, s.name));

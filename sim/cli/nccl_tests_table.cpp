@@ -130,6 +130,20 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
   }
   if (sw.options.nodes * sw.options.gpus_per_node < 2)
     throw po::error("a collective needs at least 2 ranks: give more nodes (--nodes) or GPUs (-g)");
+  if (vm.count("proto") != 0) {
+    std::string name = vm["proto"].as<std::string>();
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const auto p : catalog::kNcclProtocols) {
+      std::string known(catalog::protocol_name(p));
+      std::transform(known.begin(), known.end(), known.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (known == name)
+        sw.options.protocol = p;
+    }
+    if (!sw.options.protocol)
+      throw po::error(fmt::format("--proto {}: valid: Simple, LL, LL128", vm["proto"].as<std::string>()));
+  }
   if (vm.count("algo") != 0) {
     std::string name = vm["algo"].as<std::string>();
     std::transform(name.begin(), name.end(), name.begin(),
@@ -161,12 +175,14 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
   const auto& o = sweep.options;
   const std::string op(run::sweep_op_name(o.op));
   const bool reduces = o.op == run::SweepOp::all_reduce || o.op == run::SweepOp::reduce_scatter;
-  std::string out = fmt::format(
-      "# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
-      "({}), algorithm {}, Simple protocol at every size (NCCL's tuner is not modelled: latency-bound "
-      "sizes come out slow, docs/nccl-tests.md)\n",
-      s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node, variant, result.device,
-      result.algorithm);
+  std::string out =
+      fmt::format("# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
+                  "({}), algorithm {}, {}\n",
+                  s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node, variant,
+                  result.device, result.algorithm,
+                  o.protocol ? fmt::format("protocol {}", catalog::protocol_name(*o.protocol))
+                             : std::string("protocol at each size the fastest of those the "
+                                           "algorithm has, as simulated (nccl-tests.csv names it)"));
   out += fmt::format("# Collective test starting: {}_perf\n", op);
   out += fmt::format("# nThread 1 nGpus 1 minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 0 iters: 1 "
                      "agg iters: 1 validation: 0 graph: 0\n",
@@ -208,14 +224,15 @@ std::string render_nccl_tests_csv(const NcclTestsSweep& sweep, const run::SweepR
                                   const std::string& variant) {
   const auto& o = sweep.options;
   std::string out = "op,ranks,nodes,gpus_per_node,variant,device,algorithm,size_bytes,count,type,time_us,"
-                    "algbw_GBps,busbw_GBps\n";
+                    "algbw_GBps,busbw_GBps,protocol\n";
   const double factor = run::bus_bandwidth_factor(o.op, result.ranks);
   for (const auto& row : result.rows) {
     const double algbw = row.time_s > 0 ? row.bytes / row.time_s / 1e9 : 0.0;
-    out += fmt::format("{},{},{},{},{},{},{},{:.0f},{:.0f},{},{:.9g},{:.9g},{:.9g}\n",
-                       run::sweep_op_name(o.op), result.ranks, o.nodes, o.gpus_per_node, variant,
-                       result.device, result.algorithm, row.bytes, std::floor(row.bytes / sweep.type_bytes),
-                       sweep.type, row.time_s * 1e6, algbw, algbw * factor);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{:.0f},{:.0f},{},{:.9g},{:.9g},{:.9g},{}\n",
+                    run::sweep_op_name(o.op), result.ranks, o.nodes, o.gpus_per_node, variant, result.device,
+                    result.algorithm, row.bytes, std::floor(row.bytes / sweep.type_bytes), sweep.type,
+                    row.time_s * 1e6, algbw, algbw * factor, catalog::protocol_name(row.protocol));
   }
   return out;
 }

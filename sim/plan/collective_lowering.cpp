@@ -8,7 +8,9 @@
 #include "models/collectives/tree.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace dpusim::plan {
@@ -76,7 +78,16 @@ double Lowered::host_cpu_core_s() const {
 
 CollectiveLowering::CollectiveLowering(platform::RouteRegistry& routes, const scenario::Hardware& hw,
                                        const datapath::DataPath& path)
-    : routes_(routes), hosts_(routes.hosts()), hw_(hw), path_(path), transport_(path.transport()) {}
+    : routes_(routes), hosts_(routes.hosts()), hw_(hw), path_(path), transport_(path.transport()),
+      costs_(*hw.collective.protocol(catalog::NcclProtocol::simple)) {}
+
+void CollectiveLowering::set_protocol(catalog::NcclProtocol protocol) {
+  const auto costs = hw_.collective.protocol(protocol);
+  if (!costs)
+    throw std::invalid_argument(fmt::format("the collective library's catalog entry {} has no {} protocol",
+                                            hw_.collective.name, catalog::protocol_name(protocol)));
+  costs_ = *costs;
+}
 
 void Lowered::merge(const Lowered& other, bool zip) {
   if (!phases.empty() || !other.phases.empty()) {
@@ -188,6 +199,9 @@ void CollectiveLowering::add_hop(Lowered& out, Transfer& part, int src, int dst,
   if (r.kind == platform::HopKind::network)
     eff = protocol == Protocol::collective ? hw_.nic.collective_efficiency.value
                                            : hw_.nic.rdma_efficiency.value;
+  // A low-latency protocol carries its flags in every line: its payload gets a share of the link.
+  if (protocol == Protocol::collective)
+    eff *= costs_.bandwidth_share.value;
   part.flows.push_back({hosts_.gpu(src), hosts_.gpu(dst), payload / eff});
   out.nics.insert(out.nics.end(), r.nics.begin(), r.nics.end());
   if (r.kind != platform::HopKind::network)
@@ -227,8 +241,8 @@ void CollectiveLowering::note_tail(Lowered& out, int steps, int concurrent) cons
 
 double CollectiveLowering::step_latency(platform::HopKind kind, int concurrent) const {
   if (kind == platform::HopKind::nvlink)
-    return hw_.collective.step_latency_nvlink.value.si();
-  double step = hw_.collective.step_latency_network.value.si();
+    return costs_.step_latency_nvlink.value.si();
+  double step = costs_.step_latency_network.value.si();
   step += path_.step_latency_s(concurrent);
   return step;
 }
@@ -308,7 +322,7 @@ void CollectiveLowering::drop_idle_nvlink_flows(Lowered& out) {
 void CollectiveLowering::finish(Lowered& out, double step_latencies) {
   // The transfer itself waits for the longest route among its flows once: charge the rest before it.
   const auto [nvlink, network] = route_latencies(out);
-  out.latency_s = hw_.collective.base_latency.value.si() + step_latencies - std::max(nvlink, network);
+  out.latency_s = costs_.base_latency.value.si() + step_latencies - std::max(nvlink, network);
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
 }
@@ -366,7 +380,7 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   const double step =
       route_latency +
       step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
-  out.latency_s = hw_.collective.base_latency.value.si() + out.steps * step - route_latency;
+  out.latency_s = costs_.base_latency.value.si() + out.steps * step - route_latency;
   if (network)
     note_tail(out, out.steps, plan.nodes);
   std::sort(out.nics.begin(), out.nics.end());

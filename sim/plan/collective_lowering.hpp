@@ -105,6 +105,10 @@ public:
   /// Rings longer than `hops` simulated hops run as segments of at most that many (kRingSegmentHops
   /// unless set; at least 1).
   void set_ring_segment_hops(std::size_t hops) { ring_segment_hops_ = std::max<std::size_t>(1, hops); }
+  /// NCCL's protocol of the collectives lowered from now on (Simple unless set): its per-step and
+  /// per-collective latencies and its share of each link's bandwidth (point-to-point sends keep
+  /// Simple's bytes). Throws std::invalid_argument where the catalog entry lacks the protocol.
+  void set_protocol(catalog::NcclProtocol protocol);
 
   /// Ring collective over `gpus` (global GPU ids) of `bytes` per rank. One ring per NIC a node
   /// contributes, as NCCL opens one channel per NIC; data is split evenly over the rings. An all-to-all
@@ -165,6 +169,7 @@ private:
   const datapath::DataPath& path_;
   offload::Transport transport_;
   std::size_t ring_segment_hops_ = kRingSegmentHops;
+  catalog::ProtocolCosts costs_; // the protocol's (Simple's unless set_protocol)
 };
 
 } // namespace dpusim::plan

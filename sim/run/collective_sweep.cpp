@@ -119,15 +119,34 @@ SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Cat
   for (const auto& m : models.models())
     m->shape_platform(s, topo, platform);
   simgrid::Simulator simulator(platform);
+  // The protocols each size runs in: the one asked for, or NCCL's three where the algorithm has them.
+  std::vector<catalog::NcclProtocol> protocols;
+  const bool ring_or_tree =
+      options.op != SweepOp::alltoall && options.op != SweepOp::sendrecv &&
+      (algorithm == plan::CollectiveAlgorithm::ring || algorithm == plan::CollectiveAlgorithm::tree);
+  if (options.protocol)
+    protocols.push_back(*options.protocol);
+  else
+    for (const auto p : catalog::kNcclProtocols)
+      if (p == catalog::NcclProtocol::simple || (ring_or_tree && hw.collective.protocol(p)))
+        protocols.push_back(p);
   for (std::size_t i = 0; i < options.sizes.size(); ++i) {
-    engine::TaskGraph graph;
-    (void)plan::append_to_graph(graph, lower(lowering, options.op, algorithm, gpus, options.sizes[i]), {});
-    if (routes.route_count() != routes_built)
-      throw std::logic_error("a collective's size changed the routes it takes");
-    double end = 0;
-    for (const auto& t : simulator.execute(graph, {}, simgrid::Simulator::Flaps::none))
-      end = std::max(end, t.end);
-    result.rows.push_back({options.sizes[i], end});
+    SweepRow row{options.sizes[i], 0, protocols.front()};
+    for (const auto protocol : protocols) {
+      lowering.set_protocol(protocol);
+      engine::TaskGraph graph;
+      (void)plan::append_to_graph(graph, lower(lowering, options.op, algorithm, gpus, options.sizes[i]), {});
+      if (routes.route_count() != routes_built)
+        throw std::logic_error("a collective's size changed the routes it takes");
+      double end = 0;
+      for (const auto& t : simulator.execute(graph, {}, simgrid::Simulator::Flaps::none))
+        end = std::max(end, t.end);
+      if (protocol == protocols.front() || end < row.time_s) {
+        row.time_s = end;
+        row.protocol = protocol;
+      }
+    }
+    result.rows.push_back(row);
     if (progress)
       progress(i + 1, options.sizes.size());
   }

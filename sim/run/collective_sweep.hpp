@@ -31,6 +31,9 @@ struct SweepOptions {
   SweepOp op = SweepOp::all_reduce;
   /// NCCL_ALGO: the algorithm of every size; nullopt: the scenario's (workload.communication.algorithm).
   std::optional<plan::CollectiveAlgorithm> algorithm;
+  /// NCCL_PROTO: the protocol of every size; nullopt: at each size the fastest of those the catalog's
+  /// library entry has (Simple, LL, LL128) for rings and trees, Simple otherwise.
+  std::optional<catalog::NcclProtocol> protocol;
   std::vector<double> sizes; // bytes, as nccl-tests counts them for the op (docs/nccl-tests.md)
   int nodes = 0;             // the first `nodes` nodes of the cluster
   int gpus_per_node = 0;     // the first GPUs of each
@@ -40,6 +43,7 @@ struct SweepOptions {
 struct SweepRow {
   double bytes = 0;
   double time_s = 0; // one operation, from its first rank's start to its last rank's end
+  catalog::NcclProtocol protocol = catalog::NcclProtocol::simple;
 };
 
 struct SweepResult {

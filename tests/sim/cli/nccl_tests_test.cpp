@@ -4,6 +4,7 @@
 #include "hw_calib/parsers/nccl_tests_parser.hpp"
 #include "tests/support/subprocess.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -77,7 +78,7 @@ TEST(NcclTests, ItsTableIsNcclTestsOwnAndReadsBackWithItsRanksAndSizes) {
   // The CSV carries the same rows at full precision.
   const auto csv = read(fs::path(tmp.path()) / "out" / "nccl-tests.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "op,ranks,nodes,gpus_per_node,variant,device,algorithm,size_bytes,"
-                                           "count,type,time_us,algbw_GBps,busbw_GBps");
+                                           "count,type,time_us,algbw_GBps,busbw_GBps,protocol");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 32);
 }
 
@@ -146,6 +147,7 @@ TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
       {{"--op", "broadcast"}, "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv"},
       {{"-d", "fp32"}, "valid: int8"},
       {{"--algo", "collnet"}, "valid: ring, tree, nvls, hierarchical"},
+      {{"--proto", "LL64"}, "valid: Simple, LL, LL128"},
       {{"-b", "8X"}, "with an optional K, M or G"},
   };
   for (const auto& [extra, message] : cases) {
@@ -157,4 +159,44 @@ TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(fs::path(tmp.path()) / "out")) << extra.front();
   }
+}
+
+TEST(NcclTests, EachSizeRunsInTheFastestProtocolAndNcclProtoPinsOne) {
+  // Two nodes of one GPU: latency-bound sizes run in LL (NCCL's per-step latency 2.7 us across the
+  // network against Simple's 9.6), the bandwidth-bound ones in Simple (LL's payload gets a quarter of
+  // the link, LL128's 0.92); --proto Simple charges every size Simple's latency.
+  TempDir tmp;
+  const auto csv_protocols = [&](const std::vector<std::string>& extra) {
+    (void)sweep(tmp, extra);
+    std::map<double, std::string> out;
+    std::istringstream in(read(fs::path(tmp.path()) / "out" / "nccl-tests.csv"));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream cs(line);
+      for (std::string c; std::getline(cs, c, ',');)
+        cells.push_back(c);
+      out[std::stod(cells.at(7))] = cells.at(13);
+    }
+    return out;
+  };
+  const std::vector<std::string> shape{"--variant", "rdma-nic", "-b",      "8", "-e", "1G",
+                                       "-f",        "32",       "--nodes", "2", "-g", "1"};
+  const auto chosen = csv_protocols(shape);
+  EXPECT_EQ(chosen.at(8), "LL");
+  EXPECT_EQ(chosen.rbegin()->second, "Simple"); // 256 MiB
+  auto simple_args = shape;
+  simple_args.insert(simple_args.end(), {"--proto", "simple"});
+  const auto simple = csv_protocols(simple_args);
+  for (const auto& [size, protocol] : simple)
+    EXPECT_EQ(protocol, "Simple") << size;
+  const auto fastest = sweep(tmp, shape);
+  const auto pinned = sweep(tmp, simple_args);
+  ASSERT_EQ(fastest.rows.size(), pinned.rows.size());
+  for (std::size_t i = 0; i < fastest.rows.size(); ++i)
+    EXPECT_LE(fastest.rows[i].oop_time_s, pinned.rows[i].oop_time_s * (1 + 1e-9))
+        << fastest.rows[i].size_bytes;
+  EXPECT_LT(fastest.rows.front().oop_time_s, 0.6 * pinned.rows.front().oop_time_s);
+  EXPECT_DOUBLE_EQ(fastest.rows.back().oop_time_s, pinned.rows.back().oop_time_s);
 }
