@@ -36,6 +36,13 @@ std::pair<double, double> count_and_bytes(run::SweepOp op, double size, int type
   return {count, count * type_bytes};
 }
 
+/// NCCL's environment variables take names in any case (NCCL_ALGO=Ring, NCCL_PROTO=ll128).
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
 /// A time in microseconds in nccl-tests' 7 columns.
 std::string time_column(double us) {
   if (us < 1e4)
@@ -131,24 +138,15 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
   if (sw.options.nodes * sw.options.gpus_per_node < 2)
     throw po::error("a collective needs at least 2 ranks: give more nodes (--nodes) or GPUs (-g)");
   if (vm.count("proto") != 0) {
-    std::string name = vm["proto"].as<std::string>();
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const auto p : catalog::kNcclProtocols) {
-      std::string known(catalog::protocol_name(p));
-      std::transform(known.begin(), known.end(), known.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (known == name)
+    const std::string name = lowercase(vm["proto"].as<std::string>());
+    for (const auto p : catalog::kNcclProtocols)
+      if (lowercase(std::string(catalog::protocol_name(p))) == name)
         sw.options.protocol = p;
-    }
     if (!sw.options.protocol)
       throw po::error(fmt::format("--proto {}: valid: Simple, LL, LL128", vm["proto"].as<std::string>()));
   }
   if (vm.count("algo") != 0) {
-    std::string name = vm["algo"].as<std::string>();
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const auto algo = plan::parse_algorithm(name);
+    const auto algo = plan::parse_algorithm(lowercase(vm["algo"].as<std::string>()));
     if (!algo)
       throw po::error(
           fmt::format("--algo {}: valid: ring, tree, nvls, hierarchical", vm["algo"].as<std::string>()));
