@@ -15,6 +15,7 @@
 #include "sim/report/comparison.hpp"
 #include "sim/report/run_info.hpp"
 #include "sim/run/variant_run.hpp"
+#include "sim/scenario/hardware.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -107,7 +108,7 @@ int command_compare(const std::vector<std::string>& args) {
   const std::size_t compared = variants.size();
   auto schedule = [&](const offload::Variant& v, std::string& why) -> std::optional<std::size_t> {
     const auto* device = cat.nic(v.on_dpu ? s.cluster.dpu : s.cluster.nic);
-    why = offload::unsupported(v, *device, s.requirements());
+    why = offload::unsupported(v, *device, scenario::requirements(s, cat));
     if (!why.empty())
       return std::nullopt;
     const auto same = std::find_if(variants.begin(), variants.end(), [&](const offload::Variant& o) {

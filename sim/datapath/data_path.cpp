@@ -13,8 +13,13 @@ DataPath::DataPath(const Variant& variant, const scenario::Services& services, c
   const bool arm_encrypts = encrypted && placement_[Function::encryption] == Site::dpu_arm;
   const bool arm_switches = services.overlay && placement_[Function::vswitch] == Site::dpu_arm;
   through_arm_ = transport_ == Transport::host_tcp && (arm_encrypts || arm_switches);
-  if ((through_arm_ || storage_through_arm()) && !arm_)
+  storage_on_frontend_ = storage_through_arm() && hw.frontend_dpu(Function::storage) != nullptr;
+  storage_arm_ = hw.arm_for(Function::storage);
+  storage_arm_device_ = storage_on_frontend_ ? hw.storage_nic->name : hw.nic.name;
+  if (through_arm_ && !arm_)
     throw std::invalid_argument(hw.nic.name + " has no Arm cores for the functions placed on dpu_arm");
+  if (storage_through_arm() && !storage_arm_)
+    throw std::invalid_argument(hw.nic.name + " has no Arm cores for the storage client placed on dpu_arm");
   if (encrypted && placement_[Function::encryption] == Site::nic) {
     const auto& engine =
         services.encryption == Encryption::ipsec ? hw.nic.offloads.ipsec_rate : hw.nic.offloads.tls_rate;
@@ -30,9 +35,10 @@ DataPath::DataPath(const Variant& variant, const scenario::Services& services, c
   // SNAP is SPDK on the Arm cores: its poll-mode datapath runs on the cores of its own core mask
   // (snap_cores), not on the host client's connections, and on no more cores than there are.
   if (storage_through_arm()) {
-    if (!arm_->snap_cores)
-      throw std::invalid_argument(hw.nic.name + " gives no snap_cores for NVMe emulation on its Arm cores");
-    snap_threads_ = std::min(arm_->snap_cores->value, arm_->cores.value);
+    if (!storage_arm_->snap_cores)
+      throw std::invalid_argument(storage_arm_device_ +
+                                  " gives no snap_cores for NVMe emulation on its Arm cores");
+    snap_threads_ = std::min(storage_arm_->snap_cores->value, storage_arm_->cores.value);
   }
   if (transport_ == Transport::rdma && hw.nic.latency_p99) {
     // The median is the NIC's latency; sigma = ln(p99 / median) / z99.
@@ -120,8 +126,8 @@ std::vector<CpuWork> DataPath::storage_client(double bytes, int connections, End
         connections);
     break;
   case Site::dpu_arm: // NVMe emulation (SNAP): SPDK on the Arm cores, the host sees a local drive
-    add(out, Function::storage, Processor::dpu_arm, end, bytes, arm_->storage_client_rate_per_core.value,
-        snap_threads_);
+    add(out, Function::storage, Processor::dpu_arm, end, bytes,
+        storage_arm_->storage_client_rate_per_core.value, snap_threads_);
     break;
   case Site::nic: // NVMe-oF over RDMA / GPUDirect Storage: the NIC moves the bytes
     break;

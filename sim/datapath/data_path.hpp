@@ -13,6 +13,7 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dpusim::datapath {
@@ -61,6 +62,9 @@ public:
   /// Storage reads land on the DPU's Arm cores first (NVMe emulation, SNAP) and reach the host over
   /// the DPU's internal PCIe.
   [[nodiscard]] bool storage_through_arm() const { return placement_[Function::storage] == Site::dpu_arm; }
+  /// SNAP runs on the Arm cores of each tray's storage-port DPU (a front-end DPU beside the training
+  /// NICs), not on the training DPUs'.
+  [[nodiscard]] bool storage_on_frontend() const { return storage_on_frontend_; }
   /// The rate of each NIC's inline encryption engine, per direction, when encryption is inline.
   [[nodiscard]] std::optional<units::DataRate> crypto_engine() const { return crypto_engine_; }
   /// Median one-way software latency a network hop adds (kernel TCP, Arm forwarding), and the
@@ -90,6 +94,9 @@ private:
   scenario::Services services_;
   catalog::CpuSpec host_;
   std::optional<catalog::CpuSpec> arm_;
+  std::optional<catalog::CpuSpec> storage_arm_; // where SNAP runs: the front-end DPU's, else arm_
+  std::string storage_arm_device_;
+  bool storage_on_frontend_ = false;
   Transport transport_;
   bool through_arm_ = false;
   std::optional<units::DataRate> crypto_engine_;

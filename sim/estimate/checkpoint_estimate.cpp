@@ -27,22 +27,30 @@ double checkpoint_write_s(const scenario::Scenario& s, const scenario::Hardware&
   // host memory.
   const int nics = std::max(1, layout.node.nics);
   const double per_nic = node_bytes / nics;
+  const int trays = std::max(1, layout.node.trays);
   if (layout.storage.separate) {
-    t = std::max(t, node_bytes / layout.storage.node_link.si());
+    t = std::max(t, node_bytes / trays / layout.storage.node_link.si()); // a storage port per tray
+    if (layout.storage.node_pcie.si() > 0)
+      t = std::max(t, node_bytes / trays / layout.storage.node_pcie.si());
   } else {
     t = std::max(t, per_nic / std::min(layout.node.nic_line_rate.si(), layout.node.pcie_nic.si()));
   }
   const int switches = std::max(1, layout.node.pcie_switches);
   t = std::max(t, node_bytes / switches / layout.node.pcie_uplink.si());
-  if (path.storage_through_arm() && layout.node.dpu_internal_pcie.si() > 0)
+  if (path.storage_through_arm() && !path.storage_on_frontend() && layout.node.dpu_internal_pcie.si() > 0)
     t = std::max(t, per_nic / layout.node.dpu_internal_pcie.si());
   // The storage client: each thread's share on one core, the threads sharing the host's cores (or each
-  // DPU's Arm cores, the node's bytes split over its DPUs).
+  // DPU's Arm cores, the node's bytes split over its DPUs: the training NICs', or one front-end DPU per
+  // tray).
   for (const auto& work : path.storage_write(node_bytes, st.client_connections)) {
     const int threads = std::max(1, work.threads);
+    const auto* frontend = hw.frontend_dpu(offload::Function::storage);
     if (work.processor == datapath::Processor::host_cpu) {
       t = std::max(t, work.core_s / threads *
                           std::max(1.0, static_cast<double>(threads) / std::max(1, hw.node_host_cores())));
+    } else if (path.storage_on_frontend() && frontend != nullptr) {
+      t = std::max(t, work.core_s / (static_cast<double>(threads) * trays) *
+                          std::max(1.0, static_cast<double>(threads) / frontend->arm->cores.value));
     } else if (hw.nic.arm) {
       t = std::max(t, work.core_s / (static_cast<double>(threads) * nics) *
                           std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));

@@ -74,9 +74,9 @@ double input_load_s(const scenario::Scenario& s, const scenario::Hardware& hw, c
         const double share =
             std::max(1.0, static_cast<double>(on_node) * threads / std::max(1, st.client_connections));
         t = std::max(t, work.core_s / threads * share);
-      } else if (hw.nic.arm) {
-        t = std::max(t, work.core_s / threads *
-                            std::max(1.0, static_cast<double>(threads) / hw.nic.arm->cores.value));
+      } else if (const auto& arm = hw.arm_for(offload::Function::storage)) {
+        t = std::max(t,
+                     work.core_s / threads * std::max(1.0, static_cast<double>(threads) / arm->cores.value));
       }
     }
   }
@@ -96,7 +96,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto& p = w.parallelism;
   const offload::Variant& variant = s.variants.front();
   const datapath::DataPath path(variant, s.cluster.services, hw);
-  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
+                                               hw.storage_nic ? &*hw.storage_nic : nullptr);
   const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
   // A virtual stage's costs depend only on its layers and on whether it holds the embedding or the
@@ -541,10 +542,13 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
     profile = calibration::load_profile(s.calibration);
   const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, s.calibration);
   const auto e = estimate_step(s, hw);
-  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
+                                               hw.storage_nic ? &*hw.storage_nic : nullptr);
 
   auto r = report::identity_of(s, variant, hw);
   r.arm_cores = variant.on_dpu && hw.nic.arm ? hw.nic.arm->cores.value * layout.node.nics : 0;
+  if (layout.storage.dpu && scenario::runs_on_frontend(s, variant, hw))
+    r.arm_cores += hw.storage_nic->arm->cores.value * layout.node.trays;
   r.nodes = layout.nodes;
   r.gpus = layout.nodes * layout.node.gpus;
   r.tp_collective_s = e.tp_collective_s;

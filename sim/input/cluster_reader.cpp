@@ -133,13 +133,26 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
       c.storage.write_rate = wr->as_quantity<units::DataRate>();
     if (auto fabric = sm.optional("fabric")) {
       c.storage.separate_fabric = fabric->as_choice({"shared", "separate"}) == "separate";
-      if (c.storage.separate_fabric)
-        c.storage.node_link = sm.required("node_link", "each node's storage port on the separate storage "
-                                                       "fabric, e.g. 200Gbps")
-                                  .as_quantity<units::DataRate>();
+      if (c.storage.separate_fabric) {
+        if (auto nn = sm.optional("node_nic")) {
+          c.storage.node_nic = catalog_name(*nn, cat.nic_names(), "NIC", cat, "nic");
+          c.storage.node_link = cat.nic(c.storage.node_nic)->line_rate.value;
+          if (auto nl = sm.optional("node_link"))
+            c.storage.node_link = nl->as_quantity<units::DataRate>();
+        } else {
+          c.storage.node_link = sm.required("node_link", "each tray's storage port on the separate storage "
+                                                         "fabric, e.g. 200Gbps, or node_nic: a catalog NIC "
+                                                         "or DPU")
+                                    .as_quantity<units::DataRate>();
+        }
+      }
     }
-    if (auto nl = sm.optional("node_link"); nl && !c.storage.separate_fabric)
-      c.storage.node_link = nl->as_quantity<units::DataRate>();
+    if (!c.storage.separate_fabric) {
+      if (auto nl = sm.optional("node_link"))
+        c.storage.node_link = nl->as_quantity<units::DataRate>();
+      if (auto nn = sm.optional("node_nic"))
+        c.storage.node_nic = catalog_name(*nn, cat.nic_names(), "NIC", cat, "nic");
+    }
     if (auto cc = sm.optional("client_connections"))
       c.storage.client_connections = static_cast<int>(cc->as_int(1, 1024));
     if (auto sc = sm.optional("snap_cores"))

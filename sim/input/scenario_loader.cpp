@@ -4,6 +4,7 @@
 #include "sim/model/core/offload_model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/offload/variant.hpp"
+#include "sim/scenario/hardware.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -76,6 +77,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   om.declare(keys_of("offload"));
   std::vector<std::string> variant_keys;                 // by variant of s.variants: where the file lists it
   std::unordered_map<std::string, std::size_t> index_of; // a variant's name -> its place in s.variants
+  const auto frontend = scenario::frontend_functions(s.cluster, cat);
   auto read_variant = [&](const yaml::Node& n) {
     std::string spec;
     std::string given_name;
@@ -94,7 +96,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
     }
     offload::Variant v;
     try {
-      v = offload::parse_variant(spec);
+      v = offload::parse_variant(spec, frontend);
     } catch (const std::invalid_argument& e) {
       n.fail(e.what());
     }
@@ -175,7 +177,7 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
 offload::Variant variant_for(const Scenario& s, const catalog::Catalog& cat, const std::string& spec) {
   if (const auto* named = s.find_variant(spec))
     return *named;
-  auto v = offload::parse_variant(spec);
+  auto v = offload::parse_variant(spec, scenario::frontend_functions(s.cluster, cat));
   if (auto why = model::variant_problem(s, cat, v); !why.empty())
     throw std::invalid_argument(why);
   return v;

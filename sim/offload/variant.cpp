@@ -113,7 +113,7 @@ std::vector<std::string> preset_names() {
   return out;
 }
 
-Variant parse_variant(std::string_view spec) {
+Variant parse_variant(std::string_view spec, const std::vector<Function>& frontend) {
   const std::string text(spec);
   const auto plus = text.find('+');
   const std::string base = text.substr(0, plus);
@@ -156,10 +156,14 @@ Variant parse_variant(std::string_view spec) {
   if (!moved.empty()) {
     v.summary = fmt::format("{} with {}", preset->name, join(moved));
     for (auto f : kFunctions)
-      if (v.placement[f] == Site::dpu_arm)
+      if (v.placement[f] == Site::dpu_arm && std::find(frontend.begin(), frontend.end(), f) == frontend.end())
         v.on_dpu = true;
   }
   return v;
+}
+
+bool Requirements::on_frontend(Function f) const {
+  return std::find(frontend.begin(), frontend.end(), f) != frontend.end();
 }
 
 bool matters(Function f, const Requirements& req) {
@@ -215,17 +219,18 @@ std::string unsupported(const Variant& v, const catalog::NicSpec& device, const 
     if (site == Site::nic && !device.offloads.on_nic(name))
       return fmt::format("{} cannot run {} in hardware (nic); it offloads: {}", device.name, name,
                          device.offloads.nic.empty() ? std::string("nothing") : join(device.offloads.nic));
-    if (site == Site::dpu_arm && !device.offloads.on_arm(name))
+    if (site == Site::dpu_arm && !req.on_frontend(f) && !device.offloads.on_arm(name))
       return device.offloads.dpu_arm.empty()
                  ? fmt::format("{} has no Arm cores to run {} on (dpu_arm needs a BlueField DPU)",
                                device.name, name)
                  : fmt::format("{}'s Arm cores cannot run {}; they run: {}", device.name, name,
                                join(device.offloads.dpu_arm));
   }
-  if (req.storage && req.separate_storage_fabric && p[Function::storage] == Site::dpu_arm)
-    return "the storage client cannot run on the DPU's Arm cores (SNAP) when storage has a fabric of its "
-           "own: the BlueFields carry the training traffic, not the storage traffic; place storage on host "
-           "or nic";
+  if (req.storage && req.separate_storage_fabric && p[Function::storage] == Site::dpu_arm &&
+      !req.on_frontend(Function::storage))
+    return "the storage client cannot run on the training DPUs' Arm cores (SNAP) when storage has a fabric "
+           "of its own: they carry the training traffic, not the storage traffic; place storage on host or "
+           "nic, or give each tray's storage port a DPU (cluster.storage.node_nic: bluefield-3)";
   if (p[Function::transport] == Site::dpu_arm)
     return "transport runs on the host (kernel TCP) or in the NIC (RDMA), not on the DPU's Arm cores";
   if (matters(Function::agents, req) && p[Function::agents] == Site::nic)

@@ -57,7 +57,9 @@ std::string placement_text(const Placement& p);
 const std::vector<Variant>& presets();
 std::vector<std::string> preset_names();
 /// "NAME" or "NAME+function=site+..." (NAME a preset); throws std::invalid_argument saying what is valid.
-Variant parse_variant(std::string_view spec);
+/// `frontend`: the functions a front-end DPU (each tray's storage port, beside the training NICs) runs on
+/// its Arm cores: placing only those on dpu_arm leaves the variant's training device the preset's.
+Variant parse_variant(std::string_view spec, const std::vector<Function>& frontend = {});
 
 enum class Encryption { none, ipsec, tls };
 std::string_view encryption_name(Encryption e);
@@ -69,6 +71,10 @@ struct Requirements {
   bool storage = false;
   bool agents = false;
   bool separate_storage_fabric = false; // storage reached through its own NIC port, not the training NICs
+  // The functions that the storage port's DPU (a front-end DPU beside the training NICs) runs when they
+  // are placed on dpu_arm (empty: the storage port is no DPU, or there is none).
+  std::vector<Function> frontend;
+  [[nodiscard]] bool on_frontend(Function f) const;
 };
 
 /// Whether the scenario's requirements make `f`'s site matter (transport always; the others when the

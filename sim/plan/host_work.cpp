@@ -15,7 +15,9 @@ engine::TaskId HostWork::add(engine::Task t, TaskInfo i) {
 void HostWork::storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node,
                              int nic, double bytes, bool write) {
   std::vector<engine::HostIndex> hops{server};
-  if (host_.path->storage_through_arm())
+  if (host_.path->storage_on_frontend())
+    hops.push_back(hosts_.frontend_arm(node, hosts_.tray_of(cpu)));
+  else if (host_.path->storage_through_arm())
     hops.push_back(hosts_.arm(node, nic));
   hops.push_back(cpu);
   if (write)
@@ -32,7 +34,13 @@ void HostWork::storage_client_work(engine::Task& t, TaskInfo& i, const std::vect
   for (const auto& work : works) {
     const bool arm = work.processor == datapath::Processor::dpu_arm;
     i.client_on_arm = arm;
-    if (arm) {
+    if (arm && host_.path->storage_on_frontend()) {
+      // SNAP on the front-end DPU of the tray whose host the bytes come from or go to: one per tray.
+      const auto dpu =
+          hosts_.frontend_arm(node, hosts_.topology().tray_of_nic(nics.empty() ? 0 : nics.front()));
+      for (int th = 0; th < work.threads; ++th)
+        t.loads.push_back({dpu, work.core_s / work.threads});
+    } else if (arm) {
       // One core per polling thread of each DPU's SNAP, where they share the Arm cores with whatever
       // else runs there.
       const double share =

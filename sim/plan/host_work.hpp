@@ -24,12 +24,14 @@ public:
 
   engine::TaskId add(engine::Task t, TaskInfo i);
   /// Bytes between a storage server and host memory of `node` over NIC `nic`: directly, or under SNAP
-  /// through the DPU's Arm cores (and its internal PCIe) on the way.
+  /// through the DPU's Arm cores (and its internal PCIe) on the way: the tray's front-end DPU's where the
+  /// storage port is one, else the DPU in NIC slot `nic`.
   void storage_flows(engine::Task& t, engine::HostIndex server, engine::HostIndex cpu, int node, int nic,
                      double bytes, bool write);
   /// The storage client's CPU work on `node`: a host client's threads each on a core of the host CPU
   /// of the tray of `nics` and on that host's connection limiter; under SNAP, every DPU in `nics` runs its
-  /// own, so the work is split evenly over each one's Arm cores, `threads` cores (SNAP's) on every DPU. `i`
+  /// own, so the work is split evenly over each one's Arm cores, `threads` cores (SNAP's) on every DPU (or,
+  /// with front-end DPUs, on the one of the tray of `nics`: one per tray, whatever the NICs). `i`
   /// records which of `t`'s loads they are (`client_from`, `client_loads`, `client_on_arm`), for the OS noise
   /// on those cores.
   void storage_client_work(engine::Task& t, TaskInfo& i, const std::vector<datapath::CpuWork>& works,

@@ -10,7 +10,8 @@ HostMap::HostMap(const topology::Topology& topo, const scenario::Hardware& hw, P
   trays_ = topo.layout().node.trays;
   gpus_ = nodes_ * topo.layout().node.gpus;
   arm_base_ = gpus_ + nodes_ * trays_;
-  storage_base_ = arm_base_ + (topo.layout().node.dpu ? nodes_ * topo.layout().node.nics : 0);
+  frontend_arm_base_ = arm_base_ + (topo.layout().node.dpu ? nodes_ * topo.layout().node.nics : 0);
+  storage_base_ = frontend_arm_base_ + (topo.layout().storage.dpu ? nodes_ * trays_ : 0);
   if (options_.through_arm && !topo.layout().node.dpu)
     throw std::logic_error("a path through Arm cores needs DPUs in the topology");
 }
@@ -19,6 +20,12 @@ engine::HostIndex HostMap::arm(int node, int local_nic) const {
   if (!has_arm())
     throw std::logic_error("this platform has no DPU Arm cores");
   return arm_base_ + node * topo_.layout().node.nics + local_nic;
+}
+
+engine::HostIndex HostMap::frontend_arm(int node, int tray) const {
+  if (!has_frontend_arm())
+    throw std::logic_error("this platform has no front-end DPU");
+  return frontend_arm_base_ + node * trays_ + tray;
 }
 
 engine::HostIndex HostMap::cpu_of_gpu(int global_gpu) const {
@@ -33,6 +40,8 @@ int HostMap::tray_of(engine::HostIndex h) const {
     return (h - gpus_) % trays_;
   case HostKind::arm:
     return topo_.tray_of_nic(arm_slot(h));
+  case HostKind::frontend_arm:
+    return (h - frontend_arm_base_) % trays_;
   case HostKind::storage:
   case HostKind::tenant:
   case HostKind::limiter:
@@ -46,8 +55,10 @@ HostMap::HostKind HostMap::kind_of(engine::HostIndex h) const {
     return HostKind::gpu;
   if (h < arm_base_)
     return HostKind::cpu;
-  if (h < storage_base_)
+  if (h < frontend_arm_base_)
     return HostKind::arm;
+  if (h < storage_base_)
+    return HostKind::frontend_arm;
   if (h < storage_base_ + storage_servers())
     return HostKind::storage;
   if (h < limiter_base())
@@ -63,6 +74,8 @@ int HostMap::node_of(engine::HostIndex h) const {
     return (h - gpus_) / trays_;
   case HostKind::arm:
     return (h - arm_base_) / topo_.layout().node.nics;
+  case HostKind::frontend_arm:
+    return (h - frontend_arm_base_) / trays_;
   case HostKind::storage:
   case HostKind::tenant:
   case HostKind::limiter:
@@ -81,6 +94,8 @@ topology::VertexId HostMap::vertex_of(engine::HostIndex h) const {
     const int i = h - arm_base_;
     return topo_.dpu_arm(i / topo_.layout().node.nics, i % topo_.layout().node.nics);
   }
+  case HostKind::frontend_arm:
+    return *topo_.storage_arm((h - frontend_arm_base_) / trays_, (h - frontend_arm_base_) % trays_);
   case HostKind::storage:
     return topo_.storage(h - storage_base_);
   case HostKind::tenant:

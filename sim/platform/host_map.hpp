@@ -29,7 +29,7 @@ struct PathOptions {
 
 class HostMap {
 public:
-  enum class HostKind { gpu, cpu, arm, storage, tenant, limiter };
+  enum class HostKind { gpu, cpu, arm, frontend_arm, storage, tenant, limiter };
 
   HostMap(const topology::Topology& topo, const scenario::Hardware& hw, PathOptions options);
 
@@ -50,6 +50,9 @@ public:
   [[nodiscard]] int arm_slot(engine::HostIndex arm_host) const {
     return (arm_host - arm_base_) % topo_.layout().node.nics;
   }
+  /// The Arm complex of a tray's front-end DPU, its storage port's (only with StorageLayout::dpu).
+  [[nodiscard]] engine::HostIndex frontend_arm(int node, int tray = 0) const;
+  [[nodiscard]] bool has_frontend_arm() const { return topo_.layout().storage.dpu; }
   [[nodiscard]] engine::HostIndex storage(int server) const { return storage_base_ + server; }
   [[nodiscard]] int gpus() const { return gpus_; }
   [[nodiscard]] int nodes() const { return nodes_; }
@@ -81,6 +84,7 @@ private:
   int nodes_ = 0;
   int trays_ = 1;
   int arm_base_ = 0;
+  int frontend_arm_base_ = 0;
   int storage_base_ = 0;
 };
 

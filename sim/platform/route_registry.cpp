@@ -148,6 +148,13 @@ engine::PlatformDecl RouteRegistry::build() const {
       for (int k = 0; k < topo().layout().node.nics; ++k)
         p.hosts.push_back({g[topo().dpu_arm(n, k)].name, 1.0, arm_cores});
   }
+  if (hosts_.has_frontend_arm()) {
+    const auto& port = hosts_.hardware().storage_nic;
+    const int arm_cores = port && port->arm ? port->arm->cores.value : 1;
+    for (int n = 0; n < hosts_.nodes(); ++n)
+      for (int tray = 0; tray < hosts_.trays(); ++tray)
+        p.hosts.push_back({g[*topo().storage_arm(n, tray)].name, 1.0, arm_cores});
+  }
   for (int s = 0; s < hosts_.storage_servers(); ++s)
     p.hosts.push_back({g[topo().storage(s)].name, 1.0, 1});
   for (int i = 0; i < hosts_.tenants(); ++i)

@@ -79,7 +79,8 @@ SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Cat
   // The cluster as a run of the scenario builds it: the models shape its layout, fail its links and
   // flap them (other tenants' flows, faults), so the collective meets what the training job would.
   const auto& models = model::registry();
-  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
+                                         hw.storage_nic ? &*hw.storage_nic : nullptr);
   for (const auto& m : models.models())
     m->shape_layout(s, variant, layout);
   const auto topo = topology::Topology::build(layout);

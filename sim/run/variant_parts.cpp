@@ -19,9 +19,8 @@ plan::HostSide host_side(const scenario::Scenario& s, const scenario::Hardware& 
   const auto& services = s.cluster.services;
   h.agent_cores = services.agent_cores;
   h.agent_site = v.placement[Function::agents];
-  if (hw.nic.arm)
-    h.arm_cores_per_host_core =
-        hw.cpu.tcp_rx_rate_per_core.value.si() / hw.nic.arm->tcp_rx_rate_per_core.value.si();
+  if (const auto& arm = hw.arm_for(Function::agents))
+    h.arm_cores_per_host_core = hw.cpu.tcp_rx_rate_per_core.value.si() / arm->tcp_rx_rate_per_core.value.si();
   // The launch threads are simulated when something else competes for the host's cores; alone, one
   // core per GPU is always available to them.
   const auto req = s.requirements();
@@ -58,8 +57,8 @@ std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
   return costs;
 }
 
-metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
-                                      const platform::HostMap& hosts) {
+metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const offload::Variant& variant,
+                                      const scenario::Hardware& hw, const platform::HostMap& hosts) {
   metrics::MetricsInputs in;
   in.gpus = hosts.gpus();
   in.nodes = hosts.nodes();
@@ -67,6 +66,9 @@ metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenari
   in.host_cores = hw.node_host_cores();
   in.arm_cores =
       hosts.has_arm() && hw.nic.arm ? hw.nic.arm->cores.value * hosts.topology().layout().node.nics : 0;
+  // A front-end DPU's Arm cores count where the variant runs something on them.
+  if (hosts.has_frontend_arm() && scenario::runs_on_frontend(s, variant, hw))
+    in.arm_cores += hw.storage_nic->arm->cores.value * hosts.trays();
   in.peak_flops = hw.gpu.peak(s.workload.precision)->value.si(); // checked by the workload model
   in.tokens_per_iteration = static_cast<double>(s.workload.global_batch) * s.workload.seq_len;
   return in;

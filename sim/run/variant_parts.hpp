@@ -28,8 +28,8 @@ std::vector<plan::StageCosts> stage_costs(const scenario::WorkloadConfig& w,
                                           const compute::GpuComputeModel& gpu);
 
 /// What the metrics take from the platform and the hardware (the probes' durations are added later).
-metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const scenario::Hardware& hw,
-                                      const platform::HostMap& hosts);
+metrics::MetricsInputs metrics_inputs(const scenario::Scenario& s, const offload::Variant& variant,
+                                      const scenario::Hardware& hw, const platform::HostMap& hosts);
 
 /// The result's identity (scenario, variant, device, cluster), its calibration and its probes; the
 /// metrics and the simulation's statistics are the caller's to add.

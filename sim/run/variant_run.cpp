@@ -37,7 +37,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   std::vector<const model::Model*> in_order;
   for (const auto& m : models.models())
     in_order.push_back(m.get());
-  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch);
+  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
+                                         hw.storage_nic ? &*hw.storage_nic : nullptr);
   for (const auto* m : in_order)
     m->shape_layout(s, variant, layout);
   const auto topo = topology::Topology::build(layout);
@@ -71,7 +72,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   for (const auto* m : in_order)
     m->shape_platform(s, topo, platform);
   simgrid::Simulator simulator(platform);
-  auto in = metrics_inputs(s, hw, hosts);
+  auto in = metrics_inputs(s, variant, hw, hosts);
   const model::RunContext run{s, cat, variant, hw, topo, path, routes, platform, host};
   passes.run(simulator, run, in, options.progress);
 

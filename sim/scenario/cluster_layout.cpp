@@ -10,7 +10,8 @@ bool adaptive_routing(const ClusterConfig& cluster, const catalog::NicSpec& nic,
 
 topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catalog::NodeSpec& node,
                                        const catalog::GpuSpec& gpu, const catalog::NicSpec& nic,
-                                       const catalog::SwitchSpec& fabric_switch) {
+                                       const catalog::SwitchSpec& fabric_switch,
+                                       const catalog::NicSpec* storage_nic) {
   topology::ClusterLayout l;
   l.nodes = cluster.nodes;
   auto& n = l.node;
@@ -32,6 +33,10 @@ topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catal
   l.storage.link = cluster.storage.link;
   l.storage.separate = cluster.storage.separate_fabric;
   l.storage.node_link = cluster.storage.node_link;
+  if (storage_nic != nullptr && l.storage.separate) {
+    l.storage.node_pcie = storage_nic->pcie_bandwidth.value;
+    l.storage.dpu = storage_nic->kind == catalog::DeviceKind::dpu && storage_nic->arm.has_value();
+  }
   l.tenants.flows = cluster.tenants.flows;
   auto& f = l.fabric;
   f.kind = cluster.fabric.kind;

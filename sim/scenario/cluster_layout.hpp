@@ -12,8 +12,11 @@ namespace dpusim::scenario {
 bool adaptive_routing(const ClusterConfig& cluster, const catalog::NicSpec& nic,
                       const catalog::SwitchSpec& fabric_switch);
 
+/// The layout one variant's topology is built from; `storage_nic`: the device of each tray's storage port
+/// on a separate storage fabric (Hardware::storage_nic), if the scenario names one.
 topology::ClusterLayout cluster_layout(const ClusterConfig& cluster, const catalog::NodeSpec& node,
                                        const catalog::GpuSpec& gpu, const catalog::NicSpec& nic,
-                                       const catalog::SwitchSpec& fabric_switch);
+                                       const catalog::SwitchSpec& fabric_switch,
+                                       const catalog::NicSpec* storage_nic = nullptr);
 
 } // namespace dpusim::scenario

@@ -56,7 +56,10 @@ struct StorageConfig {
   int client_connections = 1;    // TCP connections of a node's host storage client (NFS nconnect)
   std::optional<int> snap_cores; // Arm cores of each DPU that SNAP polls with (absent: the catalog's)
   bool separate_fabric = false;  // servers on a storage fabric of their own (else the training leaves)
-  units::DataRate node_link;     // with separate_fabric: each node's storage port
+  units::DataRate node_link;     // with separate_fabric: each tray's storage port
+  // With separate_fabric: the catalog NIC or DPU of each tray's storage port (empty: a plain port of
+  // node_link). A DPU there runs the storage client (SNAP) and the agents placed on dpu_arm.
+  std::string node_nic;
   // One sample read's latency before its bytes flow (read_latency: {median, p99}); absent: none.
   std::optional<units::Seconds> read_latency_median;
   std::optional<units::Seconds> read_latency_p99;

@@ -316,8 +316,21 @@ Topology Topology::build(const ClusterLayout& layout) {
                                                         : fmt::format("n{}.tray{}.storage-nic", node, tray),
                                            node, n.nics + tray);
         t.storage_nics_.push_back(port);
-        t.add_link(port, t.host_cpu(node, tray), LinkKind::pcie, n.pcie_nic, n.pcie_latency);
+        const auto pcie = layout.storage.node_pcie.si() > 0 ? layout.storage.node_pcie : n.pcie_nic;
         t.add_link(port, sw, LinkKind::nic_port, layout.storage.node_link, n.nic_latency + f.latency);
+        if (!layout.storage.dpu) {
+          t.add_link(port, t.host_cpu(node, tray), LinkKind::pcie, pcie, n.pcie_latency);
+          continue;
+        }
+        // A front-end DPU: host, port and Arm complex on its internal PCIe switch, as a training DPU.
+        const std::string name = n.trays == 1 ? fmt::format("n{}.storage-dpu", node)
+                                              : fmt::format("n{}.tray{}.storage-dpu", node, tray);
+        const VertexId dsw = t.add_vertex(VertexKind::dpu_switch, name + ".pcie", node, n.nics + tray);
+        const VertexId arm = t.add_vertex(VertexKind::dpu_arm, name + ".arm", node, n.nics + tray);
+        t.storage_arms_.push_back(arm);
+        t.add_link(dsw, t.host_cpu(node, tray), LinkKind::pcie, pcie, n.pcie_latency);
+        t.add_link(dsw, port, LinkKind::pcie, pcie, n.pcie_latency);
+        t.add_link(dsw, arm, LinkKind::pcie, pcie, n.pcie_latency);
       }
   }
   return t;

@@ -79,7 +79,12 @@ struct StorageLayout {
   int servers = 0;
   units::DataRate link; // each server's network port
   bool separate = false;
-  units::DataRate node_link; // with `separate`: each node's storage port
+  units::DataRate node_link; // with `separate`: each tray's storage port
+  units::DataRate node_pcie; // with `separate`: the storage port's PCIe link to its tray's CPU (0: the
+                             // training NICs')
+  /// With `separate`: each tray's storage port is a DPU (a front-end BlueField beside the training NICs):
+  /// an internal PCIe switch of `node_pcie` joins the host, the port and its Arm complex.
+  bool dpu = false;
 };
 
 /// Other tenants' jobs sharing the fabric: `flows` endpoints on every leaf, each sending to its peer on
@@ -175,6 +180,12 @@ public:
       return std::nullopt;
     return storage_nics_.at(static_cast<std::size_t>(node * layout_.node.trays + tray));
   }
+  /// With a storage port that is a DPU: the Arm complex of a tray's front-end DPU (else std::nullopt).
+  [[nodiscard]] std::optional<VertexId> storage_arm(int node, int tray = 0) const {
+    if (storage_arms_.empty())
+      return std::nullopt;
+    return storage_arms_.at(static_cast<std::size_t>(node * layout_.node.trays + tray));
+  }
   /// Cross-traffic endpoint `i` of every leaf, leaf-major (empty without tenants or with one leaf).
   [[nodiscard]] VertexId tenant(int index) const { return tenants_.at(index); }
   [[nodiscard]] int num_tenants() const { return static_cast<int>(tenants_.size()); }
@@ -209,6 +220,7 @@ private:
   int tiers_ = 1; // a single leaf has no upper tier
   int pods_ = 1;
   std::vector<VertexId> storage_nics_; // by node and tray, with a separate storage fabric
+  std::vector<VertexId> storage_arms_; // by node and tray, when the storage ports are DPUs
 };
 
 } // namespace dpusim::topology

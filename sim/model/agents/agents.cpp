@@ -4,6 +4,7 @@
 #include "sim/model/model.hpp"
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
+#include "sim/scenario/hardware.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -23,9 +24,9 @@ std::string overflow_message(const std::string& who, double agents, double deman
                              const std::string& dpu, int dpus) {
   return fmt::format(
       "{} places {:g} host cores of agents on the DPUs' Arm cores, where they need "
-      "{:.1f} Arm cores, but the node's {} {}s have {}: the work would not fit (place agents on "
-      "the host, or lower cluster.services.agents)",
-      who, agents, demand, dpus, dpu, capacity);
+      "{:.1f} Arm cores, but the {} {}{} of each host (a server, or a tray of a rack) {} {}: the work "
+      "would not fit (place agents on the host, or lower cluster.services.agents)",
+      who, agents, demand, dpus, dpu, dpus == 1 ? "" : "s", dpus == 1 ? "has" : "have", capacity);
 }
 
 void add_agents(plan::HostWork& work) {
@@ -51,18 +52,25 @@ void add_agents(plan::HostWork& work) {
       work.add(std::move(t), std::move(i));
     }
   };
+  // Where the trays' storage ports are DPUs that run agents, the agents run there (front-end DPUs).
+  const auto* frontend = hosts.hardware().frontend_dpu(offload::Function::agents);
+  const bool on_frontend = on_arm && frontend != nullptr && hosts.has_frontend_arm();
+  const auto& device = on_frontend ? *frontend : hosts.hardware().nic;
   if (on_arm && host.scenario != nullptr) {
     // With calibrated rates the demand may differ from the catalog's that the scenario check saw.
     const double demand = host.agent_cores * host.arm_cores_per_host_core;
-    const int capacity = hosts.hardware().nic.arm->cores.value * dpus;
+    const int devices = on_frontend ? 1 : dpus;
+    const int capacity = device.arm->cores.value * devices;
     if (demand > capacity)
       throw InputError(Location{host.scenario->file, 0, 0}, "cluster.services.agents",
                        overflow_message("with the calibration profile's Arm cores and rates, this variant",
-                                        host.agent_cores, demand, capacity, hosts.hardware().nic.name, dpus));
+                                        host.agent_cores, demand, capacity, device.name, devices));
   }
   for (int n = 0; n < hosts.nodes(); ++n)
     for (int tray = 0; tray < hosts.trays(); ++tray) {
-      if (on_arm) {
+      if (on_frontend) {
+        spawn(hosts.frontend_arm(n, tray), host.agent_cores * host.arm_cores_per_host_core, n);
+      } else if (on_arm) {
         for (int k = 0; k < topo.layout().node.nics; ++k)
           if (topo.tray_of_nic(k) == tray)
             spawn(hosts.arm(n, k), host.agent_cores * host.arm_cores_per_host_core / dpus, n);
@@ -99,18 +107,23 @@ public:
       out.push_back({"cluster.services.agents",
                      fmt::format("{:g} agent cores exceed the {} host cores of a {}{} ({} x {})", agents,
                                  cores, trays > 1 ? "tray of a " : "", s.cluster.node, sockets, node->cpu)});
-    // On the Arm cores the agents need as many cores as do the work of theirs: they must fit.
-    const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
+    // On the Arm cores the agents need as many cores as do the work of theirs: they must fit. Where
+    // each tray's storage port is a DPU that runs agents, they run on it (one per tray).
+    const auto served = scenario::frontend_functions(s.cluster, cat);
+    const bool frontend = std::find(served.begin(), served.end(), offload::Function::agents) != served.end();
+    const auto* dpu = frontend ? cat.nic(s.cluster.storage.node_nic)
+                               : (s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu));
     if (agents <= 0 || dpu == nullptr || !dpu->arm)
       return;
     const double demand = arm_demand(agents, cat.cpu(node->cpu)->tcp_rx_rate_per_core.value, *dpu->arm);
-    const int capacity = dpu->arm->cores.value * node->nics.value / trays;
+    const int devices = frontend ? 1 : node->nics.value / trays;
+    const int capacity = dpu->arm->cores.value * devices;
     for (std::size_t i = 0; i < s.variants.size(); ++i)
-      if (s.variants[i].on_dpu &&
+      if ((frontend || s.variants[i].on_dpu) &&
           s.variants[i].placement[offload::Function::agents] == offload::Site::dpu_arm && demand > capacity)
         out.push_back({i == 0 ? std::string("offload.baseline") : fmt::format("offload.variants[{}]", i - 1),
                        overflow_message(fmt::format("variant \"{}\"", s.variants[i].name), agents, demand,
-                                        capacity, dpu->name, node->nics.value / trays)});
+                                        capacity, dpu->name, devices)});
   }
   void add_tasks(plan::HostWork& work, const plan::IterationContext& /*ctx*/) const override {
     add_agents(work);

@@ -4,6 +4,7 @@
 #include "sim/model/core/offload_model.hpp"
 
 #include "sim/model/model.hpp"
+#include "sim/scenario/hardware.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -59,7 +60,7 @@ public:
 
 std::string variant_problem(const scenario::Scenario& s, const catalog::Catalog& cat,
                             const offload::Variant& v) {
-  const auto req = s.requirements();
+  const auto req = scenario::requirements(s, cat);
   if (const auto why = offload::moves_unused(v, req); !why.empty())
     return fmt::format("variant \"{}\": {}", v.name, why);
   if (v.on_dpu && s.cluster.dpu.empty())

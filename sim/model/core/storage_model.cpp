@@ -6,6 +6,7 @@
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/scenario/hardware.hpp"
 
 #include <fmt/format.h>
 #include <memory>
@@ -19,20 +20,22 @@ constexpr double kMaxTailRatio = 1e5;   // p99 / median: a lognormal sigma of 5
 /// What bounds SNAP: the cores it polls with on each DPU, where that figure comes from, and the most
 /// they move.
 std::string snap_note(const RunView& run) {
-  const auto& arm = *run.hardware.nic.arm;
+  const auto* frontend = run.hardware.frontend_dpu(offload::Function::storage);
+  const auto& device = frontend != nullptr ? *frontend : run.hardware.nic;
+  const auto& arm = *device.arm;
   const int k = run.path.snap_threads();
   const auto& cite = arm.snap_cores->cite;
-  const std::string from =
-      cite.kind == catalog::Citation::Kind::source
-          ? cite.text.substr(0, cite.text.find(" ("))
-          : (cite.text.rfind("set by the scenario", 0) == 0
-                 ? "cluster.storage.snap_cores"
-                 : fmt::format("an assumption of the catalog's {}", run.hardware.nic.name));
-  return fmt::format("SNAP (storage on the Arm cores) polls with {} of each {}'s {} Arm cores ({}; "
+  const std::string from = cite.kind == catalog::Citation::Kind::source
+                               ? cite.text.substr(0, cite.text.find(" ("))
+                               : (cite.text.rfind("set by the scenario", 0) == 0
+                                      ? "cluster.storage.snap_cores"
+                                      : fmt::format("an assumption of the catalog's {}", device.name));
+  return fmt::format("SNAP (storage on the Arm cores) polls with {} of each {}'s {} Arm cores{} ({}; "
                      "cluster.storage.snap_cores sets its core mask): at most {} per DPU, shared with "
                      "whatever else runs on those cores; cluster.storage.client_connections applies to a "
                      "host client only",
-                     k, run.hardware.nic.name, arm.cores.value, from,
+                     k, device.name, arm.cores.value,
+                     frontend != nullptr ? " (each tray's storage port, beside the training NICs)" : "", from,
                      units::format(static_cast<double>(k) * arm.storage_client_rate_per_core.value));
 }
 
@@ -57,8 +60,11 @@ public:
          "Arm cores of each DPU that NVMe emulation (SNAP) polls with (its SPDK core mask)"},
         {"cluster.storage.fabric", "choice", "shared",
          "shared (servers on the training leaves) | separate (a storage switch of their own)"},
-        {"cluster.storage.node_link", "data rate", "required with fabric: separate",
-         "each node's storage port on the separate storage fabric"},
+        {"cluster.storage.node_link", "data rate", "required with fabric: separate (node_nic's line rate)",
+         "each tray's storage port on the separate storage fabric"},
+        {"cluster.storage.node_nic", "catalog NIC", "none (a plain port of node_link)",
+         "with fabric: separate, the NIC or DPU of each tray's storage port (the front-end DPU beside the "
+         "training NICs): a DPU's Arm cores run what is placed on dpu_arm among storage and agents"},
         {"cluster.storage.read_latency", "section", "none (or the calibration profile's)",
          "one sample read's latency before its bytes flow (each load waits for its loaders' reads)"},
         {"cluster.storage.read_latency.median", "duration", "required", "its median, e.g. 500us"},
@@ -91,6 +97,9 @@ public:
                      fmt::format("must be at least 1, found {}", st.client_connections)});
     if (st.snap_cores) {
       const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
+      const bool frontend = !scenario::frontend_functions(s.cluster, cat).empty();
+      if (frontend)
+        dpu = cat.nic(st.node_nic);
       if (*st.snap_cores < 1)
         out.push_back(
             {"cluster.storage.snap_cores", fmt::format("must be at least 1, found {}", *st.snap_cores)});
@@ -98,7 +107,7 @@ public:
         out.push_back({"cluster.storage.snap_cores",
                        fmt::format("{} exceeds the {} Arm cores of a {}", *st.snap_cores,
                                    dpu->arm->cores.value, dpu->name),
-                       "cluster.dpu"});
+                       frontend ? "cluster.storage.node_nic" : "cluster.dpu"});
     }
     if (st.separate_fabric && st.node_link.si() <= 0)
       out.push_back({"cluster.storage.node_link",
@@ -120,6 +129,17 @@ public:
       out.push_back({"cluster.storage.read_latency.median",
                      fmt::format("must be at most {:g} s, found {}", kMaxReadLatencyS,
                                  units::format(*st.read_latency_median))});
+    if (!st.node_nic.empty()) {
+      const auto* port = cat.nic(st.node_nic);
+      if (!st.separate_fabric)
+        out.push_back({"cluster.storage.node_nic",
+                       "a tray's storage NIC belongs to a separate storage fabric: give fabric: separate"});
+      else if (port != nullptr && st.node_link.si() > port->line_rate.value.si() * (1 + 1e-12))
+        out.push_back({"cluster.storage.node_link",
+                       fmt::format("{} exceeds the {}'s line rate of {}", units::format(st.node_link),
+                                   port->name, units::format(port->line_rate.value)),
+                       "cluster.storage.node_nic"});
+    }
     if (!st.separate_fabric && st.node_link.si() > 0)
       out.push_back({"cluster.storage.node_link",
                      "a node's storage port belongs to a separate storage fabric: give fabric: separate"});
@@ -139,10 +159,13 @@ public:
           cv.note = "the scenario's cluster.storage.read_latency takes precedence";
         }
     }
+    const catalog::Cited<int> snap{
+        s.cluster.storage.snap_cores.value_or(0),
+        {catalog::Citation::Kind::assumption, "set by the scenario (cluster.storage.snap_cores)"}};
     if (s.cluster.storage.snap_cores && hw.nic.arm)
-      hw.nic.arm->snap_cores = catalog::Cited<int>{
-          *s.cluster.storage.snap_cores,
-          {catalog::Citation::Kind::assumption, "set by the scenario (cluster.storage.snap_cores)"}};
+      hw.nic.arm->snap_cores = snap;
+    if (s.cluster.storage.snap_cores && hw.storage_nic && hw.storage_nic->arm)
+      hw.storage_nic->arm->snap_cores = snap;
   }
   void report(const RunView& run, report::VariantResult& r) const override {
     const auto& s = run.scenario;

@@ -32,6 +32,15 @@
 namespace dpusim::model {
 namespace {
 
+/// The Arm complex whose OS noise the variant's Arm-side work meets: the training DPUs' where traffic
+/// crosses them, else the front-end DPUs' where SNAP runs there (one figure for both: the catalog's DPUs
+/// are one BlueField), else the training device's.
+const std::optional<catalog::CpuSpec>& arm_of_noise(const scenario::Hardware& hw,
+                                                    const datapath::DataPath& path) {
+  return path.storage_on_frontend() && !path.through_arm() ? hw.arm_for(offload::Function::storage)
+                                                           : hw.nic.arm;
+}
+
 constexpr std::string_view kSection = "noise";
 constexpr double kMaxMeanDelay = 3600; // seconds
 
@@ -432,7 +441,7 @@ private:
       decode = decode || info.decode_loads > 0;
       (info.client_on_arm ? arm_client : host_client) |= info.client_loads > 0;
     }
-    const auto& arm = run.hardware.nic.arm;
+    const auto& arm = arm_of_noise(run.hardware, run.path);
     if ((run.path.through_arm() || arm_client) && arm && arm->os_noise_fraction && arm->os_noise_p99)
       w += fmt::format("; Arm-core OS noise of {:.3g}% ({})", 100 * r.value("os_noise_arm_fraction"),
                        cite_words(arm->os_noise_fraction->cite));
@@ -554,7 +563,7 @@ std::optional<OsNoise> os_noise_for(const scenario::Scenario& s, const scenario:
   os.host = Detours(hw.cpu.os_noise_fraction->value, hw.cpu.os_noise_p99->value.si(), os.host_load);
   if (path.transport() == offload::Transport::host_tcp)
     os.host_hop_s = hw.cpu.tcp_latency_median.value.si();
-  const auto& arm = hw.nic.arm;
+  const auto& arm = arm_of_noise(hw, path);
   if (arm && arm->os_noise_fraction && arm->os_noise_p99) {
     os.arm_load = in.arm_cores > 0 ? kernel_work(clean.arm_busy_cores_by_use) / in.arm_cores : 0;
     os.arm = Detours(arm->os_noise_fraction->value, arm->os_noise_p99->value.si(), os.arm_load);

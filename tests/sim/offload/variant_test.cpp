@@ -66,3 +66,29 @@ TEST(Variant, RejectsWhatTheDeviceOrTheTransportCannotDo) {
   EXPECT_EQ(offload::unsupported(offload::parse_variant("host-tcp"), cx6, req), "");
   EXPECT_EQ(offload::unsupported(offload::parse_variant("dpu"), bf3, req), "");
 }
+
+TEST(Variant, AFrontEndDpuTakesStorageAndAgentsWithoutMakingTheTrainingNicsDpus) {
+  // Each tray's storage port a BlueField beside ConnectX training NICs: storage and agents placed on
+  // dpu_arm run there, so the variant keeps its NICs; a function the front-end does not take still
+  // needs the training DPUs.
+  const std::vector<Function> frontend{Function::storage, Function::agents};
+  EXPECT_FALSE(offload::parse_variant("rdma-nic+storage=dpu_arm+agents=dpu_arm", frontend).on_dpu);
+  EXPECT_TRUE(offload::parse_variant("rdma-nic+storage=dpu_arm+agents=dpu_arm").on_dpu);
+  EXPECT_TRUE(offload::parse_variant("host-tcp+vswitch=dpu_arm", frontend).on_dpu);
+  EXPECT_TRUE(offload::parse_variant("dpu", frontend).on_dpu); // a preset's device is its own
+
+  offload::Requirements req;
+  req.storage = true;
+  req.agents = true;
+  req.separate_storage_fabric = true;
+  const auto& cx7 = *the_catalog().nic("connectx-7");
+  const auto v = offload::parse_variant("rdma-nic+storage=dpu_arm+agents=dpu_arm", frontend);
+  EXPECT_NE(offload::unsupported(v, cx7, req).find("no Arm cores"), std::string::npos)
+      << offload::unsupported(v, cx7, req);
+  EXPECT_NE(offload::unsupported(offload::parse_variant("dpu+storage=dpu_arm"),
+                                 *the_catalog().nic("bluefield-3"), req)
+                .find("cluster.storage.node_nic"),
+            std::string::npos); // SNAP on the training DPUs cannot reach a separate storage fabric
+  req.frontend = frontend;
+  EXPECT_EQ(offload::unsupported(v, cx7, req), "");
+}

@@ -189,6 +189,31 @@ offload: {baseline: rdma-nic+storage=dpu_arm}
 )";
 }
 
+// Two DGX H100 nodes training on ConnectX-7s, each with a BlueField-3 as its storage port on a storage
+// fabric of its own (a front-end DPU), writing 4 GiB per GPU to sixteen servers: the storage client's
+// processors bound the write.
+std::string frontend_checkpoint(const std::string& storage_extra, const std::string& agents = "0") {
+  return R"(name: frontend-checkpoint
+cluster:
+  nodes: 2
+  node: dgx-h100
+  nic: connectx-7
+  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
+  services: {agents: )" +
+         agents + R"(}
+  storage: {servers: 16, link: 400Gbps, read_rate: 50GB/s, fabric: separate, node_nic: bluefield-3)" +
+         storage_extra + R"(}
+workload:
+  model: {layers: 4, hidden: 2048, heads: 16, vocab: 50257}
+  seq_len: 2048
+  global_batch: 16
+  micro_batch: 1
+  parallelism: {tp: 8, dp: 2}
+  checkpoint: {every: 10, mode: sync, size: 4GiB}
+offload: {baseline: rdma-nic+storage=dpu_arm}
+)";
+}
+
 /// The time the iteration that writes a checkpoint takes beyond a plain one.
 double checkpoint_write_s(const report::VariantResult& r) {
   return r.metrics.checkpoint_step_s - r.metrics.step_time_s;
@@ -453,4 +478,52 @@ TEST(Snap, ACheckpointThroughSnapSpeedsUpWithItsCoresUpToTheArmCores) {
   EXPECT_TRUE(has_note(r[3], "polls with 4 of each bluefield-3's 4 Arm cores (cluster.storage.snap_cores"));
   std::cout << "SNAP checkpoint write s by its cores" << writes << "; 16 on 4 Arm cores "
             << checkpoint_write_s(r[3]) << "\n";
+}
+
+TEST(FrontEndDpu, SnapOnTheStoragePortsDpuWritesAtItsPollingCoresRateAndKeepsTheTrainingNics) {
+  // One BlueField-3 per host on the storage fabric runs SNAP for the whole node: a write bound by SNAP
+  // takes node_bytes / (k R_storage,arm) on its k polling cores, halving as k doubles, while the training
+  // traffic stays on the ConnectX-7s (the variant's device is no DPU).
+  std::vector<Job> jobs;
+  for (int k : {2, 4})
+    jobs.push_back({parse(frontend_checkpoint(", snap_cores: " + std::to_string(k))), "", ""});
+  jobs.push_back({jobs.front().s, "rdma-nic+storage=host", ""});
+  const auto r = simulate(jobs);
+  const auto& s = jobs.front().s;
+  const auto v = s.variants.front();
+  EXPECT_FALSE(v.on_dpu);
+  const auto hw = scenario::resolve_hardware(s, the_catalog(), v);
+  ASSERT_TRUE(hw.storage_nic && hw.storage_nic->arm);
+  const double node_bytes = 8 * 4.0 * 1024 * 1024 * 1024;
+  const double rate = hw.storage_nic->arm->storage_client_rate_per_core.value.si();
+  for (std::size_t i = 0; i < 2; ++i) {
+    const int k = 2 << i;
+    const double closed_form = node_bytes / (k * rate);
+    EXPECT_EQ(r[i].device, "connectx-7");
+    EXPECT_GE(checkpoint_write_s(r[i]), closed_form * (1 - 1e-9)) << k;
+    EXPECT_NEAR(checkpoint_write_s(r[i]) / closed_form, 1.0, 0.05) << k;
+    EXPECT_TRUE(has_note(r[i], "polls with " + std::to_string(k) +
+                                   " of each bluefield-3's 16 Arm cores (each tray's storage port"))
+        << k;
+    EXPECT_EQ(r[i].arm_cores, 16); // the front-end DPU's, counted where the variant uses them
+  }
+  // The host client on its one NFS connection is slower than SNAP on 2 Arm cores.
+  EXPECT_GT(checkpoint_write_s(r[2]), checkpoint_write_s(r[0]));
+  EXPECT_EQ(r[2].arm_cores, 0);
+  std::cout << "front-end SNAP checkpoint write s, 2 / 4 cores: " << checkpoint_write_s(r[0]) << " / "
+            << checkpoint_write_s(r[1]) << "; host client " << checkpoint_write_s(r[2]) << "\n";
+}
+
+TEST(FrontEndDpu, AgentsOnTheStoragePortsDpuLeaveTheHostAndTheStep) {
+  // Agents placed on dpu_arm run on the front-end DPU's Arm cores: none stay on the host, the Arm cores
+  // take their work at the Arm's rate, and the step (RDMA on the ConnectX-7s) does not move.
+  const auto s = parse(frontend_checkpoint("", "4"));
+  const auto r = simulate({{s, "rdma-nic+agents=dpu_arm", ""}, {s, "rdma-nic+agents=host", ""}});
+  const auto& [arm, host] = std::tie(r[0], r[1]);
+  EXPECT_EQ(arm.device, "connectx-7");
+  EXPECT_NEAR(arm.metrics.step_time_s, host.metrics.step_time_s, 1e-9 * host.metrics.step_time_s);
+  EXPECT_EQ(core_s(arm, arm.metrics.host_busy_cores_by_use, plan::CpuUse::agents), 0);
+  EXPECT_GT(core_s(host, host.metrics.host_busy_cores_by_use, plan::CpuUse::agents), 0);
+  EXPECT_GT(arm.metrics.arm_busy_cores_by_use[use(plan::CpuUse::agents)], 4.0); // more Arm than host cores
+  EXPECT_LT(arm.metrics.host_cpu_busy_cores, host.metrics.host_cpu_busy_cores - 3.9);
 }
