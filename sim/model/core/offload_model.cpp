@@ -63,6 +63,16 @@ std::string variant_problem(const scenario::Scenario& s, const catalog::Catalog&
   const auto req = scenario::requirements(s, cat);
   if (const auto why = offload::moves_unused(v, req); !why.empty())
     return fmt::format("variant \"{}\": {}", v.name, why);
+  // On a separate storage fabric only the storage port's DPU can run SNAP: where the port is no DPU, say
+  // so, rather than ask for training DPUs that would not carry the storage traffic either.
+  if (const auto& st = s.cluster.storage; st.separate_fabric && !st.node_nic.empty() &&
+                                          offload::matters(offload::Function::storage, req) &&
+                                          v.placement[offload::Function::storage] == offload::Site::dpu_arm &&
+                                          !req.on_frontend(offload::Function::storage))
+    return fmt::format("variant \"{}\" places storage on dpu_arm, but each tray's storage port ({}, "
+                       "cluster.storage.node_nic) has no Arm cores that run it; give it a DPU (e.g. "
+                       "bluefield-3)",
+                       v.name, st.node_nic);
   if (v.on_dpu && s.cluster.dpu.empty())
     return fmt::format("variant \"{}\" needs a DPU but the catalog has none built around {}; add cluster.dpu "
                        "(e.g. bluefield-3)",
