@@ -168,7 +168,7 @@ offload: {baseline: host-tcp}
 
 // Two DGX H100 nodes with BlueField-3s write a 4 GiB shard per GPU to eight servers, each taking one
 // shard of each node at 50 GB/s on a 400 Gb/s port: the storage client's processors bound the write.
-std::string snap_checkpoint(const std::string& storage_extra) {
+std::string snap_checkpoint(const std::string& storage_extra, const std::string& cluster_extra = "") {
   return R"(name: snap-checkpoint
 cluster:
   nodes: 2
@@ -176,8 +176,8 @@ cluster:
   nic: connectx-7
   dpu: bluefield-3
   fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
-  storage: {servers: 8, link: 400Gbps, read_rate: 50GB/s)" +
-         storage_extra + R"(}
+)" + cluster_extra +
+         R"(  storage: {servers: 8, link: 400Gbps, read_rate: 50GB/s)" + storage_extra + R"(}
 workload:
   model: {layers: 4, hidden: 2048, heads: 16, vocab: 50257}
   seq_len: 2048
@@ -189,29 +189,11 @@ offload: {baseline: rdma-nic+storage=dpu_arm}
 )";
 }
 
-// Two DGX H100 nodes training on ConnectX-7s, each with a BlueField-3 as its storage port on a storage
-// fabric of its own (a front-end DPU), writing 4 GiB per GPU to sixteen servers: the storage client's
-// processors bound the write.
+// The same nodes training on their ConnectX-7s, each with a BlueField-3 as its storage port on a storage
+// fabric of its own (a front-end DPU), and `agents` host cores of agents.
 std::string frontend_checkpoint(const std::string& storage_extra, const std::string& agents = "0") {
-  return R"(name: frontend-checkpoint
-cluster:
-  nodes: 2
-  node: dgx-h100
-  nic: connectx-7
-  fabric: {topology: fat-tree, link: 400Gbps, latency: 1us}
-  services: {agents: )" +
-         agents + R"(}
-  storage: {servers: 16, link: 400Gbps, read_rate: 50GB/s, fabric: separate, node_nic: bluefield-3)" +
-         storage_extra + R"(}
-workload:
-  model: {layers: 4, hidden: 2048, heads: 16, vocab: 50257}
-  seq_len: 2048
-  global_batch: 16
-  micro_batch: 1
-  parallelism: {tp: 8, dp: 2}
-  checkpoint: {every: 10, mode: sync, size: 4GiB}
-offload: {baseline: rdma-nic+storage=dpu_arm}
-)";
+  return snap_checkpoint(", fabric: separate, node_nic: bluefield-3" + storage_extra,
+                         "  services: {agents: " + agents + "}\n");
 }
 
 /// The time the iteration that writes a checkpoint takes beyond a plain one.
