@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A synchronous checkpoint's write (checkpoint_step_s - step_time_s) against the simulation's, bound
 // in turn by the servers' media, their ports, the nodes' NICs, a separate storage fabric's node ports,
-// and the storage client's cores on the host or on the DPU's Arm cores (SNAP).
+// and the storage client's cores on the host, on the DPU's Arm cores (SNAP) or on a front-end DPU's.
 struct CheckpointCase {
   const char* name;
   const char* variant;
@@ -196,7 +196,10 @@ INSTANTIATE_TEST_SUITE_P(
         CheckpointCase{"host_client_connections", "host-tcp",
                        "{servers: 64, link: 400Gbps, read_rate: 40GB/s, client_connections: 4}"},
         CheckpointCase{"dpu", "dpu", "{servers: 4, link: 400Gbps, read_rate: 40GB/s}"},
-        CheckpointCase{"snap", "snap", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"}),
+        CheckpointCase{"snap", "snap", "{servers: 64, link: 400Gbps, read_rate: 40GB/s}"},
+        CheckpointCase{
+            "frontend_snap", "snap",
+            "{servers: 64, link: 400Gbps, read_rate: 40GB/s, fabric: separate, node_nic: bluefield-3}"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // An asynchronous checkpoint, written from the iteration's start beside it: the iteration lasts as long
