@@ -190,9 +190,10 @@ offload: {baseline: rdma-nic+storage=dpu_arm}
 }
 
 // The same nodes training on their ConnectX-7s, each with a BlueField-3 as its storage port on a storage
-// fabric of its own (a front-end DPU), and `agents` host cores of agents.
-std::string frontend_checkpoint(const std::string& storage_extra, const std::string& agents = "0") {
-  return snap_checkpoint(", fabric: separate, node_nic: bluefield-3" + storage_extra,
+// fabric of its own (a front-end DPU; or `port`), and `agents` host cores of agents.
+std::string frontend_checkpoint(const std::string& storage_extra, const std::string& agents = "0",
+                                const std::string& port = "bluefield-3") {
+  return snap_checkpoint(", fabric: separate, node_nic: " + port + storage_extra,
                          "  services: {agents: " + agents + "}\n");
 }
 
@@ -508,4 +509,27 @@ TEST(FrontEndDpu, AgentsOnTheStoragePortsDpuLeaveTheHostAndTheStep) {
   EXPECT_GT(core_s(host, host.metrics.host_busy_cores_by_use, plan::CpuUse::agents), 0);
   EXPECT_GT(arm.metrics.arm_busy_cores_by_use[use(plan::CpuUse::agents)], 4.0); // more Arm than host cores
   EXPECT_LT(arm.metrics.host_cpu_busy_cores, host.metrics.host_cpu_busy_cores - 3.9);
+}
+
+TEST(FrontEndDpu, ABlueField4PortRunsSnapOnItsGraceCoresAndTheAgentsCoreForCore) {
+  // The announced BlueField-4 as each host's storage port: SNAP on k of its 64 Neoverse V2 cores writes
+  // node_bytes / (k R_storage,arm) at its own per-core rate (a server core's, twice the BlueField-3's A78),
+  // and agents take as many of its cores as they take host cores (the same per-core rate as the host's).
+  const auto s = parse(frontend_checkpoint(", snap_cores: 2", "4", "bluefield-4"));
+  const auto r = simulate({{s, "", ""}, {s, "rdma-nic+agents=dpu_arm", ""}});
+  const auto hw = scenario::resolve_hardware(s, the_catalog(), s.variants.front());
+  ASSERT_TRUE(hw.storage_nic && hw.storage_nic->arm);
+  EXPECT_EQ(hw.storage_nic->arm->cores.value, 64);
+  const double node_bytes = 8 * 4.0 * 1024 * 1024 * 1024;
+  const double closed_form = node_bytes / (2 * hw.storage_nic->arm->storage_client_rate_per_core.value.si());
+  EXPECT_GE(checkpoint_write_s(r[0]), closed_form * (1 - 1e-9));
+  EXPECT_NEAR(checkpoint_write_s(r[0]) / closed_form, 1.0, 0.05);
+  EXPECT_TRUE(has_note(r[0], "polls with 2 of each bluefield-4's 64 Arm cores (each tray's storage port"));
+  EXPECT_EQ(r[1].device, "connectx-7");
+  // The agents' Arm cores are the host cores the baseline's agents keep busy (R_rx,host / R_rx,arm = 1).
+  const double host_agents = r[0].metrics.host_busy_cores_by_use[use(plan::CpuUse::agents)];
+  EXPECT_NEAR(host_agents, 4.0, 0.1);
+  EXPECT_NEAR(r[1].metrics.arm_busy_cores_by_use[use(plan::CpuUse::agents)], host_agents, 1e-3 * host_agents);
+  std::cout << "BlueField-4 front-end SNAP write on 2 cores " << checkpoint_write_s(r[0])
+            << " s (closed form " << closed_form << ")\n";
 }
