@@ -9,11 +9,11 @@
 #include "sim/cli/process_pool.hpp"
 #include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
-#include "sim/estimate/step_estimate.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/plan_info.hpp"
+#include "sim/planner/point_selection.hpp"
 #include "sim/planner/points.hpp"
 #include "sim/planner/table.hpp"
 #include "sim/run/variant_run.hpp"
@@ -39,12 +39,6 @@ constexpr const char* kPlanInfoFile = "plan-info.json"; // what the plan states:
 /// Begins what a simulation process returns for a point its simulation finds infeasible (a serialized
 /// result is YAML, which never begins so).
 const std::string kInfeasible = "!infeasible ";
-
-struct Shard {
-  std::size_t index = 1; // 1-based
-  std::size_t count = 1;
-  [[nodiscard]] bool holds(std::size_t point) const { return point % count == index - 1; }
-};
 
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
@@ -246,42 +240,6 @@ private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-/// The configuration a point belongs to for --refine: every input but the layout's (parallelism,
-/// recomputation, ZeRO stage, micro-batch), which are what the estimate ranks.
-std::string configuration_of(const BuiltPoint& p) {
-  static const std::set<std::string> layout = {
-      "tp", "pp", "cp", "ep", "dp", "virtual_stages", "recompute", "zero", "micro_batch"};
-  std::string key;
-  for (std::size_t c = 0; c < input_columns().size() && c < p.inputs.size(); ++c)
-    if (layout.count(input_columns()[c]) == 0)
-      key += p.inputs[c] + '\x1f';
-  return key;
-}
-
-/// A point's estimate: its row (tier estimated) and step; nullopt where the estimator does not model
-/// the point (it is then simulated whatever --refine says).
-struct PointEstimate {
-  double step_s = 0;
-  double tokens_per_s = 0;
-  std::vector<std::string> row;
-};
-
-std::optional<PointEstimate> estimate_point(const BuiltPoint& p, const catalog::Catalog& cat,
-                                            const Plan& plan, const SummarySpec& spec) {
-  try {
-    auto r = estimate::estimated_result(*p.scenario, cat);
-    add_point_facts(*p.scenario, cat, plan.goodput, r);
-    return PointEstimate{r.metrics.step_time_s, r.metrics.tokens_per_s,
-                         point_row(p, &r, {}, spec, "estimated", r.metrics.step_time_s)};
-  } catch (const estimate::NotEstimated&) {
-    return std::nullopt;
-  } catch (const InputError&) { // what the simulation would find wrong: it says so for the point
-    return std::nullopt;
-  } catch (const std::invalid_argument&) { // a fabric that cannot hold the cluster: likewise
-    return std::nullopt;
-  }
-}
-
 } // namespace
 
 int command_plan(const std::vector<std::string>& args) {
@@ -349,46 +307,15 @@ int command_plan(const std::vector<std::string>& args) {
   const auto spec = summary_spec(plan);
   const std::size_t total = point_count(plan);
 
-  // Every point of this shard built (its scenario read and checked) before anything is written. Only
-  // what its row needs is kept: a simulation process builds its point again, so that a plan of many
-  // points does not hold every scenario at once.
+  // Every point of this shard built (its scenario read and checked) before anything is written, and
+  // estimated (the estimated_step_time_s column); with --refine the ranking within a configuration spans
+  // the whole plan, so every shard estimates every point.
   const std::uint64_t fingerprint = plan_fingerprint(plan, cat, refine);
   // The journal's rows are points.csv's: a journal of a dpusim with other columns is another plan's.
-  std::uint64_t journal_key = fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
-                                                shard.count, csv_line(table_columns())));
-  // Every feasible point is estimated (the estimated_step_time_s column). With --refine the ranking
-  // within a configuration spans the whole plan, so every shard estimates every point.
-  std::vector<BuiltPoint> points;
-  std::vector<bool> feasible;
-  std::vector<std::optional<PointEstimate>> estimates;
-  std::map<std::string, std::vector<std::pair<double, std::size_t>>> by_configuration;
-  std::set<std::size_t> simulated; // with --refine: the points to simulate
-  for (std::size_t i = 0; i < total; ++i) {
-    if (!shard.holds(i) && refine < 0)
-      continue;
-    auto p = build_point(plan, i, cat);
-    std::optional<PointEstimate> est;
-    if (p.scenario) {
-      est = estimate_point(p, cat, plan, spec);
-      if (refine >= 0 && est)
-        by_configuration[configuration_of(p)].emplace_back(-est->tokens_per_s, i);
-      else if (refine >= 0)
-        simulated.insert(i);
-    }
-    if (!shard.holds(i))
-      continue;
-    journal_key = fnv1a(YAML::Dump(p.tree) + "\n", journal_key);
-    feasible.push_back(p.scenario.has_value());
-    estimates.push_back(std::move(est));
-    p.scenario.reset();
-    p.tree.reset(); // rebinds (operator= would write a null into the tree and keep it)
-    points.push_back(std::move(p));
-  }
-  for (auto& [configuration, ranked] : by_configuration) {
-    std::sort(ranked.begin(), ranked.end()); // fastest estimate first, ties by point
-    for (std::size_t r = 0; r < ranked.size() && r < static_cast<std::size_t>(refine); ++r)
-      simulated.insert(ranked[r].second);
-  }
+  auto selection = select_points(plan, cat, spec, refine, shard,
+                                 fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
+                                                   shard.count, csv_line(table_columns()))));
+  auto& points = selection.points;
 
   const auto out = output_directory(vm, plan.name);
   // Each rank journals its own points (on its machine's view of --out); rank 0 publishes.
@@ -405,19 +332,10 @@ int command_plan(const std::vector<std::string>& args) {
       outputs.emplace(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
     else
       std::filesystem::create_directories(out);
-    journal.emplace(out / journal_name, journal_key, vm.count("resume") != 0);
-    std::vector<std::size_t> to_run; // indices into points
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      if (!feasible[k]) {
-        rows[k] = point_row(points[k], nullptr, points[k].reason, spec);
-        points[k] = BuiltPoint{points[k].index, {}, {}, {}, {}, {}}; // its row is all it needed
-      } else if (refine >= 0 && simulated.count(points[k].index) == 0) {
-        rows[k] = estimates[k]->row;
-      } else if (const auto it = journal->kept().find(points[k].index); it != journal->kept().end())
-        rows[k] = it->second;
-      else
-        to_run.push_back(k);
-    }
+    journal.emplace(out / journal_name, selection.journal_key, vm.count("resume") != 0);
+    auto pending = pending_points(selection, journal->kept(), spec, refine);
+    rows = std::move(pending.rows);
+    const auto& to_run = pending.to_run; // indices into points
     if (!quiet && !journal->kept().empty())
       std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
                                journal->kept().size(), (out / journal_name).string(), to_run.size());
@@ -448,7 +366,7 @@ int command_plan(const std::vector<std::string>& args) {
             rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
           } else if (o.exit_code == kOk) {
             const auto r = report::deserialize(o.output);
-            const auto& est = estimates[to_run[i]];
+            const auto& est = selection.estimates[to_run[i]];
             rows[to_run[i]] = point_row(p, &r, {}, spec, "simulated",
                                         est ? std::optional<double>(est->step_s) : std::nullopt);
           } else {
