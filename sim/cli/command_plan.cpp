@@ -14,9 +14,9 @@
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/plan_info.hpp"
 #include "sim/planner/point_selection.hpp"
+#include "sim/planner/point_simulation.hpp"
 #include "sim/planner/points.hpp"
 #include "sim/planner/table.hpp"
-#include "sim/run/variant_run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -36,9 +36,6 @@ using namespace planner;
 constexpr const char* kJournal = "points.journal";
 constexpr const char* kShardFile = "shard.yaml";
 constexpr const char* kPlanInfoFile = "plan-info.json"; // what the plan states: name, prices, power, restart
-/// Begins what a simulation process returns for a point its simulation finds infeasible (a serialized
-/// result is YAML, which never begins so).
-const std::string kInfeasible = "!infeasible ";
 
 Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
@@ -342,33 +339,14 @@ int command_plan(const std::vector<std::string>& args) {
     Progress progress(show_progress(vm) && lead, to_run.size());
     run_in_processes(
         to_run.size(), jobs,
-        [&](std::size_t i) {
-          const auto point = build_point(plan, points[to_run[i]].index, cat);
-          if (!point.scenario) // the same plan and catalog build the same point in every process
-            throw std::logic_error("point " + std::to_string(point.index) + " changed: " + point.reason);
-          const auto& s = *point.scenario;
-          try {
-            run::RunOptions run_options;
-            run_options.explain = false; // a point's notes are not read
-            auto r = run::run_variant(s, cat, s.variants.front(), run_options);
-            add_point_facts(s, cat, plan.goodput, r);
-            return report::serialize(r);
-          } catch (const InputError& e) {
-            // What the simulation finds wrong with the point (its key and message, not a file's place:
-            // points.csv must not depend on where the plan lies) makes it infeasible.
-            return kInfeasible + (e.key().empty() ? e.message() : e.key() + ": " + e.message());
-          }
-        },
+        [&](std::size_t i) { return simulate_point(plan, cat, points[to_run[i]].index); },
         [&](std::size_t i, const JobOutcome& o) {
           const auto& p = points[to_run[i]];
-          const bool infeasible = o.exit_code == kOk && o.output.rfind(kInfeasible, 0) == 0;
-          if (infeasible) {
-            rows[to_run[i]] = point_row(p, nullptr, o.output.substr(kInfeasible.size()), spec);
-          } else if (o.exit_code == kOk) {
-            const auto r = report::deserialize(o.output);
+          bool infeasible = false;
+          if (o.exit_code == kOk) {
             const auto& est = selection.estimates[to_run[i]];
-            rows[to_run[i]] = point_row(p, &r, {}, spec, "simulated",
-                                        est ? std::optional<double>(est->step_s) : std::nullopt);
+            rows[to_run[i]] = simulated_row(
+                p, o.output, spec, est ? std::optional<double>(est->step_s) : std::nullopt, &infeasible);
           } else {
             failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
           }
