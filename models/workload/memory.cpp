@@ -44,10 +44,13 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   const double e = low_precision(precision) ? element_bytes(precision) : 2.0;
   const double outside = 4.0 + 2.0 * e + (m.dropout ? 2.0 : 0.0);
   const double scores = m.dropout ? 5.0 : 4.0;
-  const double kv = static_cast<double>(m.kv_heads) / m.heads;
+  // Q and the output projection's input are heads x head_dim wide (h, unless the heads have a width of
+  // their own); K and V kv_heads x head_dim.
+  const double q = m.attention_width() / h;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim() / h;
   const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
-  double parallel = 2 + 4 * kv + e + mlp;
+  double parallel = 2 * q + 4 * kv + e * q + mlp;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
     parallel += scores * a * s / h;
   return sequence_parallel ? sbh * (outside + parallel) / t : sbh * (outside + parallel / t);

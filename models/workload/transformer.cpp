@@ -26,8 +26,9 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
   const double f = m.ffn;
   const double b = m.biases ? 1.0 : 0.0;
-  const double qkv = h * (h + 2 * kv) + b * (h + 2 * kv);
-  const double proj = h * h + b * h;
+  const double q = m.attention_width(); // h, unless the heads have a width of their own
+  const double qkv = h * (q + 2 * kv) + b * (q + 2 * kv);
+  const double proj = q * h + b * h;
   const double mlp = m.moe() ? expert_parameter_count(m, ep) + h * m.experts // experts + router
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)

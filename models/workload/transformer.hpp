@@ -21,7 +21,10 @@ struct TransformerShape {
   int hidden = 0;
   int heads = 0;
   int kv_heads = 0; // == heads for multi-head attention
-  int ffn = 0;      // feed-forward inner size
+  // Each head's width where it is not hidden / heads (Qwen3: 64 heads of 128 on a hidden size of 4096):
+  // the queries are heads x head_dim wide, and so is the output projection's input. 0: hidden / heads.
+  int head_width = 0;
+  int ffn = 0; // feed-forward inner size
   int vocab = 0;
   Activation activation = Activation::gelu;
   bool tied_embeddings = true;
@@ -34,7 +37,9 @@ struct TransformerShape {
   int top_k = 1;
   int expert_ffn = 0;
 
-  [[nodiscard]] int head_dim() const { return hidden / heads; }
+  [[nodiscard]] int head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
+  /// The queries' width (heads x head_dim): the hidden size unless head_dim is its own.
+  [[nodiscard]] double attention_width() const { return static_cast<double>(heads) * head_dim(); }
   [[nodiscard]] bool moe() const { return experts > 0; }
 };
 

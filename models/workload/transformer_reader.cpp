@@ -19,8 +19,13 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
     if (m.heads % m.kv_heads != 0)
       kv->fail(fmt::format("must divide the number of heads ({}), found {}", m.heads, m.kv_heads));
   }
-  if (m.hidden % m.heads != 0)
-    hidden.fail(fmt::format("must be a multiple of heads ({}), found {}", m.heads, m.hidden));
+  if (auto hd = map.optional("head_dim")) {
+    m.head_width = static_cast<int>(hd->as_int(1, 1 << 16));
+  } else if (m.hidden % m.heads != 0) {
+    hidden.fail(
+        fmt::format("must be a multiple of heads ({}) unless head_dim gives each head's width, found {}",
+                    m.heads, m.hidden));
+  }
   m.activation = Activation::gelu;
   if (auto a = map.optional("activation"))
     m.activation = a->as_choice({"gelu", "swiglu"}) == "gelu" ? Activation::gelu : Activation::swiglu;

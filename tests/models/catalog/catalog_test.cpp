@@ -1,4 +1,5 @@
 #include "models/catalog/catalog.hpp"
+#include "models/workload/transformer.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <filesystem>
@@ -273,4 +274,22 @@ TEST(Catalog, AGpusSpeedupsAreTheirPeaksRatioUnlessMeasuredAndOnlyForFormatsItHa
   EXPECT_THROW(read("fp8: {value: 1.765", "nvfp4: {value: 3.5"), InputError); // no nvfp4 peak
   EXPECT_THROW(read("fp8: {value: 1.765", "fp16: {value: 1.1"), InputError);  // not a low precision
   EXPECT_NO_THROW(read("fp8: {value: 1.765", "fp8: {value: 1.7"));
+}
+
+TEST(Catalog, FineGrainedExpertModelsHaveTheirPublishedTotalAndActiveParameters) {
+  // QWEN3-TR Table 2: Qwen3-235B-A22B 235B total, 22B active; Qwen3-30B-A3B 30.5B, 3.3B. Active: the
+  // dense part and top_k of each layer's experts.
+  struct Case {
+    const char* name;
+    double total;
+    double active;
+  };
+  for (const auto& c : {Case{"qwen3-235b-a22b", 235e9, 22e9}, Case{"qwen3-30b-a3b", 30.5e9, 3.3e9}}) {
+    const auto& m = the_catalog().model(c.name)->shape;
+    const double total = dpusim::workload::parameter_count(m, 4096);
+    const double idle_experts = m.layers * dpusim::workload::expert_parameter_count(m) *
+                                (1.0 - static_cast<double>(m.top_k) / m.experts);
+    EXPECT_NEAR(total / c.total, 1.0, 0.01) << c.name << ": " << total;
+    EXPECT_NEAR((total - idle_experts) / c.active, 1.0, 0.02) << c.name << ": " << total - idle_experts;
+  }
 }

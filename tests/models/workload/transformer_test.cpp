@@ -239,3 +239,19 @@ TEST(Transformer, CrossEntropyMovesTheLogitsAsMegatronsFp32PassesDo) {
   EXPECT_EQ(loss_bytes(head_forward(m, c)), std::pair(38.0 * logits, 6));
   EXPECT_EQ(loss_bytes(head_backward(m, c)), std::pair(14.0 * logits, 2));
 }
+
+TEST(MixtureOfExperts, HeadsWiderThanHiddenOverHeadsCountTheirOwnWidth) {
+  // Qwen3's 64 heads of 128 on a hidden size of 4096: Q and the output projection are 8192 wide.
+  TransformerShape m = mixtral();
+  const double narrow = layer_parameter_count(m);
+  m.head_width = 2 * m.hidden / m.heads; // twice as wide
+  EXPECT_DOUBLE_EQ(m.attention_width(), 2.0 * m.hidden);
+  const double h = m.hidden;
+  const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
+  // Q grows by h x h, the output projection by h x h, K and V by 2 x h x kv / 2.
+  EXPECT_DOUBLE_EQ(layer_parameter_count(m) - narrow, 2 * h * h + h * kv);
+  // The default head width leaves a model as it was.
+  TransformerShape same = mixtral();
+  same.head_width = same.hidden / same.heads;
+  EXPECT_EQ(layer_parameter_count(same), narrow);
+}
