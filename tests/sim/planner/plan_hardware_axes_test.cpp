@@ -15,21 +15,7 @@ using namespace dpusim::planner;
 
 namespace {
 
-// Llama 3 8B at TP 8 on 2 DGX H100 (16 GPUs).
-const std::string kScenario = R"(scenario:
-  name: base
-  cluster:
-    nodes: 2
-    node: dgx-h100
-    fabric: {topology: rail-optimized, link: 400Gbps, latency: 1us}
-  workload:
-    model: llama3-8b
-    seq_len: 8192
-    global_batch: 144
-    micro_batch: 1
-    parallelism: {tp: 8, dp: 2}
-  offload: {baseline: rdma-nic}
-)";
+const std::string& kScenario = dpusim::testing::kLlama3_8bOnTwoDgxH100;
 
 Plan parse(const std::string& rest) {
   return dpusim::testing::parse_plan_text(kScenario, rest);

@@ -13,6 +13,22 @@
 
 namespace dpusim::testing {
 
+/// An inline base scenario: Llama 3 8B at TP 8 on 2 DGX H100 (16 GPUs), RDMA.
+inline const std::string kLlama3_8bOnTwoDgxH100 = R"(scenario:
+  name: base
+  cluster:
+    nodes: 2
+    node: dgx-h100
+    fabric: {topology: rail-optimized, link: 400Gbps, latency: 1us}
+  workload:
+    model: llama3-8b
+    seq_len: 8192
+    global_batch: 144
+    micro_batch: 1
+    parallelism: {tp: 8, dp: 2}
+  offload: {baseline: rdma-nic}
+)";
+
 /// A plan named p on 300B tokens over the inline base `scenario` (a "scenario:" mapping), then `rest`.
 inline planner::Plan parse_plan_text(const std::string& scenario, const std::string& rest) {
   return planner::parse_plan(yaml::parse_text("name: p\ntrain_tokens: 300B\n" + scenario + rest, "plan.yaml"),

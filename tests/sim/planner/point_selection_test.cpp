@@ -12,22 +12,6 @@ using namespace dpusim::planner;
 
 namespace {
 
-// Llama 3 8B on 2 DGX H100 (16 GPUs) at TP 8.
-const std::string kScenario = R"(scenario:
-  name: base
-  cluster:
-    nodes: 2
-    node: dgx-h100
-    fabric: {topology: rail-optimized, link: 400Gbps, latency: 1us}
-  workload:
-    model: llama3-8b
-    seq_len: 8192
-    global_batch: 64
-    micro_batch: 1
-    parallelism: {tp: 8, dp: 2}
-  offload: {baseline: rdma-nic}
-)";
-
 // Three layouts (the last needs 32 GPUs: infeasible on 16) for each of two variants: two configurations.
 const std::string kAxes = R"(axes:
   parallelism: [{tp: 8}, {tp: 4}, {tp: 8, pp: 4}]
@@ -35,7 +19,7 @@ const std::string kAxes = R"(axes:
 )";
 
 Plan the_plan() {
-  return dpusim::testing::parse_plan_text(kScenario, kAxes);
+  return dpusim::testing::parse_plan_text(dpusim::testing::kLlama3_8bOnTwoDgxH100, kAxes);
 }
 
 } // namespace
