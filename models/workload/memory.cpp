@@ -48,7 +48,8 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   // their own); K and V kv_heads x head_dim.
   const double q = m.attention_width() / h;
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim() / h;
-  const double ffn = m.moe() ? static_cast<double>(m.top_k) * m.expert_ffn : static_cast<double>(m.ffn);
+  const double ffn =
+      m.moe() ? static_cast<double>(m.top_k + m.shared_experts) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
   double parallel = 2 * q + 4 * kv + e * q + mlp;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)

@@ -30,13 +30,14 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
   const double qkv = h * (q + 2 * kv) + b * (q + 2 * kv);
   const double proj = q * h + b * h;
   const double mlp = m.moe() ? expert_parameter_count(m, ep) + h * m.experts // experts + router
+                                   + m.shared_experts * mlp_parameters(m, m.expert_ffn)
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
   return qkv + proj + mlp + norms;
 }
 
 int layer_weight_matrices(const TransformerShape& m, int ep) {
-  const int ffn = m.moe() ? 2 * (m.experts / std::max(1, ep)) : 2;
+  const int ffn = m.moe() ? 2 * (m.experts / std::max(1, ep)) + (m.shared_experts > 0 ? 2 : 0) : 2;
   return 2 + ffn;
 }
 
@@ -99,6 +100,7 @@ struct Dims {
   double local_experts = 0;
   double expert_tokens = 0;
   double ef = 0;
+  double sf = 0; // the shared experts side by side, this rank's share
 };
 
 Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
@@ -117,6 +119,7 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
     d.local_experts = static_cast<double>(m.experts) / c.ep;
     d.expert_tokens = d.tokens * m.top_k * c.ep / m.experts;
     d.ef = static_cast<double>(m.expert_ffn) / c.tp;
+    d.sf = static_cast<double>(m.shared_experts) * m.expert_ffn / c.tp;
   }
   return d;
 }
@@ -191,6 +194,12 @@ void add_moe_forward(LayerWork& w, const TransformerShape& m, const Dims& d, Pre
       {gelu ? "expert_gelu" : "expert_swiglu", (gelu ? 2 : 3) * routed * d.ef * kActBytes});
   add_linear(w, p, {"expert_fc2", d.local_experts, d.expert_tokens, d.h, d.ef});
   w.memory_ops.push_back({"unpermute", 2 * routed * d.h * kActBytes});
+  if (d.sf > 0) { // every token through the shared experts, as one dense FFN of their widths together
+    add_linear(w, p, {"shared_fc1", 1, d.tokens, gelu ? d.sf : 2 * d.sf, d.h});
+    w.memory_ops.push_back(
+        {gelu ? "shared_gelu" : "shared_swiglu", (gelu ? 2 : 3) * d.tokens * d.sf * kActBytes});
+    add_linear(w, p, {"shared_fc2", 1, d.tokens, d.h, d.sf});
+  }
 }
 
 void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Precision p) {
@@ -205,6 +214,12 @@ void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Pr
   w.memory_ops.push_back({"permute_bwd", 2 * routed * d.h * kActBytes});
   w.gemms.push_back({"router_dgrad", 1, d.tokens, d.h, static_cast<double>(m.experts)});
   w.gemms.push_back({"router_wgrad", 1, d.h, static_cast<double>(m.experts), d.tokens});
+  if (d.sf > 0) {
+    add_linear_backward(w, p, "shared_fc2", 1, d.tokens, d.sf, d.h);
+    w.memory_ops.push_back(
+        {gelu ? "shared_gelu_bwd" : "shared_swiglu_bwd", (gelu ? 3 : 5) * d.tokens * d.sf * kActBytes});
+    add_linear_backward(w, p, "shared_fc1", 1, d.tokens, d.h, gelu ? d.sf : 2 * d.sf);
+  }
 }
 
 } // namespace

@@ -36,6 +36,10 @@ struct TransformerShape {
   int experts = 0;
   int top_k = 1;
   int expert_ffn = 0;
+  // Shared experts (Qwen2-MoE, DeepSeek): FFNs of expert_ffn each that every token goes through beside its
+  // routed ones. They are dense: split over the tensor-parallel ranks, held whole by every expert-parallel
+  // rank, no all-to-all; 0: none.
+  int shared_experts = 0;
 
   [[nodiscard]] int head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
   /// The queries' width (heads x head_dim): the hidden size unless head_dim is its own.

@@ -48,8 +48,10 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
         map.required("top_k", "experts each token is routed to, e.g. 2").as_int(1, m.experts));
     m.expert_ffn =
         static_cast<int>(map.required("expert_ffn", "each expert's feed-forward size").as_int(1, 1 << 26));
+    if (auto sh = map.optional("shared_experts"))
+      m.shared_experts = static_cast<int>(sh->as_int(0, 1 << 10));
   } else {
-    for (const char* key : {"top_k", "expert_ffn"})
+    for (const char* key : {"top_k", "expert_ffn", "shared_experts"})
       if (auto k = map.optional(key))
         k->fail("only a mixture-of-experts model has it: give experts too");
   }

@@ -25,7 +25,7 @@ public:
         {"workload.model", "catalog model or section", "required",
          "a catalog model, or inline {layers, hidden, heads, vocab, kv_heads, ffn, activation, "
          "tied_embeddings, "
-         "position_embeddings, biases, dropout, head_dim, name; experts, top_k, expert_ffn}"},
+         "position_embeddings, biases, dropout, head_dim, name; experts, top_k, expert_ffn, shared_experts}"},
         {"workload.seq_len", "count", "required", "tokens per sequence"},
         {"workload.global_batch", "count", "required",
          "sequences per iteration, a multiple of micro_batch x dp"},

@@ -255,3 +255,32 @@ TEST(MixtureOfExperts, HeadsWiderThanHiddenOverHeadsCountTheirOwnWidth) {
   same.head_width = same.hidden / same.heads;
   EXPECT_EQ(layer_parameter_count(same), narrow);
 }
+
+TEST(MixtureOfExperts, SharedExpertsAreADenseFfnBesideTheRoutedOnes) {
+  // Two shared experts: every token goes through them besides its top-k routed ones, so a layer's FLOPs
+  // are the dense layer's with an FFN of (k + 2) f_e plus the router's, whatever ep is; their parameters
+  // are dense (every expert-parallel rank holds them) and they add nothing to the all-to-all.
+  auto moe = mixtral();
+  moe.shared_experts = 2;
+  auto dense = moe;
+  dense.experts = 0;
+  dense.shared_experts = 0;
+  dense.ffn = (moe.top_k + moe.shared_experts) * moe.expert_ffn;
+  LayerConfig c;
+  c.seq_len = 4096;
+  const double router_fwd = 2.0 * 4096 * 4096 * 8;
+  for (int ep : {1, 4}) {
+    c.ep = ep;
+    EXPECT_NEAR(layer_forward(moe, c).flops(),
+                layer_forward(dense, LayerConfig{c.micro_batch, c.seq_len}).flops() + router_fwd, 1.0);
+    EXPECT_NEAR(layer_backward(moe, c).flops(),
+                layer_backward(dense, LayerConfig{c.micro_batch, c.seq_len}).flops() + 2 * router_fwd, 1.0);
+  }
+  const auto plain = mixtral();
+  const double shared = 2 * 3.0 * moe.hidden * moe.expert_ffn; // SwiGLU: gate, up, down
+  EXPECT_DOUBLE_EQ(layer_parameter_count(moe, 8) - layer_parameter_count(plain, 8), shared);
+  EXPECT_EQ(expert_parameter_count(moe, 8), expert_parameter_count(plain, 8));
+  EXPECT_EQ(layer_weight_matrices(moe, 4), layer_weight_matrices(plain, 4) + 2);
+  c.tp = 2;
+  EXPECT_EQ(ep_dispatch_bytes(moe, c), ep_dispatch_bytes(plain, c));
+}
