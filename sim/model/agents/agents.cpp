@@ -109,8 +109,7 @@ public:
                                  cores, trays > 1 ? "tray of a " : "", s.cluster.node, sockets, node->cpu)});
     // On the Arm cores the agents need as many cores as do the work of theirs: they must fit. Where
     // each tray's storage port is a DPU that runs agents, they run on it (one per tray).
-    const auto served = scenario::frontend_functions(s.cluster, cat);
-    const bool frontend = std::find(served.begin(), served.end(), offload::Function::agents) != served.end();
+    const bool frontend = scenario::requirements(s, cat).on_frontend(offload::Function::agents);
     const auto* dpu = frontend ? cat.nic(s.cluster.storage.node_nic)
                                : (s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu));
     if (agents <= 0 || dpu == nullptr || !dpu->arm)

@@ -97,7 +97,7 @@ public:
                      fmt::format("must be at least 1, found {}", st.client_connections)});
     if (st.snap_cores) {
       const auto* dpu = s.cluster.dpu.empty() ? nullptr : cat.nic(s.cluster.dpu);
-      const bool frontend = !scenario::frontend_functions(s.cluster, cat).empty();
+      const bool frontend = scenario::requirements(s, cat).on_frontend(offload::Function::storage);
       if (frontend)
         dpu = cat.nic(st.node_nic);
       if (*st.snap_cores < 1)
