@@ -149,13 +149,14 @@ int command_compare(const std::vector<std::string>& args) {
   ro.calibration_shape = vm.count("calibration-shape") != 0;
   const bool progress = show_progress(vm);
   const int jobs = jobs_requested(vm);
-  const auto samples = samples_requested(vm);
+  const auto samples = sampling_requested(vm);
   if (samples && vm.count("attribute") != 0)
-    throw po::error("--attribute and --samples cannot be combined");
+    throw po::error("--attribute cannot be combined with --samples or --launches");
   const bool links = vm.count("links") != 0;
   if (samples && links)
     throw po::error(
-        "--links writes each variant's link usage in one run: it cannot be combined with --samples");
+        "--links writes each variant's link usage in one run: it cannot be combined with --samples or "
+        "--launches");
   // Each simulation process writes its variant's links where the parent reads them back into the
   // outputs' set (and the directory goes when the command ends, whatever happens).
   std::optional<TemporaryDirectory> scratch;
@@ -198,7 +199,7 @@ int command_compare(const std::vector<std::string>& args) {
       });
   std::vector<report::VariantResult> results; // by index into variants
   for (const auto& v : sampled)
-    results.push_back(v.samples.front()); // sample 0: the scenario's own seed
+    results.push_back(v.samples.front()); // launch 0's sample 0: the scenario's own seeds
   for (std::size_t k = 0; k < outcomes.size(); ++k) {
     if (outcomes[k].exit_code != 0) {
       std::cerr << fmt::format("dpusim: variant {} failed: {}\n", variants[first_run + k].name,
@@ -246,7 +247,7 @@ int command_compare(const std::vector<std::string>& args) {
     outputs.add("attribution.csv", report::render_attribution_csv(attributions));
   const auto sample_files = samples ? add_samples(outputs, sampled) : std::vector<std::filesystem::path>{};
   const auto explanations = report::explain(c, model::registry().explainers());
-  report::RunContext run{"compare", samples.value_or(0), explanations, {"comparison.csv"}};
+  report::RunContext run{"compare", samples, explanations, {"comparison.csv"}};
   if (vm.count("attribute") != 0)
     run.files.emplace_back("attribution.csv");
   for (const auto& f : sample_files)
@@ -270,7 +271,7 @@ int command_compare(const std::vector<std::string>& args) {
                              r0.gpus, s.seed, model_line(s, cat));
     std::cout << report::render_table(c) << "\n";
     if (samples)
-      std::cout << fmt::format("over {} samples from seed {} (step time, s):\n", *samples, s.seed)
+      std::cout << fmt::format("{} (step time, s):\n", report::sampling_text(s, *samples))
                 << report::render_distribution_table(sampled) << "\n";
     if (const auto cores = report::render_cores_table(c); !cores.empty())
       std::cout << cores << "\n";

@@ -45,15 +45,17 @@ int command_run(const std::vector<std::string>& args) {
   if (vm.count("links") != 0)
     ro.links_path = vm["links"].as<std::string>();
   const bool progress = show_progress(vm);
-  if (const auto samples = samples_requested(vm)) {
+  if (const auto sampling = sampling_requested(vm)) {
     if (vm.count("trace") != 0)
-      throw po::error("--trace writes one run's timeline: it cannot be combined with --samples");
+      throw po::error(
+          "--trace writes one run's timeline: it cannot be combined with --samples or --launches");
     if (vm.count("links") != 0)
-      throw po::error("--links writes one run's link usage: it cannot be combined with --samples");
+      throw po::error(
+          "--links writes one run's link usage: it cannot be combined with --samples or --launches");
     int failed = 0;
     std::vector<report::VariantSamples> all;
     try {
-      all = run_samples(s, cat, {variant}, ro, *samples, jobs_requested(vm), progress, failed);
+      all = run_samples(s, cat, {variant}, ro, *sampling, jobs_requested(vm), progress, failed);
     } catch (const std::runtime_error& e) {
       std::cerr << "dpusim: " << e.what() << "\n";
       return failed == kBadInput ? kBadInput : kFailure;
@@ -63,15 +65,15 @@ int command_run(const std::vector<std::string>& args) {
     OutputSet outputs(dir); // run.csv and the sample files, renamed into place together
     outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
     const auto written = add_samples(outputs, all);
-    report::RunContext run{"run", *samples, {}, {"run.csv"}};
+    report::RunContext run{"run", *sampling, {}, {"run.csv"}};
     for (const auto& w : written)
       run.files.push_back(w.filename().string());
     outputs.add("run-info.json", report::render_run_info(s, c, run));
     outputs.publish();
     if (vm.count("quiet") == 0) {
-      std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {} samples from seed {}\n{}\n\n", s.name,
-                               s.description, c.results.front().nodes, c.results.front().gpus, *samples,
-                               s.seed, model_line(s, cat));
+      std::cout << fmt::format("{}: {} ({} nodes, {} GPUs), {}\n{}\n\n", s.name, s.description,
+                               c.results.front().nodes, c.results.front().gpus,
+                               report::sampling_text(s, *sampling), model_line(s, cat));
       std::cout << report::render_distribution_table(all);
       std::cout << fmt::format("\nwrote {}\n", (dir / "run.csv").string());
       for (const auto& w : written)
@@ -91,7 +93,7 @@ int command_run(const std::vector<std::string>& args) {
   report::Comparison c{variant.name, {result}, {}};
   OutputSet outputs(output_directory(vm, s.name)); // run.csv and run-info.json, renamed into place together
   const auto out = outputs.add("run.csv", report::render_csv(c, model::registry().columns()));
-  outputs.add("run-info.json", report::render_run_info(s, c, {"run", 0, {}, {"run.csv"}}));
+  outputs.add("run-info.json", report::render_run_info(s, c, {"run", std::nullopt, {}, {"run.csv"}}));
   outputs.publish();
   if (vm.count("quiet") == 0) {
     std::cout << fmt::format("{}: {} ({} nodes, {} GPUs)\n{}\n\n", s.name, s.description, result.nodes,

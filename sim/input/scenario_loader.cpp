@@ -123,6 +123,8 @@ Scenario parse_scenario(const yaml::Node& root, const catalog::Catalog& cat) {
   om.finish();
   if (auto seed = m.optional("seed"))
     s.seed = static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
+  if (auto seed = m.optional("step_seed"))
+    s.step_seed = static_cast<std::uint64_t>(seed->as_int(0, std::numeric_limits<std::int64_t>::max()));
   if (auto c = m.optional("calibration")) {
     std::filesystem::path p = c->as_string();
     if (p.is_relative())

@@ -71,28 +71,74 @@ Distribution distribution_of(std::vector<double> values) {
   return d;
 }
 
-namespace {
+std::string sampling_text(const scenario::Scenario& s, Sampling sampling) {
+  const auto steps = fmt::format("{} step{} (step draws from seed {})", sampling.steps,
+                                 sampling.steps == 1 ? "" : "s", s.step_draw_seed());
+  if (sampling.launches == 1)
+    return fmt::format("{} of the job of seed {}", steps, s.seed);
+  return fmt::format("{} launches (job draws from seed {}), {} each", sampling.launches, s.seed, steps);
+}
 
-std::vector<double> steps(const VariantSamples& v) {
+std::vector<double> VariantSamples::steps_of(std::size_t launch) const {
   std::vector<double> out;
-  for (const auto& r : v.samples)
-    out.push_back(r.metrics.step_time_s);
+  for (std::size_t i = 0; i < sampling.steps; ++i)
+    out.push_back(samples.at(launch * sampling.steps + i).metrics.step_time_s);
   return out;
 }
 
+std::vector<double> VariantSamples::launch_means() const {
+  std::vector<double> out;
+  for (std::size_t l = 0; l < sampling.launches; ++l) {
+    const auto steps = steps_of(l);
+    out.push_back(distribution_of(steps).mean);
+  }
+  return out;
+}
+
+namespace {
+
 struct Row {
+  std::string variant;
+  std::string over;   // "steps" or "launches"
+  std::string launch; // the launch's index for steps, empty for launches
   Distribution d;
   double speedup_p50 = 0;
   double speedup_p99 = 0;
 };
 
-std::vector<Row> rows(const std::vector<VariantSamples>& variants) {
+/// The rows of one kind for every variant, speed-ups against the baseline's row of the same kind.
+std::vector<Row> rows_of(const std::vector<VariantSamples>& variants, const std::string& over,
+                         std::size_t launch) {
   std::vector<Row> out;
-  for (const auto& v : variants)
-    out.push_back({distribution_of(steps(v)), 0, 0});
+  for (const auto& v : variants) {
+    const bool steps = over == "steps";
+    out.push_back({v.variant, over, steps ? std::to_string(launch) : std::string(),
+                   distribution_of(steps ? v.steps_of(launch) : v.launch_means()), 0, 0});
+  }
   for (auto& r : out) {
     r.speedup_p50 = r.d.p50 > 0 ? out.front().d.p50 / r.d.p50 : 0;
     r.speedup_p99 = r.d.p99 > 0 ? out.front().d.p99 / r.d.p99 : 0;
+  }
+  return out;
+}
+
+Sampling sampling_of(const std::vector<VariantSamples>& variants) {
+  return variants.empty() ? Sampling{} : variants.front().sampling;
+}
+
+std::string table(const std::vector<Row>& rows, const std::string& count) {
+  std::size_t width = 7;
+  for (const auto& r : rows)
+    width = std::max(width, r.variant.size());
+  std::string out = fmt::format("{:<{}}  {:>8}  {:>8}  {:>8}  {:>8}  {:>19}  {:>8}  {:>11}  {:>11}\n",
+                                "variant", width, count, "p50 s", "p90 s", "p99 s", "p99 95% interval",
+                                "max s", "speed-up p50", "speed-up p99");
+  for (const auto& r : rows) {
+    const auto& d = r.d;
+    out +=
+        fmt::format("{:<{}}  {:>8}  {:>8.4f}  {:>8.4f}  {:>8.4f}  {:>19}  {:>8.4f}  {:>11.3f}x  {:>11.3f}x\n",
+                    r.variant, width, d.samples, d.p50, d.p90, d.p99,
+                    fmt::format("{:.4f}-{:.4f}", d.p99_low, d.p99_high), d.max, r.speedup_p50, r.speedup_p99);
   }
   return out;
 }
@@ -104,6 +150,7 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
                                const std::vector<Column>& sample_columns) {
   std::string out;
   const std::size_t n = variants.empty() ? 0 : variants.front().samples.size();
+  const std::size_t steps = sampling_of(variants).steps;
   for (std::size_t i = 0; i < n; ++i) {
     Comparison c{variants.front().variant, {}, {}};
     for (const auto& v : variants)
@@ -119,7 +166,7 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
       if (header) {
         header = false;
         if (i == 0) {
-          out += "sample," + line;
+          out += "launch,sample,step_seed," + line;
           for (const auto& col : sample_columns)
             out += "," + col.name;
           out += "\n";
@@ -127,7 +174,7 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
         continue;
       }
       const auto& r = c.results.at(row++);
-      out += fmt::format("{},{}", i, line);
+      out += fmt::format("{},{},{},{}", i / steps, i % steps, r.step_seed, line);
       for (const auto& col : sample_columns)
         out += fmt::format(",{:.9g}", col.value(r));
       out += "\n";
@@ -137,47 +184,68 @@ std::string render_samples_csv(const std::vector<VariantSamples>& variants,
 }
 
 std::string render_distribution_csv(const std::vector<VariantSamples>& variants) {
-  std::string out = "variant,samples,mean_step_s,stdev_step_s,p50_step_s,p90_step_s,p99_step_s,"
+  std::string out = "variant,over,launch,count,mean_step_s,stdev_step_s,p50_step_s,p90_step_s,p99_step_s,"
                     "p99_ci_low_s,p99_ci_high_s,max_step_s,speedup_p50,speedup_p99\n";
-  const auto rs = rows(variants);
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const auto& d = rs[i].d;
-    out += fmt::format("{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g}\n",
-                       variants[i].variant, d.samples, d.mean, d.stdev, d.p50, d.p90, d.p99, d.p99_low,
-                       d.p99_high, d.max, rs[i].speedup_p50, rs[i].speedup_p99);
+  const auto sampling = sampling_of(variants);
+  std::vector<Row> all;
+  // One run of one launch is still a (degenerate) distribution of steps.
+  const bool steps = sampling.steps > 1 || sampling.launches == 1;
+  for (std::size_t l = 0; steps && l < sampling.launches; ++l)
+    for (auto& r : rows_of(variants, "steps", l))
+      all.push_back(std::move(r));
+  if (sampling.launches > 1)
+    for (auto& r : rows_of(variants, "launches", 0))
+      all.push_back(std::move(r));
+  // Variant by variant, in the order each kind came.
+  std::stable_sort(all.begin(), all.end(), [&](const Row& a, const Row& b) {
+    const auto at = [&](const std::string& name) {
+      return std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.variant == name; });
+    };
+    return at(a.variant) < at(b.variant);
+  });
+  for (const auto& r : all) {
+    const auto& d = r.d;
+    out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g}\n",
+                       r.variant, r.over, r.launch, d.samples, d.mean, d.stdev, d.p50, d.p90, d.p99,
+                       d.p99_low, d.p99_high, d.max, r.speedup_p50, r.speedup_p99);
   }
   return out;
 }
 
 std::string render_distribution_table(const std::vector<VariantSamples>& variants) {
-  std::size_t width = 7;
-  for (const auto& v : variants)
-    width = std::max(width, v.variant.size());
-  std::string out = fmt::format("{:<{}}  {:>7}  {:>8}  {:>8}  {:>8}  {:>19}  {:>8}  {:>11}  {:>11}\n",
-                                "variant", width, "samples", "p50 s", "p90 s", "p99 s", "p99 95% interval",
-                                "max s", "speed-up p50", "speed-up p99");
-  const auto rs = rows(variants);
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    const auto& d = rs[i].d;
-    out += fmt::format(
-        "{:<{}}  {:>7}  {:>8.4f}  {:>8.4f}  {:>8.4f}  {:>19}  {:>8.4f}  {:>11.3f}x  {:>11.3f}x\n",
-        variants[i].variant, width, d.samples, d.p50, d.p90, d.p99,
-        fmt::format("{:.4f}-{:.4f}", d.p99_low, d.p99_high), d.max, rs[i].speedup_p50, rs[i].speedup_p99);
+  const auto sampling = sampling_of(variants);
+  std::string out;
+  if (sampling.steps > 1 || sampling.launches == 1) {
+    out += fmt::format("steps of {} (step draws: jitter, tails, OS noise, stalls; its ECMP hashes and slow "
+                       "GPUs fixed){}:\n",
+                       sampling.launches > 1 ? "launch 0, the scenario's own job" : "the scenario's job",
+                       sampling.launches > 1 ? "; every launch's in distribution.csv" : "");
+    out += table(rows_of(variants, "steps", 0), "samples");
+  }
+  if (sampling.launches > 1) {
+    out += fmt::format("{}launches of the job (job draws: each queue pair's ECMP hash, which GPUs run slow), "
+                       "each its {}:\n",
+                       out.empty() ? "" : "\n",
+                       sampling.steps > 1 ? fmt::format("mean step over {} samples", sampling.steps)
+                                          : std::string("step at the scenario's step draw"));
+    out += table(rows_of(variants, "launches", 0), "launches");
   }
   // Slow nodes: the step's distribution with them against the same iterations without them.
   for (const auto& v : variants) {
-    std::vector<double> healthy;
+    std::vector<double> with;
+    std::vector<double> without;
     for (const auto& r : v.samples)
-      if (r.value("fault_free_step_s") > 0)
-        healthy.push_back(r.metrics.step_time_s - r.value("fault_cost_s"));
-    if (healthy.size() != v.samples.size() || healthy.empty())
+      if (r.value("fault_free_step_s") > 0) {
+        with.push_back(r.metrics.step_time_s);
+        without.push_back(r.metrics.step_time_s - r.value("fault_cost_s"));
+      }
+    if (without.size() != v.samples.size() || without.empty())
       continue;
-    const auto with = distribution_of(steps(v));
-    const auto without = distribution_of(healthy);
+    const auto a = distribution_of(with);
+    const auto b = distribution_of(without);
     out += fmt::format("{}: the slow nodes cost {:.4f} s at p50 ({:.4f} vs {:.4f} s) and {:.4f} s at p99 "
-                       "({:.4f} vs {:.4f} s)\n",
-                       v.variant, with.p50 - without.p50, with.p50, without.p50, with.p99 - without.p99,
-                       with.p99, without.p99);
+                       "({:.4f} vs {:.4f} s) over its {} runs\n",
+                       v.variant, a.p50 - b.p50, a.p50, b.p50, a.p99 - b.p99, a.p99, b.p99, v.samples.size());
   }
   return out;
 }

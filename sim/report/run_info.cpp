@@ -15,7 +15,7 @@ namespace {
 
 using Inputs = std::vector<std::pair<std::string, std::string>>;
 
-Inputs key_inputs(const scenario::Scenario& s, const Comparison& c, std::size_t samples) {
+Inputs key_inputs(const scenario::Scenario& s, const Comparison& c, const std::optional<Sampling>& sampling) {
   const auto& cl = s.cluster;
   const auto& w = s.workload;
   const auto& r0 = c.results.front();
@@ -63,8 +63,9 @@ Inputs key_inputs(const scenario::Scenario& s, const Comparison& c, std::size_t 
   if (w.checkpoint)
     in.emplace_back("checkpoints", fmt::format("every {}, {}", w.checkpoint->describe(),
                                                w.checkpoint->async ? "async" : "sync"));
-  in.emplace_back("seed", samples > 0 ? fmt::format("{} ({} samples from it)", s.seed, samples)
-                                      : std::to_string(s.seed));
+  in.emplace_back("seed", sampling      ? sampling_text(s, *sampling)
+                          : s.step_seed ? fmt::format("{} (step seed {})", s.seed, *s.step_seed)
+                                        : std::to_string(s.seed));
   in.emplace_back("calibration", r0.calibrated.empty()
                                      ? std::string("none: catalog values")
                                      : fmt::format("{} values from the profile", r0.calibrated.size()));
@@ -133,17 +134,18 @@ std::string json_string(std::string_view text) {
 }
 
 std::string render_run_info(const scenario::Scenario& s, const Comparison& c, const RunContext& run) {
-  const std::size_t samples = run.samples;
   std::string out = "{\n";
   out += fmt::format("  \"format\": 1,\n  \"command\": {},\n  \"samples\": {},\n", json_string(run.command),
-                     samples);
+                     run.sampling ? run.sampling->steps : 0);
+  if (run.sampling) // steps of each launch above, launches here
+    out += fmt::format("  \"launches\": {},\n", run.sampling->launches);
   out += fmt::format("  \"files\": {},\n", json_list(run.files, "  "));
   out += fmt::format("  \"scenario\": {{\n    \"name\": {},\n    \"description\": {},\n    \"file\": {},\n"
                      "    \"seed\": {},\n    \"text\": {}\n  }},\n",
                      json_string(s.name), json_string(s.description), json_string(s.file), s.seed,
                      json_string(read_text(s.file)));
   out += "  \"inputs\": [";
-  const auto inputs = key_inputs(s, c, samples);
+  const auto inputs = key_inputs(s, c, run.sampling);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     out += fmt::format("{}\n    [{}, {}]", i == 0 ? "" : ",", json_string(inputs[i].first),
                        json_string(inputs[i].second));

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "sim/report/comparison.hpp"
+#include "sim/report/distribution.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +18,7 @@ namespace dpusim::report {
 /// What the command did besides simulating the comparison's variants.
 struct RunContext {
   std::string command;                   // "run" or "compare"
-  std::size_t samples = 0;               // 0: a single run per variant
+  std::optional<Sampling> sampling;      // none: a single run per variant
   std::vector<std::string> explanations; // report::explain's sentences
   std::vector<std::string> files;        // the other files of its output set (a report draws only these)
 };

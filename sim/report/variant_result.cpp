@@ -76,6 +76,7 @@ std::string serialize(const VariantResult& r) {
   out << YAML::Key << "host_cores" << YAML::Value << r.host_cores;
   out << YAML::Key << "arm_cores" << YAML::Value << r.arm_cores;
   out << YAML::Key << "seed" << YAML::Value << r.seed;
+  out << YAML::Key << "step_seed" << YAML::Value << r.step_seed;
   out << YAML::Key << "nodes" << YAML::Value << r.nodes;
   out << YAML::Key << "gpus" << YAML::Value << r.gpus;
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
@@ -138,6 +139,7 @@ VariantResult deserialize(const std::string& text) {
   r.host_cores = n["host_cores"].as<int>();
   r.arm_cores = n["arm_cores"].as<int>();
   r.seed = n["seed"].as<std::uint64_t>();
+  r.step_seed = n["step_seed"] ? n["step_seed"].as<std::uint64_t>() : r.seed;
   r.nodes = n["nodes"].as<int>();
   r.gpus = n["gpus"].as<int>();
   for (const auto fields :
@@ -185,6 +187,7 @@ VariantResult identity_of(const scenario::Scenario& s, const offload::Variant& v
   r.on_dpu = variant.on_dpu;
   r.host_cores = hw.node_host_cores();
   r.seed = s.seed;
+  r.step_seed = s.step_draw_seed();
   r.calibrated = hw.calibrated;
   r.gpu_performance = hw.gpu_performance;
   return r;

@@ -27,12 +27,13 @@ struct HotLink {
 struct VariantResult {
   std::string scenario;
   std::string variant;
-  std::string device;    // NIC or DPU carrying inter-node traffic
-  std::string placement; // function=site for each function, ';'-separated
-  bool on_dpu = false;   // the device is the scenario's DPU
-  int host_cores = 0;    // per node
-  int arm_cores = 0;     // per node, all DPUs
-  std::uint64_t seed = 0;
+  std::string device;          // NIC or DPU carrying inter-node traffic
+  std::string placement;       // function=site for each function, ';'-separated
+  bool on_dpu = false;         // the device is the scenario's DPU
+  int host_cores = 0;          // per node
+  int arm_cores = 0;           // per node, all DPUs
+  std::uint64_t seed = 0;      // the job's draw (Scenario::seed)
+  std::uint64_t step_seed = 0; // the step's draws (Scenario::step_draw_seed)
   int nodes = 0;
   int gpus = 0;
   metrics::IterationMetrics metrics;

@@ -181,7 +181,13 @@ struct Scenario {
   WorkloadConfig workload;
   std::string baseline;
   std::vector<offload::Variant> variants; // baseline first, then the others, without duplicates
+  /// The job's draw: what stays fixed for a job's life and changes between launches (each queue pair's
+  /// ECMP hash, which GPUs run slow); the step's draws too unless step_seed is given.
   std::uint64_t seed = 1;
+  /// The step's draws: what changes from one step of a job to the next (kernel jitter and delays,
+  /// software-latency tails, OS noise, node stalls, where a flapping link is in its period). None: seed.
+  std::optional<std::uint64_t> step_seed;
+  [[nodiscard]] std::uint64_t step_draw_seed() const { return step_seed.value_or(seed); }
   std::string calibration; // path of a calibration profile, empty when none
   std::string gpu_profile; // a validated software-stack profile of the catalog (gpu_profiles/), or empty
   // Take the profile's machine shape (core counts) even where it differs from the node's; by default

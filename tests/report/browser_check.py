@@ -8,7 +8,7 @@ loads the page from its file, then fails (exit 1, naming each problem) on
   - a figure missing, or one whose SVG is not laid out (no width or height);
   - a mark missing or empty: the marks are worked out here from the CSVs themselves (a bar for every
     cause of every variant's step that is not zero, a bar per variant for the cores by use and the
-    speed-up, a CDF line with its p50 and p99 per variant of distribution.csv, a bar per function move
+    speed-up, a CDF line with its p50 and p99 per variant and kind (steps, launches) of distribution.csv, a bar per function move
     and kind in attribution.csv that changes the step, a line and a scatter per variant of a plan's
     points.csv with feasible points and the Pareto front), plus every mark the
     renderer's data.json lists; each must be an element of the figure's SVG with a non-empty box;
@@ -155,8 +155,15 @@ def expected_marks(table, distribution, attribution=(), points=()):
         if len(table) > 1:
             want["speedup"] = [f"speedup-v{i}" for i in range(len(table))]
     if distribution:
-        want["step-distribution"] = [f"step-distribution-v{i}-{k}" for i in range(len(distribution))
-                                     for k in ("cdf", "p50", "p99")]
+        # A panel per variant: the steps of launch 0 (solid) and the launches (dashed), where drawn.
+        marks = []
+        for i, v in enumerate(dict.fromkeys(r["variant"] for r in distribution)):
+            for r in distribution:
+                if r["variant"] != v or (r["over"] == "steps" and r["launch"] != "0"):
+                    continue
+                prefix = "launches-" if r["over"] == "launches" else ""
+                marks += [f"step-distribution-v{i}-{prefix}{k}" for k in ("cdf", "p50", "p99")]
+        want["step-distribution"] = marks
     return want
 
 
@@ -245,7 +252,7 @@ def check(args):
         elif fid == "attribution":
             names = sorted({r["variant"] for r in rows(args.attribution) if r["function"] != "all"})
         else:
-            names = [r["variant"] for r in (distribution if fid == "step-distribution" else table)]
+            names = list(dict.fromkeys(r["variant"] for r in (distribution if fid == "step-distribution" else table)))
         text = " ".join(got["text"])
         for n in names:
             if n not in text:

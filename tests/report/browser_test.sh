@@ -24,7 +24,7 @@ scenario="$src/scenarios/examples/quickstart.yaml"
 check --html "$work/compare/report.html" --data "$work/compare/report-figures/data.json" \
   --csv "$work/compare/comparison.csv" --screenshot "$work/screenshots/quickstart-compare.png"
 
-"$dpusim" compare "$src/scenarios/examples/gpu-stragglers.yaml" --samples 4 --out "$work/samples" --report --quiet
+"$dpusim" compare "$src/scenarios/examples/gpu-stragglers.yaml" --launches 3 --samples 2 --out "$work/samples" --report --quiet
 check --html "$work/samples/report.html" --data "$work/samples/report-figures/data.json" \
   --csv "$work/samples/comparison.csv" --distribution "$work/samples/distribution.csv" \
   --screenshot "$work/screenshots/gpu-stragglers-samples.png"

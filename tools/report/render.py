@@ -156,13 +156,15 @@ class Outputs:
             path = os.path.join(directory, "samples.csv")
             self.samples = read_csv(path)
             for r in self.samples:
-                for key in ("step_time_s", "straggler_wait_s", "speedup_vs_baseline"):
+                for key in ("step_time_s", "straggler_wait_s", "speedup_vs_baseline", "launch"):
                     r[key] = number(r, key, path)
             path = os.path.join(directory, "distribution.csv")
             self.distribution = read_csv(path)
             for r in self.distribution:
+                if r.get("over") not in ("steps", "launches"):
+                    raise BadInput(f"{path}: 'over' is {r.get('over')!r}; valid: steps, launches")
                 for key in r:
-                    if key != "variant":
+                    if key not in ("variant", "over", "launch"):
                         r[key] = number(r, key, path)
             self.read += ["samples.csv", "distribution.csv"]
         self.points = []
@@ -208,7 +210,7 @@ class Outputs:
         if self.rows:
             return [r["variant"] for r in self.rows]
         if self.distribution:
-            return [r["variant"] for r in self.distribution]
+            return list(dict.fromkeys(r["variant"] for r in self.distribution))
         return list(dict.fromkeys(r["variant"] for r in self.points))
 
     # The inputs of a plan's points: those all points share, and the axes (those that vary).
@@ -425,59 +427,94 @@ def figure_speedup(out):
     return f
 
 
+def distribution_panels(out):
+    """Per variant (in distribution.csv's order): its steps' row of launch 0 and its launches' row, either
+    absent where the run did not draw that kind."""
+    panels = {}
+    for d in out.distribution:
+        p = panels.setdefault(d["variant"], {"steps": None, "launches": None})
+        if d["over"] == "launches":
+            p["launches"] = d
+        elif d["launch"] == "0":
+            p["steps"] = d
+    return panels
+
+
 def figure_distribution(out):
     if not out.samples:
         return None
-    n = int(out.distribution[0]["samples"])
-    count = len(out.distribution)
+    panels = distribution_panels(out)
+    count = len(panels)
     cols = min(count, 3)
     rows_ = (count + cols - 1) // cols
+    first = next(iter(panels.values()))
+    parts = []
+    if first["steps"]:
+        parts.append(f"the steps of the scenario's own job over {int(first['steps']['count'])} step draws (kernel "
+                     "jitter, latency tails, OS noise; its ECMP hashes and slow GPUs fixed), solid")
+    if first["launches"]:
+        parts.append(f"the job's typical step (its mean) over {int(first['launches']['count'])} launches, each "
+                     "with its own ECMP hashes and slow GPUs, dashed")
     f = Figure(
         "step-distribution",
-        "Step time over seeds",
-        f"The empirical distribution (CDF) of each variant's step time over {n} samples (seeds derived from "
-        "the scenario's: ECMP hashes and the noise model's draws), one panel per variant on its own scale, "
-        "with the p50 (circle, dashed) and p99 (triangle, dotted) of distribution.csv marked.",
+        "Step time: steps of a job, and launches of it",
+        "The empirical distributions (CDF) of each variant's step time: " + "; ".join(parts) + ". One panel "
+        "per variant on its own scale, with the p50 (circle) and p99 (triangle) of distribution.csv marked.",
         width=3.6 * cols + 0.6,
         height=2.9 * rows_ + 0.3,
     )
     f.fig.delaxes(f.ax)
     axes = f.fig.subplots(rows_, cols, squeeze=False, sharey=True)
-    for i, d in enumerate(out.distribution):
+    steps_of = {}
+    for r in out.samples:
+        steps_of.setdefault(r["variant"], {}).setdefault(int(r["launch"]), []).append(r["step_time_s"])
+    for i, (v, panel) in enumerate(panels.items()):
         ax = axes[i // cols][i % cols]
-        v = d["variant"]
         colour = VARIANT_COLOURS[i % len(VARIANT_COLOURS)]
-        steps = sorted(r["step_time_s"] for r in out.samples if r["variant"] == v)
-        if not steps:
+        launches = steps_of.get(v)
+        if not launches:
             raise BadInput(f"samples.csv has no sample of {v}, which distribution.csv lists")
-        xs = [steps[0]] + steps
-        ys = [0.0] + [(k + 1) / len(steps) for k in range(len(steps))]
-        (line,) = ax.step(xs, ys, where="post", color=colour, linewidth=1.6)
-        f.mark(line, f"v{i}-cdf")
-        for q, marker, style, y in (("p50", "o", "--", 0.5), ("p99", "^", ":", 0.99)):
-            x = d[f"{q}_step_s"]
-            ax.axvline(x, color=colour, linestyle=style, linewidth=0.9)
-            (m,) = ax.plot([x], [y], marker=marker, color=colour, markersize=7, linestyle="none")
-            f.mark(m, f"v{i}-{q}")
-        low, high = steps[0], steps[-1]
+        drawn = []
+        title = [v]
+        data = {}
+        for kind, values, style, prefix in (
+            ("steps", launches.get(0, []), "-", ""),
+            ("launches", [sum(x) / len(x) for _, x in sorted(launches.items())], "--", "launches-"),
+        ):
+            d = panel[kind]
+            if not d:
+                continue
+            values = sorted(values)
+            xs = [values[0]] + values
+            ys = [0.0] + [(k + 1) / len(values) for k in range(len(values))]
+            (line,) = ax.step(xs, ys, where="post", color=colour, linewidth=1.6, linestyle=style)
+            f.mark(line, f"v{i}-{prefix}cdf")
+            for q, marker, y in (("p50", "o", 0.5), ("p99", "^", 0.99)):
+                x = d[f"{q}_step_s"]
+                (m,) = ax.plot([x], [y], marker=marker, color=colour, markersize=7, linestyle="none")
+                f.mark(m, f"v{i}-{prefix}{q}")
+            drawn += values
+            title.append(f"{kind}: p50 {d['p50_step_s']:.4g} s, p99 {d['p99_step_s']:.4g} s")
+            data[kind] = {
+                "count": len(values),
+                "step_s": [rounded(x) for x in values],
+                "p50_s": rounded(d["p50_step_s"]),
+                "p99_s": rounded(d["p99_step_s"]),
+            }
+        low, high = min(drawn), max(drawn)
         pad = max((high - low) * 0.15, abs(high) * 0.002, 1e-9)
         ax.set_xlim(low - pad, high + pad)
-        ax.set_title(f"{v}\np50 {d['p50_step_s']:.4g} s, p99 {d['p99_step_s']:.4g} s", fontsize=9)
+        ax.set_title("\n".join(title), fontsize=8)
         ax.set_xlabel("seconds per step", fontsize=9)
         ax.tick_params(labelsize=8)
         ax.set_ylim(0, 1.05)
         ax.grid(axis="y", linewidth=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        f.data[v] = {
-            "samples": len(steps),
-            "step_s": [rounded(s) for s in steps],
-            "p50_s": rounded(d["p50_step_s"]),
-            "p99_s": rounded(d["p99_step_s"]),
-        }
+        f.data[v] = data
     for k in range(count, rows_ * cols):
         axes[k // cols][k % cols].set_visible(False)
     for r in axes:
-        r[0].set_ylabel("fraction of samples", fontsize=9)
+        r[0].set_ylabel("fraction", fontsize=9)
     f.ax = axes[0][0]
     return f
 

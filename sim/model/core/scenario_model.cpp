@@ -27,7 +27,12 @@ public:
         {"cluster", "section", "required", "the nodes, their devices and the fabric"},
         {"workload", "section", "required", "the model trained, its batch and its parallelism"},
         {"offload", "section", "required", "the offload variants to compare"},
-        {"seed", "count", "1", "seeds every random choice (ECMP hashing); same seed, same results"},
+        {"seed", "count", "1",
+         "the job's draw: each queue pair's ECMP hash and which GPUs run slow (and the step's draws unless "
+         "step_seed is given); same seeds, same results"},
+        {"step_seed", "count", "the seed",
+         "the step's draws: kernel jitter and delays, latency tails, OS noise, node stalls, a flapping "
+         "link's phase"},
         {"calibration", "path", "none", "a profile.yaml written by dpusim-calib, relative to the scenario"},
         {"gpu_profile", "catalog GPU profile", "none (the catalog's kernel figures)",
          "a software stack's GPU performance, fitted to published runs (dpusim catalog lists them)"},

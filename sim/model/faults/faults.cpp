@@ -36,7 +36,7 @@ constexpr std::string_view kSection = "faults";
 constexpr double kShortestFlapPeriodS = 0.01;
 
 /// Where in its period each flapping link is when an iteration starts: uniform over the period, one draw
-/// per entry from the scenario's seed, so that over seeds the step sees every phase alike.
+/// per entry from the step's seed (Scenario::step_draw_seed), so that over steps it sees every phase alike.
 std::vector<double> flap_phases(const FaultsConfig& f, std::uint64_t seed) {
   boost::random::mt19937_64 rng(seed ^ 0x666c6170ULL);
   std::vector<double> out;
@@ -396,7 +396,7 @@ public:
     if (f == nullptr)
       return;
     if (topo.layout().fabric.pooled) {
-      shape_pooled(*f, topo, s.seed, platform);
+      shape_pooled(*f, topo, s.step_draw_seed(), platform);
       return;
     }
     for (const auto& d : f->degraded_links) {
@@ -406,7 +406,7 @@ public:
         if (names.contains(link.name))
           link.bandwidth *= d.rate;
     }
-    const auto phases = flap_phases(*f, s.seed);
+    const auto phases = flap_phases(*f, s.step_draw_seed());
     for (std::size_t i = 0; i < f->flapping_links.size(); ++i) {
       const auto& d = f->flapping_links[i];
       add_flaps(platform, link_names(topo, {d.leaf, d.spine, 0}), d, phases[i], 1.0);
@@ -434,13 +434,13 @@ public:
                       pooled ? "adaptive routing spreads over the spines left"
                              : fmt::format("routes go around {} and ECMP spreads over the spines left",
                                            f->failed_spines.size() == 1 ? "it" : "them")));
-    const auto phases = flap_phases(*f, run.scenario.seed);
+    const auto phases = flap_phases(*f, run.scenario.step_draw_seed());
     for (std::size_t i = 0; i < f->flapping_links.size(); ++i) {
       const auto& d = f->flapping_links[i];
       const FaultsConfig::DegradedLink at{d.leaf, d.spine, 0};
       r.notes.push_back(fmt::format(
           "faults: the links between leaf{} and {} go down for {} every {}, both directions, "
-          "{} into the iteration and every period after (drawn from the seed: --samples N gives every phase "
+          "{} into the iteration and every period after (the step's draw: --samples N gives every phase "
           "alike); {}; routes do not "
           "change (a flap shorter than the fabric takes to route around it), and collectives timed once by "
           "a probe (tensor-, expert- and context-parallel) do not see it",

@@ -15,11 +15,14 @@ std::uint64_t mix(std::uint64_t x) {
 }
 
 Draws::Draws(const NoiseConfig& config, const scenario::Scenario& scenario)
-    : n(config), s(scenario), slow_rng(mix(s.seed ^ 0x736c6f77ULL)), jitter_rng(mix(s.seed ^ 0x6a697474ULL)),
-      delay_rng(mix(s.seed ^ 0x64656c61ULL)), tail_rng(mix(s.seed ^ 0x7461696cULL)),
-      os_rng(mix(s.seed ^ 0x6f736e6fULL)), storage_rng(mix(s.seed ^ 0x73746f72ULL)),
-      loader_rng(mix(s.seed ^ 0x6c6f6164ULL)), client_rng(mix(s.seed ^ 0x636c6e74ULL)),
-      stall_rng(mix(s.seed ^ 0x7374616cULL)) {}
+    // Which GPUs run slow is the job's draw; everything else is the step's.
+    : n(config), s(scenario), slow_rng(mix(s.seed ^ 0x736c6f77ULL)),
+      jitter_rng(mix(s.step_draw_seed() ^ 0x6a697474ULL)), delay_rng(mix(s.step_draw_seed() ^ 0x64656c61ULL)),
+      tail_rng(mix(s.step_draw_seed() ^ 0x7461696cULL)), os_rng(mix(s.step_draw_seed() ^ 0x6f736e6fULL)),
+      storage_rng(mix(s.step_draw_seed() ^ 0x73746f72ULL)),
+      loader_rng(mix(s.step_draw_seed() ^ 0x6c6f6164ULL)),
+      client_rng(mix(s.step_draw_seed() ^ 0x636c6e74ULL)),
+      stall_rng(mix(s.step_draw_seed() ^ 0x7374616cULL)) {}
 
 double Draws::node_stall(int node, const plan::TaskInfo& info, double window_s) {
   if (!n.stalls() || !(window_s > 0))

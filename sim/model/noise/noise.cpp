@@ -1,8 +1,9 @@
 // Variability of GPU work: per-task jitter of kernel time, a per-micro-batch delay, and persistently
-// slow GPUs, all drawn from the scenario's seed (Boost.Random: the same draws on every platform). The
-// iteration is simulated with and without them on the same platform: collectives and pipeline sends
-// wait for their slowest member because they are simulated that way, and the difference is the
-// straggler wait. Noise makes replicas differ, so every data-parallel replica is simulated.
+// slow GPUs; which GPUs are slow is the job's draw (the scenario's seed), the rest the step's (step_seed)
+// (Boost.Random: the same draws on every platform). The iteration is simulated with and without them on the
+// same platform: collectives and pipeline sends wait for their slowest member because they are simulated that
+// way, and the difference is the straggler wait. Noise makes replicas differ, so every data-parallel replica
+// is simulated.
 #include "sim/model/noise/noise.hpp"
 
 #include "models/calibration/parameters.hpp"
@@ -77,7 +78,8 @@ public:
   }
   [[nodiscard]] std::vector<Key> keys() const override {
     return {
-        {"noise", "section", "none", "variability of GPU work, drawn from the scenario's seed"},
+        {"noise", "section", "none",
+         "variability of GPU work: which GPUs run slow from the seed, the rest from step_seed"},
         {"noise.gpu_jitter", "fraction", "0",
          "coefficient of variation of each GPU task's time (lognormal, mean 1), per GPU"},
         {"noise.gpu_delay", "section", "none", "an extra delay once per micro-batch and GPU"},

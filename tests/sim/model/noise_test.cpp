@@ -1,6 +1,7 @@
 // The noise model's closed forms and properties, over whole simulations: ranks that synchronise once
 // per step, each delayed by an i.i.d. exponential of mean mu, wait mu * H_N on average (harmonic number);
 // more noise is never faster; no noise section gives exactly the noise-free result.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
 #include <fstream>
@@ -118,22 +119,16 @@ TEST(NoiseProperties, DrawnHostTcpStepsVaryAroundTheirExpectedMaximum) {
   const auto r =
       run_command({DPUSIM_BINARY, "run", file, "--samples", "30", "--out", tmp.path() + "/t", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(tmp.path() + "/t/distribution.csv");
-  std::string header;
-  std::string row;
-  std::getline(in, header);
-  std::getline(in, row);
-  std::vector<double> v;
-  std::stringstream ss(row.substr(row.find(',') + 1));
-  for (std::string x; std::getline(ss, x, ',');)
-    v.push_back(std::stod(x));
-  // samples, mean, stdev, p50, ...
-  EXPECT_GT(v.at(2), 0.0);
+  const auto rows = dpusim::testing::csv_rows(tmp.path() + "/t/distribution.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("over"), "steps");
+  EXPECT_EQ(rows[0].at("count"), "30");
+  EXPECT_GT(std::stod(rows[0].at("stdev_step_s")), 0.0);
   std::string text = tail_scenario("host-tcp");
   text.replace(text.find("noise: {network_tail: true}\n"),
                std::string("noise: {network_tail: true}\n").size(), "");
   const double clean = simulate(tmp, "clean", text, "step_time_s");
-  EXPECT_NEAR(v.at(1) / clean, 1.0, 0.01);
+  EXPECT_NEAR(std::stod(rows[0].at("mean_step_s")) / clean, 1.0, 0.01);
 }
 
 TEST(NoiseProperties, OsNoiseSlowsHostTcpStepsAndLeavesRdmaInNicHardwareNearlyAlone) {

@@ -78,8 +78,8 @@ TEST(ModelRegistry, ListsASectionsKeysInTheOrderTheyAreDeclared) {
                                               "fabric", "services",      "storage", "tenants"};
   EXPECT_EQ(reg.keys_under("cluster"), cluster);
   const std::vector<std::string_view> top{
-      "name",        "description",       "cluster",    "workload", "offload", "seed",      "calibration",
-      "gpu_profile", "calibration_shape", "validation", "faults",   "noise",   "congestion"};
+      "name",        "description", "cluster",           "workload",   "offload", "seed",  "step_seed",
+      "calibration", "gpu_profile", "calibration_shape", "validation", "faults",  "noise", "congestion"};
   EXPECT_EQ(reg.keys_under(""), top);
   EXPECT_EQ(reg.keys_under("cluster.services"),
             (std::vector<std::string_view>{"encryption", "overlay", "agents"}));

@@ -1,6 +1,7 @@
 // The slowest-replica shortcut against the full simulation, over whole runs: the same seeds with
 // noise.replicas all and slowest give p50 and p99 steps within 3% (tools/noise-shortcut-check.sh runs
 // the larger cases of docs/models/noise.md); auto keeps every replica where the plan is small.
+#include "tests/support/golden_tables.hpp"
 #include "tests/support/run_csv.hpp"
 
 #include <fstream>
@@ -36,20 +37,15 @@ Percentiles run(const TempDir& tmp, const std::string& name, const std::string& 
     args.insert(args.end(), {"--samples", std::to_string(samples)});
   const auto r = run_command(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(tmp.path() + "/" + name + (samples > 1 ? "/distribution.csv" : "/run.csv"));
-  std::string line;
-  std::getline(in, line);
-  std::getline(in, line);
-  std::stringstream ls(line);
-  std::string v;
   Percentiles p;
   p.out = r.out;
-  for (int i = 0; std::getline(ls, v, ','); ++i) {
-    if (i == 4)
-      p.p50 = std::stod(v);
-    if (i == 6)
-      p.p99 = std::stod(v);
-  }
+  // Sampled: the steps' p50 and p99 of distribution.csv; once: the one step of run.csv.
+  const auto rows =
+      dpusim::testing::csv_rows(tmp.path() + "/" + name + (samples > 1 ? "/distribution.csv" : "/run.csv"));
+  if (rows.empty())
+    return p;
+  p.p50 = std::stod(rows[0].at(samples > 1 ? "p50_step_s" : "step_time_s"));
+  p.p99 = std::stod(rows[0].at(samples > 1 ? "p99_step_s" : "step_time_s"));
   return p;
 }
 
