@@ -187,22 +187,18 @@ std::string render_distribution_csv(const std::vector<VariantSamples>& variants)
   std::string out = "variant,over,launch,count,mean_step_s,stdev_step_s,p50_step_s,p90_step_s,p99_step_s,"
                     "p99_ci_low_s,p99_ci_high_s,max_step_s,speedup_p50,speedup_p99\n";
   const auto sampling = sampling_of(variants);
-  std::vector<Row> all;
+  // Each kind's rows (one per variant, in the variants' order), then written variant by variant.
+  std::vector<std::vector<Row>> kinds;
   // One run of one launch is still a (degenerate) distribution of steps.
   const bool steps = sampling.steps > 1 || sampling.launches == 1;
   for (std::size_t l = 0; steps && l < sampling.launches; ++l)
-    for (auto& r : rows_of(variants, "steps", l))
-      all.push_back(std::move(r));
+    kinds.push_back(rows_of(variants, "steps", l));
   if (sampling.launches > 1)
-    for (auto& r : rows_of(variants, "launches", 0))
-      all.push_back(std::move(r));
-  // Variant by variant, in the order each kind came.
-  std::stable_sort(all.begin(), all.end(), [&](const Row& a, const Row& b) {
-    const auto at = [&](const std::string& name) {
-      return std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v.variant == name; });
-    };
-    return at(a.variant) < at(b.variant);
-  });
+    kinds.push_back(rows_of(variants, "launches", 0));
+  std::vector<Row> all;
+  for (std::size_t v = 0; v < variants.size(); ++v)
+    for (const auto& kind : kinds)
+      all.push_back(kind[v]);
   for (const auto& r : all) {
     const auto& d = r.d;
     out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{:.6g}\n",
