@@ -10,6 +10,8 @@ CpuSpec read_cpu(EntryReader& r) {
   c.name = r.name();
   c.description = r.description();
   c.cores = r.count("cores", 1, 4096);
+  if (auto v = r.map().optional("vendor"))
+    c.vendor = v->as_choice({"intel", "amd", "nvidia"});
   c.base_clock = r.quantity<Frequency>("base_clock");
   c.tcp_tx_rate_per_core = r.quantity<DataRate>("tcp_tx_rate_per_core");
   c.tcp_rx_rate_per_core = r.quantity<DataRate>("tcp_rx_rate_per_core");

@@ -15,6 +15,9 @@ struct CpuSpec {
   std::string name;
   std::string description;
   Cited<int> cores; // per socket
+  /// Who makes it (intel, amd, nvidia; empty where the entry does not say): NCCL's tuner weighs AMD hosts'
+  /// and x86 hosts' costs apart (docs/models/collectives.md, "NCCL's choice").
+  std::string vendor;
   Cited<units::Frequency> base_clock;
   Cited<units::DataRate> tcp_tx_rate_per_core;  // CPU-bound kernel TCP send throughput of one core
   Cited<units::DataRate> tcp_rx_rate_per_core;  // ... receive

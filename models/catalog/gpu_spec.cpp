@@ -114,6 +114,7 @@ GpuSpec read_gpu(EntryReader& r, const std::string& directory) {
   g.pcie_bandwidth = r.quantity<DataRate>("pcie_bandwidth");
   g.kernel_floor = r.quantity<Seconds>("kernel_floor");
   g.sms = r.optional_number("sms", 1, 1 << 16);
+  g.compute_capability = r.number("compute_capability", 1.0, 99.0);
   g.tdp = r.quantity<Power>("tdp");
   g.idle_power = r.optional_quantity<Power>("idle_power");
   g.interruptions = read_interruptions(r, "interruptions");

@@ -33,6 +33,7 @@ struct GpuSpec {
   Cited<units::DataRate> pcie_bandwidth;      // per direction
   Cited<units::Seconds> kernel_floor;         // shortest time any kernel occupies the GPU
   std::optional<Cited<double>> sms;           // streaming multiprocessors (kernels that take some share them)
+  Cited<double> compute_capability;           // CUDA's (9.0 for Hopper): NCCL's tuner tables by it
   Cited<units::Power> tdp;
   std::optional<Cited<units::Power>> idle_power; // drawn while it waits (no kernel running)
   std::optional<InterruptionRate> interruptions; // per GPU, from a failure study

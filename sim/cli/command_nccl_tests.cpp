@@ -32,11 +32,14 @@ int command_nccl_tests(const std::vector<std::string>& args) {
        "element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, "
        "f8e4m3, f8e5m2") //
       ("algo", po::value<std::string>(),
-       "NCCL_ALGO: ring | tree | nvls | hierarchical (default: the scenario's "
-       "workload.communication.algorithm)") //
+       "NCCL_ALGO: ring | tree | nvls | hierarchical (default: at each size what NCCL's tuner picks "
+       "among ring, tree and NVLS, from its own latency and bandwidth model)") //
       ("proto", po::value<std::string>(),
-       "NCCL_PROTO: Simple | LL | LL128 (default: at each size the fastest of the three for rings and "
-       "trees, Simple otherwise)") //
+       "NCCL_PROTO: Simple | LL | LL128 (default: at each size what NCCL's tuner picks for the "
+       "algorithm; Simple for hierarchical, alltoall and sendrecv)") //
+      ("nvls-enable", po::value<int>(),
+       "NCCL_NVLS_ENABLE: 0 keeps NVLink SHARP out of the tuner's choice (and --algo nvls runs the ring); "
+       "default 1 where the GPU has it") //
       ("variant", po::value<std::string>(),
        "offload variant: a name from the scenario or a placement (default: the scenario's baseline)");
   add_common_options(options);

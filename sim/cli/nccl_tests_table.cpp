@@ -152,6 +152,12 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
           fmt::format("--algo {}: valid: ring, tree, nvls, hierarchical", vm["algo"].as<std::string>()));
     sw.options.algorithm = *algo;
   }
+  if (vm.count("nvls-enable") != 0) {
+    const int nvls = vm["nvls-enable"].as<int>();
+    if (nvls != 0 && nvls != 1)
+      throw po::error(fmt::format("--nvls-enable {}: valid: 0, 1", nvls));
+    sw.options.nvls_enable = nvls == 1;
+  }
   sw.type = vm["datatype"].as<std::string>();
   const auto type =
       std::find_if(kTypes.begin(), kTypes.end(), [&](const auto& t) { return sw.type == t.first; });
@@ -173,14 +179,15 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
   const auto& o = sweep.options;
   const std::string op(run::sweep_op_name(o.op));
   const bool reduces = o.op == run::SweepOp::all_reduce || o.op == run::SweepOp::reduce_scatter;
-  std::string out =
-      fmt::format("# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
-                  "({}), algorithm {}, {}\n",
-                  s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node, variant,
-                  result.device, result.algorithm,
-                  o.protocol ? fmt::format("protocol {}", catalog::protocol_name(*o.protocol))
-                             : std::string("protocol at each size the fastest of those the "
-                                           "algorithm has, as simulated (nccl-tests.csv names it)"));
+  std::string out = fmt::format(
+      "# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
+      "({}), {}, {}\n",
+      s.name, s.cluster.node, o.nodes, o.nodes == 1 ? "" : "s", o.gpus_per_node, variant, result.device,
+      o.algorithm ? fmt::format("algorithm {}", result.algorithm)
+                  : std::string("algorithm at each size NCCL's tuner's pick"),
+      o.protocol ? fmt::format("protocol {}", catalog::protocol_name(*o.protocol))
+                 : std::string("protocol at each size NCCL's tuner's pick for it (nccl-tests.csv "
+                               "names both)"));
   out += fmt::format("# Collective test starting: {}_perf\n", op);
   out += fmt::format("# nThread 1 nGpus 1 minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 0 iters: 1 "
                      "agg iters: 1 validation: 0 graph: 0\n",
@@ -229,7 +236,7 @@ std::string render_nccl_tests_csv(const NcclTestsSweep& sweep, const run::SweepR
     out +=
         fmt::format("{},{},{},{},{},{},{},{:.0f},{:.0f},{},{:.9g},{:.9g},{:.9g},{}\n",
                     run::sweep_op_name(o.op), result.ranks, o.nodes, o.gpus_per_node, variant, result.device,
-                    result.algorithm, row.bytes, std::floor(row.bytes / sweep.type_bytes), sweep.type,
+                    row.algorithm, row.bytes, std::floor(row.bytes / sweep.type_bytes), sweep.type,
                     row.time_s * 1e6, algbw, algbw * factor, catalog::protocol_name(row.protocol));
   }
   return out;

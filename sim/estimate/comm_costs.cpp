@@ -281,10 +281,16 @@ CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
     for (const auto& channel : plan.channels)
       for (const auto& hop : channel)
         b.hop(l, hop.src, hop.dst, hop.bytes, true);
-    const double step =
-        plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
-                       : nvlink_step_s();
-    c.latency_s = std::max(c.latency_s, hw_.collective.base_latency.value.si() + plan.steps * step);
+    // As the lowering charges it: only the steps that cross from node to node pay the network's latency.
+    const int inter_steps =
+        plan.nodes <= 1
+            ? 0
+            : (call.kind == collectives::CollectiveKind::all_reduce ? 2 * (plan.nodes - 1) : plan.nodes - 1);
+    const double network_step =
+        inter_steps > 0 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
+                        : 0.0;
+    c.latency_s = std::max(c.latency_s, hw_.collective.base_latency.value.si() + inter_steps * network_step +
+                                            (plan.steps - inter_steps) * nvlink_step_s());
   }
   return b.cost(l, c.latency_s);
 }

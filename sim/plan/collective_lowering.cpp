@@ -293,8 +293,9 @@ void CollectiveLowering::drop_idle_nvlink_flows(Lowered& out) {
     for (const auto& f : part.flows) {
       const auto& r = routes_.route(f.src, f.dst);
       network = network || r.kind == platform::HopKind::network;
+      // A route of several equal paths lists each path's links: the flow's bytes are shared among them.
       for (auto e : r.links)
-        bytes_on[e] += f.bytes;
+        bytes_on[e] += f.bytes / r.spread;
     }
     for (const auto& l : part.loads)
       network_s = std::max(network_s, l.amount);
@@ -353,13 +354,15 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   out.intra_node_hops = collectives::ring_nvlink_hops_matter(
       plan, shape, node.nvlink_per_gpu.si() * hw_.gpu.nvlink_collective_efficiency.value,
       node.nic_line_rate.si() * hw_.nic.collective_efficiency.value);
-  double route_latency = 0;
+  double nvlink_route = 0; // the longest route of each kind
+  double network_route = 0;
   bool network = false;
   for (const auto& channel : plan.channels) {
     std::vector<const collectives::Hop*> simulated;
     for (const auto& hop : channel) {
       const auto& r = routes_.route(hop.src, hop.dst);
-      route_latency = std::max(route_latency, r.latency_s);
+      auto& longest = r.kind == platform::HopKind::network ? network_route : nvlink_route;
+      longest = std::max(longest, r.latency_s);
       network = network || r.kind == platform::HopKind::network;
       if (r.kind != platform::HopKind::nvlink || out.intra_node_hops)
         simulated.push_back(&hop);
@@ -376,13 +379,18 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
     }
     out.parts.push_back(std::move(part));
   }
-  // Each step waits for the library's per-step latency and the wire; host TCP adds its stack latency.
-  const double step =
-      route_latency +
-      step_latency(network ? platform::HopKind::network : platform::HopKind::nvlink, plan.nodes);
-  out.latency_s = costs_.base_latency.value.si() + out.steps * step - route_latency;
+  // Each step waits for the library's per-step latency and the wire; host TCP adds its stack latency. A
+  // chunk goes round the ring pipelined, so (as NCCL's own latency model counts it, NCCL-TUNE-230) only
+  // the steps that cross from node to node pay the network's latency: 2 (nodes - 1) of an all-reduce's,
+  // nodes - 1 of a reduce-scatter's or all-gather's; the others are NVLink steps.
+  const int inter_steps =
+      !network ? 0 : (kind == CollectiveKind::all_reduce ? 2 * (plan.nodes - 1) : plan.nodes - 1);
+  const double network_step = network_route + step_latency(platform::HopKind::network, plan.nodes);
+  const double nvlink_step = nvlink_route + step_latency(platform::HopKind::nvlink);
+  out.latency_s = costs_.base_latency.value.si() + inter_steps * network_step +
+                  (out.steps - inter_steps) * nvlink_step - std::max(nvlink_route, network_route);
   if (network)
-    note_tail(out, out.steps, plan.nodes);
+    note_tail(out, inter_steps, plan.nodes);
   std::sort(out.nics.begin(), out.nics.end());
   out.nics.erase(std::unique(out.nics.begin(), out.nics.end()), out.nics.end());
   return out;

@@ -1,6 +1,7 @@
 #include "sim/run/collective_sweep.hpp"
 
 #include "models/calibration/profile.hpp"
+#include "models/collectives/nccl_tuner.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/platform/route_registry.hpp"
@@ -65,6 +66,119 @@ plan::Lowered lower(plan::CollectiveLowering& lowering, SweepOp op, plan::Collec
   throw std::logic_error("unknown sweep operation");
 }
 
+/// What one size runs.
+struct Choice {
+  plan::CollectiveAlgorithm algorithm = plan::CollectiveAlgorithm::ring;
+  std::string name; // as NCCL's tuner names it, or as asked for
+  catalog::NcclProtocol protocol = catalog::NcclProtocol::simple;
+};
+
+collectives::CollectiveKind kind_of(SweepOp op) {
+  switch (op) {
+  case SweepOp::all_gather:
+    return collectives::CollectiveKind::all_gather;
+  case SweepOp::reduce_scatter:
+    return collectives::CollectiveKind::reduce_scatter;
+  case SweepOp::alltoall:
+  case SweepOp::sendrecv:
+    return collectives::CollectiveKind::all_to_all;
+  case SweepOp::all_reduce:
+    break;
+  }
+  return collectives::CollectiveKind::all_reduce;
+}
+
+/// NCCL's tuner's view of the sweep's ranks on this cluster: the bandwidths its topology search would
+/// find are the node's NVLink and the NICs its ranks use, at the catalog's efficiencies.
+collectives::TunerInput tuner_input(const scenario::Hardware& hw, const topology::NodeLayout& node,
+                                    const offload::Variant& variant, const SweepOptions& o) {
+  collectives::TunerInput in;
+  in.kind = kind_of(o.op);
+  in.nodes = o.nodes;
+  in.ranks = o.nodes * o.gpus_per_node;
+  in.generation = collectives::gpu_generation(hw.gpu.compute_capability.value);
+  in.amd_host = hw.cpu.vendor == "amd";
+  in.x86_host = hw.cpu.vendor == "amd" || hw.cpu.vendor == "intel";
+  const int nics = std::max(1, std::min(o.gpus_per_node, topology::nics_per_host(node) * node.trays));
+  // NCCL's search opens a ring per NIC and doubles the channels on NVLink systems (NCCL-SEARCH), at most
+  // MAXCHANNELS (64, src/include/device.h).
+  in.channels = std::min(64, nics * std::max(1, hw.collective.channels_per_nic.value));
+  in.nvlink = node.nvlink_per_gpu.si() > 0;
+  in.intra_gbps = (in.nvlink ? node.nvlink_per_gpu.si() * hw.gpu.nvlink_collective_efficiency.value
+                             : hw.gpu.pcie_bandwidth.value.si()) /
+                  1e9;
+  in.nvlink_gbps = node.nvlink_per_gpu.si() / 1e9;
+  in.inter_gbps = nics * node.nic_line_rate.si() * hw.nic.collective_efficiency.value / 1e9;
+  in.nvls = o.nvls_enable && hw.gpu.nvls_efficiency.value > 0 && in.nvlink;
+  in.gpudirect = variant.transport() == offload::Transport::rdma;
+  in.tree_ok = o.nodes > 1; // dpusim's tree runs across nodes
+  in.ll = hw.collective.protocol(catalog::NcclProtocol::ll).has_value();
+  in.ll128 = hw.collective.protocol(catalog::NcclProtocol::ll128).has_value();
+  return in;
+}
+
+catalog::NcclProtocol protocol_of(collectives::TunerProtocol p) {
+  switch (p) {
+  case collectives::TunerProtocol::ll:
+    return catalog::NcclProtocol::ll;
+  case collectives::TunerProtocol::ll128:
+    return catalog::NcclProtocol::ll128;
+  case collectives::TunerProtocol::simple:
+    break;
+  }
+  return catalog::NcclProtocol::simple;
+}
+
+std::optional<collectives::TunerProtocol> tuner_protocol(std::optional<catalog::NcclProtocol> p) {
+  if (!p)
+    return std::nullopt;
+  switch (*p) {
+  case catalog::NcclProtocol::ll:
+    return collectives::TunerProtocol::ll;
+  case catalog::NcclProtocol::ll128:
+    return collectives::TunerProtocol::ll128;
+  case catalog::NcclProtocol::simple:
+    break;
+  }
+  return collectives::TunerProtocol::simple;
+}
+
+Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
+  using collectives::TunerAlgorithm;
+  using plan::CollectiveAlgorithm;
+  const auto simple = o.protocol.value_or(catalog::NcclProtocol::simple);
+  // What the tuner does not weigh runs as asked, in Simple unless a protocol is pinned.
+  if (o.op == SweepOp::alltoall || o.op == SweepOp::sendrecv)
+    return {CollectiveAlgorithm::ring, o.op == SweepOp::alltoall ? "direct" : "p2p", simple};
+  if (o.algorithm == CollectiveAlgorithm::hierarchical)
+    return {CollectiveAlgorithm::hierarchical, "hierarchical", simple};
+  in.protocol = tuner_protocol(o.protocol);
+  if (o.algorithm) {
+    switch (*o.algorithm) {
+    case CollectiveAlgorithm::tree:
+      in.algorithm = TunerAlgorithm::tree;
+      break;
+    case CollectiveAlgorithm::nvls:
+      in.algorithm = o.nodes > 1 ? TunerAlgorithm::nvls_tree : TunerAlgorithm::nvls;
+      break;
+    default:
+      in.algorithm = TunerAlgorithm::ring;
+    }
+  }
+  auto picked = collectives::tuner_choice(in, bytes);
+  if (!picked && in.algorithm != TunerAlgorithm::ring) { // as NCCL falls back: the ring
+    in.algorithm = TunerAlgorithm::ring;
+    picked = collectives::tuner_choice(in, bytes);
+  }
+  if (!picked) // a pinned protocol the ring cannot run here (LL128 over sockets): as pinned
+    return {CollectiveAlgorithm::ring, "ring", simple};
+  const auto algorithm = picked->algorithm == TunerAlgorithm::tree   ? CollectiveAlgorithm::tree
+                         : picked->algorithm == TunerAlgorithm::ring ? CollectiveAlgorithm::ring
+                                                                     : CollectiveAlgorithm::nvls;
+  return {algorithm, std::string(collectives::tuner_algorithm_name(picked->algorithm)),
+          protocol_of(picked->protocol)};
+}
+
 } // namespace
 
 SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
@@ -105,49 +219,40 @@ SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Cat
   SweepResult result;
   result.ranks = static_cast<int>(gpus.size());
   result.device = hw.nic.name;
-  const auto algorithm = options.algorithm.value_or(
-      plan::parse_algorithm(s.workload.collective_algorithm).value_or(plan::CollectiveAlgorithm::ring));
-  result.algorithm = std::string(plan::algorithm_name(algorithm));
-  // The platform holds the routes the lowering asks for: those of the first and the last size (every size
-  // asks the same ones: which ranks talk over which paths does not depend on the bytes). Each size's
-  // graph is then lowered and simulated in turn, so a long sweep holds one graph at a time.
+  result.algorithm = options.algorithm ? std::string(plan::algorithm_name(*options.algorithm)) : "nccl";
   if (options.sizes.empty())
     return result;
-  (void)lower(lowering, options.op, algorithm, gpus, options.sizes.front());
-  (void)lower(lowering, options.op, algorithm, gpus, options.sizes.back());
+  // What each size runs: asked for, or what NCCL's tuner picks (its model decides, the simulation times).
+  const auto tuner = tuner_input(hw, topo.layout().node, variant, options);
+  std::vector<Choice> choices;
+  for (const double bytes : options.sizes)
+    choices.push_back(choose(options, tuner, bytes));
+  // The platform holds the routes the lowering asks for: each algorithm's at a size it runs (which ranks
+  // talk over which paths does not depend on the bytes). Each size's graph is then lowered and simulated
+  // in turn, so a long sweep holds one graph at a time.
+  std::vector<plan::CollectiveAlgorithm> lowered;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (std::find(lowered.begin(), lowered.end(), choices[i].algorithm) == lowered.end()) {
+      lowered.push_back(choices[i].algorithm);
+      (void)lower(lowering, options.op, choices[i].algorithm, gpus, options.sizes[i]);
+    }
   const std::size_t routes_built = routes.route_count();
   auto platform = routes.build();
   for (const auto& m : models.models())
     m->shape_platform(s, topo, platform);
   simgrid::Simulator simulator(platform);
-  // The protocols each size runs in: the one asked for, or NCCL's three where the algorithm has them.
-  std::vector<catalog::NcclProtocol> protocols;
-  const bool ring_or_tree =
-      options.op != SweepOp::alltoall && options.op != SweepOp::sendrecv &&
-      (algorithm == plan::CollectiveAlgorithm::ring || algorithm == plan::CollectiveAlgorithm::tree);
-  if (options.protocol)
-    protocols.push_back(*options.protocol);
-  else
-    for (const auto p : catalog::kNcclProtocols)
-      if (p == catalog::NcclProtocol::simple || (ring_or_tree && hw.collective.protocol(p)))
-        protocols.push_back(p);
   for (std::size_t i = 0; i < options.sizes.size(); ++i) {
-    SweepRow row{options.sizes[i], 0, protocols.front()};
-    for (const auto protocol : protocols) {
-      lowering.set_protocol(protocol);
-      engine::TaskGraph graph;
-      (void)plan::append_to_graph(graph, lower(lowering, options.op, algorithm, gpus, options.sizes[i]), {});
-      if (routes.route_count() != routes_built)
-        throw std::logic_error("a collective's size changed the routes it takes");
-      double end = 0;
-      for (const auto& t : simulator.execute(graph, {}, simgrid::Simulator::Flaps::none))
-        end = std::max(end, t.end);
-      if (protocol == protocols.front() || end < row.time_s) {
-        row.time_s = end;
-        row.protocol = protocol;
-      }
-    }
-    result.rows.push_back(row);
+    const auto& choice = choices[i];
+    lowering.set_protocol(choice.protocol);
+    engine::TaskGraph graph;
+    (void)plan::append_to_graph(graph, lower(lowering, options.op, choice.algorithm, gpus, options.sizes[i]),
+                                {});
+    if (routes.route_count() != routes_built)
+      throw std::logic_error("a collective's size changed the routes it takes");
+    double end = 0;
+    for (const auto& t : simulator.execute(graph, {}, simgrid::Simulator::Flaps::none))
+      end = std::max(end, t.end);
+    result.rows.push_back({options.sizes[i], end, choice.protocol, choice.name});
     if (progress)
       progress(i + 1, options.sizes.size());
   }

@@ -29,11 +29,14 @@ double bus_bandwidth_factor(SweepOp op, int ranks);
 
 struct SweepOptions {
   SweepOp op = SweepOp::all_reduce;
-  /// NCCL_ALGO: the algorithm of every size; nullopt: the scenario's (workload.communication.algorithm).
+  /// NCCL_ALGO: the algorithm of every size; nullopt: at each size the one NCCL's tuner picks
+  /// (models/collectives/nccl_tuner.hpp) among those dpusim simulates.
   std::optional<plan::CollectiveAlgorithm> algorithm;
-  /// NCCL_PROTO: the protocol of every size; nullopt: at each size the fastest of those the catalog's
-  /// library entry has (Simple, LL, LL128) for rings and trees, Simple otherwise.
+  /// NCCL_PROTO: the protocol of every size; nullopt: at each size the one NCCL's tuner picks for the
+  /// algorithm (Simple for an algorithm the tuner does not weigh: hierarchical, all-to-all, send/recv).
   std::optional<catalog::NcclProtocol> protocol;
+  /// NCCL_NVLS_ENABLE: false keeps NVLink SHARP out (an NVLS asked for then runs as the ring).
+  bool nvls_enable = true;
   std::vector<double> sizes; // bytes, as nccl-tests counts them for the op (docs/nccl-tests.md)
   int nodes = 0;             // the first `nodes` nodes of the cluster
   int gpus_per_node = 0;     // the first GPUs of each
@@ -44,12 +47,15 @@ struct SweepRow {
   double bytes = 0;
   double time_s = 0; // one operation, from its first rank's start to its last rank's end
   catalog::NcclProtocol protocol = catalog::NcclProtocol::simple;
+  /// As NCCL's tuner names what it picked ("ring", "tree", "nvls", "nvls-tree"), or the algorithm asked
+  /// for; an algorithm that does not apply runs as the ring, as NCCL falls back.
+  std::string algorithm;
 };
 
 struct SweepResult {
   int ranks = 0;
   std::string device;    // NIC or DPU carrying inter-node traffic
-  std::string algorithm; // as run (an algorithm that does not apply runs as the ring, as NCCL falls back)
+  std::string algorithm; // asked for, or "nccl" where the tuner picks per size (each row says which)
   std::vector<SweepRow> rows;
 };
 
