@@ -12,8 +12,13 @@
 namespace dpusim::collectives {
 
 /// `bytes` of a collective is per rank: the buffer of an all-reduce, the input of a reduce-scatter,
-/// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank).
-enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all };
+/// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank), the buffer of
+/// a broadcast or a reduce (from or to the first rank of the group, its root).
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce };
+/// A broadcast or a reduce: a chain from or to the root, which NCCL runs on its ring alone.
+inline bool rooted(CollectiveKind k) {
+  return k == CollectiveKind::broadcast || k == CollectiveKind::reduce;
+}
 
 /// `bytes` of data from rank `src` to rank `dst` (before any protocol efficiency).
 struct Hop {

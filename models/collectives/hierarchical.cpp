@@ -4,7 +4,7 @@ namespace dpusim::collectives {
 
 std::optional<HierarchicalPlan> hierarchical(CollectiveKind kind, std::vector<int> gpus, double bytes,
                                              int gpus_per_node) {
-  if (kind == CollectiveKind::all_to_all)
+  if (kind == CollectiveKind::all_to_all || rooted(kind))
     return std::nullopt;
   const auto by_node = group_by_node(gpus, gpus_per_node);
   const std::size_t k = uniform_members(by_node);
@@ -44,6 +44,8 @@ std::optional<HierarchicalPlan> hierarchical(CollectiveKind kind, std::vector<in
     plan.phases = {rails(CollectiveKind::all_gather, shard), intra(CollectiveKind::all_gather, bytes)};
     break;
   case CollectiveKind::all_to_all:
+  case CollectiveKind::broadcast:
+  case CollectiveKind::reduce:
     break;
   }
   return plan;

@@ -71,8 +71,10 @@ int steps_of(CollectiveKind kind, int ranks) {
 bool applies(const TunerInput& in, TunerAlgorithm a, TunerProtocol p) {
   const bool ar = in.kind == CollectiveKind::all_reduce;
   const bool rs_ag = in.kind == CollectiveKind::reduce_scatter || in.kind == CollectiveKind::all_gather;
-  if (!ar && !rs_ag)
+  if (!ar && !rs_ag && !rooted(in.kind))
     return false; // NCCL's tuner weighs collectives only; an all-to-all is point-to-point sends
+  if (rooted(in.kind) && a != TunerAlgorithm::ring)
+    return false; // a broadcast or a reduce runs on the ring alone
   if (in.algorithm && *in.algorithm != a)
     return false;
   if (in.protocol && *in.protocol != p)
@@ -194,6 +196,14 @@ std::vector<TunerEntry> tuner_table(const TunerInput& in) {
           ppn == 1 ? kHwLatency[kNet][idx(TunerAlgorithm::tree)][idx(p)] : kHwLatency[kNet][idx(a)][idx(p)];
       switch (a) {
       case TunerAlgorithm::ring: {
+        if (rooted(in.kind)) {
+          // Every one of its steps at the ring's hardware latency (Simple: the tree's), as NCCL counts a
+          // broadcast's or a reduce's chunks where its channels are not all the same ring.
+          const Hw hw = nodes == 1 ? intra_hw : kNet;
+          const auto by = p == TunerProtocol::simple ? TunerAlgorithm::tree : TunerAlgorithm::ring;
+          lat += steps * kHwLatency[hw][idx(by)][idx(p)];
+          break;
+        }
         double overhead = 0; // each inter-node step posts to the network (getNetOverhead)
         if (nodes > 1)
           overhead = (in.amd_host ? 2.0 : 1.0) * (p == TunerProtocol::simple ? 3.0 : 1.0);

@@ -5,7 +5,7 @@
 namespace dpusim::collectives {
 
 bool nvls_applies(CollectiveKind kind, const NodeMembers& by_node, bool nvls_available, double bytes) {
-  if (kind == CollectiveKind::all_to_all)
+  if (kind == CollectiveKind::all_to_all || rooted(kind))
     return false;
   const std::size_t k = uniform_members(by_node);
   const bool one_node = by_node.size() == 1;

@@ -1,7 +1,9 @@
 // NCCL's ring: ranks ordered by node, one ring per NIC a node contributes when the group spans nodes
 // (each entering a node at another member, so that each leaves it through another GPU and NIC), the
 // data split evenly over the rings; each hop carries 2(N-1)/N of a ring's share for an all-reduce,
-// (N-1)/N for a reduce-scatter or an all-gather. See docs/models/collectives.md, "Ring".
+// (N-1)/N for a reduce-scatter or an all-gather. A broadcast or a reduce runs on the same rings as a
+// pipelined chain from (to) the root, the group's first rank: N-1 hops of the ring's share each, the hop
+// back to the root left out. See docs/models/collectives.md, "Ring".
 #pragma once
 
 #include "models/collectives/collective.hpp"
@@ -10,10 +12,11 @@ namespace dpusim::collectives {
 
 struct RingPlan {
   int rings = 0;                 // channels: one per NIC across nodes (nic_channels), one inside a node
-  int steps = 0;                 // 2(N-1) for an all-reduce, N-1 for a reduce-scatter or all-gather
+  int steps = 0;                 // 2(N-1) for an all-reduce, N-1 otherwise
   double hop_bytes = 0;          // what each hop of each ring carries
   int nodes = 0;                 // nodes the group spans
-  std::vector<Channel> channels; // per ring, its N hops in ring order (the last back to the first rank)
+  std::vector<Channel> channels; // per ring, its N hops in ring order (the last back to the first rank;
+                                 // a chain's N-1, from the root on)
 };
 
 /// The ring collective of `bytes` per rank over `gpus`. No channels (and no rings or steps) for fewer

@@ -20,7 +20,8 @@ int command_nccl_tests(const std::vector<std::string>& args) {
   po::options_description options("Options (nccl-tests' flags where it has them)");
   options.add_options() //
       ("op", po::value<std::string>()->default_value(std::string(run::kSweepOps[0])),
-       "the collective: all_reduce | all_gather | reduce_scatter | alltoall | sendrecv (nccl-tests' "
+       "the collective: all_reduce | all_gather | reduce_scatter | alltoall | sendrecv | broadcast | reduce "
+       "(nccl-tests' "
        "*_perf programs)")                                                                                //
       ("minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (8, 64K, 32M, 8G)")   //
       ("maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size")                      //

@@ -80,9 +80,10 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
   const auto op_name = vm["op"].as<std::string>();
   const auto op = run::parse_sweep_op(op_name);
   if (!op)
-    throw po::error(fmt::format("--op {}: nccl-tests has no such test that dpusim simulates; valid: "
-                                "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv",
-                                op_name));
+    throw po::error(
+        fmt::format("--op {}: nccl-tests has no such test that dpusim simulates; valid: "
+                    "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce",
+                    op_name));
   sw.options.op = *op;
   const auto size_of = [&](const char* name) {
     const auto text = vm[name].as<std::string>();
@@ -178,7 +179,9 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
                                     const scenario::Scenario& s, const std::string& variant) {
   const auto& o = sweep.options;
   const std::string op(run::sweep_op_name(o.op));
-  const bool reduces = o.op == run::SweepOp::all_reduce || o.op == run::SweepOp::reduce_scatter;
+  const bool reduces = o.op == run::SweepOp::all_reduce || o.op == run::SweepOp::reduce_scatter ||
+                       o.op == run::SweepOp::reduce;
+  const int root = run::rooted(o.op) ? 0 : -1; // nccl-tests' default root, -1 where the op has none
   std::string out = fmt::format(
       "# dpusim nccl-tests: simulated on {} ({}), {} node{} x {} GPUs, variant {} "
       "({}), {}, {}\n",
@@ -215,7 +218,7 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
     const std::string half =
         fmt::format("  {}  {:6.2f}  {:6.2f}  {:>5}", time_column(row.time_s * 1e6), algbw, busbw, 0);
     out += fmt::format("{:>12.0f}  {:>12.0f}  {:>8}  {:>6}  {:>6}{}{}\n", row.bytes, count, sweep.type,
-                       reduces ? "sum" : "none", -1, half, half);
+                       reduces ? "sum" : "none", root, half, half);
   }
   out += "# Out of bounds values : 0 OK\n";
   out += fmt::format("# Avg bus bandwidth    : {:g} \n",

@@ -37,6 +37,8 @@ double bus_bandwidth_factor(SweepOp op, int ranks) {
   case SweepOp::alltoall:
     return (n - 1) / n;
   case SweepOp::sendrecv:
+  case SweepOp::broadcast:
+  case SweepOp::reduce:
     return 1;
   }
   return 1;
@@ -53,6 +55,10 @@ plan::Lowered lower(plan::CollectiveLowering& lowering, SweepOp op, plan::Collec
     return lowering.collective(collectives::CollectiveKind::all_gather, algorithm, gpus, bytes);
   case SweepOp::reduce_scatter:
     return lowering.collective(collectives::CollectiveKind::reduce_scatter, algorithm, gpus, bytes);
+  case SweepOp::broadcast:
+    return lowering.collective(collectives::CollectiveKind::broadcast, algorithm, gpus, bytes);
+  case SweepOp::reduce:
+    return lowering.collective(collectives::CollectiveKind::reduce, algorithm, gpus, bytes);
   case SweepOp::alltoall:
     return lowering.all_to_all(gpus, bytes);
   case SweepOp::sendrecv: {
@@ -82,6 +88,10 @@ collectives::CollectiveKind kind_of(SweepOp op) {
   case SweepOp::alltoall:
   case SweepOp::sendrecv:
     return collectives::CollectiveKind::all_to_all;
+  case SweepOp::broadcast:
+    return collectives::CollectiveKind::broadcast;
+  case SweepOp::reduce:
+    return collectives::CollectiveKind::reduce;
   case SweepOp::all_reduce:
     break;
   }

@@ -18,9 +18,13 @@
 namespace dpusim::run {
 
 /// The operations nccl-tests has that dpusim simulates (its binaries all_reduce_perf, ...).
-enum class SweepOp { all_reduce, all_gather, reduce_scatter, alltoall, sendrecv };
+enum class SweepOp { all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce };
 inline constexpr std::string_view kSweepOps[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-                                                 "sendrecv"};
+                                                 "sendrecv",   "broadcast",  "reduce"};
+/// A broadcast or a reduce: from or to a root (nccl-tests' root 0, the first rank).
+inline bool rooted(SweepOp op) {
+  return op == SweepOp::broadcast || op == SweepOp::reduce;
+}
 std::string_view sweep_op_name(SweepOp op);
 /// The operation named as nccl-tests names its test (all_reduce, ...); nullopt for another name.
 std::optional<SweepOp> parse_sweep_op(std::string_view name);

@@ -150,3 +150,18 @@ TEST(NcclTuner, TheTreeIsCorrectedAtMediumSizesAndTheRingPlateausAcrossNodes) {
   EXPECT_NEAR(tuner_time_us(in, ring, big), 1.4 * ring.latency_us + big / (1000 * ring.bandwidth_gbps), 1e-9);
   EXPECT_NEAR(tuner_time_us(in, ring, 8), ring.latency_us + 8 / (1000 * ring.bandwidth_gbps), 1e-9);
 }
+
+TEST(NcclTuner, ABroadcastOrAReduceRunsOnTheRingAtEveryStepsLatency) {
+  for (const auto kind : {CollectiveKind::broadcast, CollectiveKind::reduce}) {
+    auto in = dgx_h100(2);
+    in.kind = kind;
+    for (double bytes = 8; bytes <= 8e9; bytes *= 8)
+      EXPECT_EQ(tuner_choice(in, bytes)->algorithm, TunerAlgorithm::ring) << bytes;
+    // 16 steps (NCCL's nsteps for them: the ranks) across nodes at the network's LL latency (2.7 us),
+    // Simple's at the tree's (14 us); the bus bandwidth is the algorithm bandwidth.
+    const auto t = tuner_table(in);
+    EXPECT_NEAR(entry(t, TunerAlgorithm::ring, TunerProtocol::ll).latency_us, 6.6 + 16 * 2.7, 1e-9);
+    EXPECT_NEAR(entry(t, TunerAlgorithm::ring, TunerProtocol::simple).latency_us, 8.4 + 16 * 14.0, 1e-9);
+    EXPECT_NEAR(entry(t, TunerAlgorithm::ring, TunerProtocol::simple).bandwidth_gbps, 370, 1e-9);
+  }
+}

@@ -129,3 +129,32 @@ TEST(RingStructure, NvlinkHopsMatterInsideANodeOrWhenNotClearlyFaster) {
   const auto one_gpu_per_node = ring(CollectiveKind::all_reduce, {0, 1}, 1e9, {.gpus = 1, .nics = 1});
   EXPECT_TRUE(ring_nvlink_hops_matter(one_gpu_per_node, {.gpus = 1, .nics = 1}, 1.0, 1e12));
 }
+
+TEST(RingStructure, ABroadcastIsAChainFromTheRootAndAReduceTheSameChainBackToIt) {
+  // Two nodes of eight: eight rings (one per NIC), each a chain of 15 hops of S/8 that starts at the root
+  // (rank 0) and visits every other rank once; the reduce is each hop reversed.
+  const double S = 8e8;
+  const auto bcast = ring(CollectiveKind::broadcast, iota(16), S, kDgx);
+  const auto reduce = ring(CollectiveKind::reduce, iota(16), S, kDgx);
+  EXPECT_EQ(bcast.rings, 8);
+  EXPECT_EQ(bcast.steps, 15);
+  EXPECT_DOUBLE_EQ(bcast.hop_bytes, S / 8);
+  ASSERT_EQ(bcast.channels.size(), 8U);
+  ASSERT_EQ(reduce.channels.size(), 8U);
+  for (std::size_t c = 0; c < bcast.channels.size(); ++c) {
+    const auto& chain = bcast.channels[c];
+    ASSERT_EQ(chain.size(), 15U);
+    EXPECT_EQ(chain.front().src, 0) << c;
+    std::set<int> reached{0};
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      if (i > 0) {
+        EXPECT_EQ(chain[i].src, chain[i - 1].dst);
+      }
+      EXPECT_TRUE(reached.insert(chain[i].dst).second) << "rank " << chain[i].dst << " reached twice";
+      EXPECT_DOUBLE_EQ(chain[i].bytes, S / 8);
+      EXPECT_EQ(reduce.channels[c][i].src, chain[i].dst);
+      EXPECT_EQ(reduce.channels[c][i].dst, chain[i].src);
+    }
+    EXPECT_EQ(reached.size(), 16U);
+  }
+}

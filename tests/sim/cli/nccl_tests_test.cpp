@@ -171,7 +171,8 @@ TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
       {{"--nodes", "9"}, "the cluster has 8 nodes"},
       {{"-g", "9"}, "each node has 8 GPUs"},
       {{"--nodes", "1", "-g", "1"}, "at least 2 ranks"},
-      {{"--op", "broadcast"}, "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv"},
+      {{"--op", "gather"},
+       "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce"},
       {{"-d", "fp32"}, "valid: int8"},
       {{"--algo", "collnet"}, "valid: ring, tree, nvls, hierarchical"},
       {{"--proto", "LL64"}, "valid: Simple, LL, LL128"},
@@ -250,4 +251,29 @@ TEST(NcclTests, ARingAcrossNodesPaysTheNetworksLatencyOnlyWhereItCrossesNodes) {
   const double extra = sixteen.rows.front().oop_time_s - two.rows.front().oop_time_s;
   EXPECT_GT(extra, 0);
   EXPECT_LT(extra, 28 * 1.0e-6); // 28 NVLink steps at LL's step latency (0.47 us) and their routes
+}
+
+TEST(NcclTests, BroadcastAndReduceRunFromTheRootAtTheRingsBusBandwidth) {
+  // nccl-tests' broadcast_perf and reduce_perf: root 0, bus bandwidth = algorithm bandwidth; at a
+  // bandwidth-bound size a chain on the rings moves what a ring all-reduce's bus bandwidth moves.
+  TempDir tmp;
+  const auto ring =
+      sweep(tmp, {"--variant", "rdma-nic", "-b", "1G", "-e", "1G", "--nodes", "2", "--algo", "ring"});
+  for (const char* op : {"broadcast", "reduce"}) {
+    const auto r = sweep(
+        tmp, {"--variant", "rdma-nic", "--op", op, "-b", "1K", "-e", "1G", "-f", "1024", "--nodes", "2"});
+    EXPECT_EQ(r.collective, std::string(op) + "_perf");
+    ASSERT_EQ(r.rows.size(), 3u) << op; // 1 KiB, 1 MiB, 1 GiB
+    const auto table = read(fs::path(tmp.path()) / "out" / (std::string(op) + "_perf.txt"));
+    EXPECT_NE(table.find(std::string(op) == "reduce" ? "  sum       0 " : " none       0 "),
+              std::string::npos)
+        << op;
+    for (const auto& row : r.rows)
+      EXPECT_NEAR(row.oop_busbw_Bps, row.oop_algbw_Bps, 0.01e9 + 1e-3 * row.oop_algbw_Bps) << op;
+    EXPECT_NEAR(r.rows.back().oop_busbw_Bps, ring.rows.front().oop_busbw_Bps,
+                0.05 * ring.rows.front().oop_busbw_Bps)
+        << op;
+    for (const auto& [size, pick] : csv_picks(tmp))
+      EXPECT_EQ(pick.substr(0, 5), "ring ") << op << " " << size;
+  }
 }
