@@ -38,6 +38,10 @@ int command_nccl_tests(const std::vector<std::string>& args) {
       ("proto", po::value<std::string>(),
        "NCCL_PROTO: Simple | LL | LL128 (default: at each size what NCCL's tuner picks for the "
        "algorithm; Simple for hierarchical, alltoall and sendrecv)") //
+      ("ib-qps-per-connection", po::value<int>(),
+       "NCCL_IB_QPS_PER_CONNECTION: queue pairs each connection spreads its bytes over, each hashed on "
+       "its own path (default: the scenario's workload.communication.qps_per_connection, else the "
+       "catalog's 1)") //
       ("nvls-enable", po::value<int>(),
        "NCCL_NVLS_ENABLE: 0 keeps NVLink SHARP out of the tuner's choice (and --algo nvls runs the ring); "
        "default 1 where the GPU has it") //

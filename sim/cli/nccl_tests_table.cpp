@@ -153,6 +153,12 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
           fmt::format("--algo {}: valid: ring, tree, nvls, hierarchical", vm["algo"].as<std::string>()));
     sw.options.algorithm = *algo;
   }
+  if (vm.count("ib-qps-per-connection") != 0) {
+    const int qps = vm["ib-qps-per-connection"].as<int>();
+    if (qps < 1 || qps > 128)
+      throw po::error(fmt::format("--ib-qps-per-connection {}: must be between 1 and 128", qps));
+    sw.options.qps_per_connection = qps;
+  }
   if (vm.count("nvls-enable") != 0) {
     const int nvls = vm["nvls-enable"].as<int>();
     if (nvls != 0 && nvls != 1)

@@ -191,9 +191,12 @@ Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
 
 } // namespace
 
-SweepResult run_collective_sweep(const scenario::Scenario& s, const catalog::Catalog& cat,
+SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catalog::Catalog& cat,
                                  const offload::Variant& variant, const SweepOptions& options,
                                  const std::function<void(std::size_t, std::size_t)>& progress) {
+  auto s = scenario; // with the sweep's NCCL settings where they override the scenario's
+  if (options.qps_per_connection)
+    s.workload.qps_per_connection = options.qps_per_connection;
   std::optional<calibration::Profile> profile;
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())

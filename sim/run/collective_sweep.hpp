@@ -41,6 +41,9 @@ struct SweepOptions {
   std::optional<catalog::NcclProtocol> protocol;
   /// NCCL_NVLS_ENABLE: false keeps NVLink SHARP out (an NVLS asked for then runs as the ring).
   bool nvls_enable = true;
+  /// NCCL_IB_QPS_PER_CONNECTION: queue pairs each connection spreads its bytes over (each hashed on its
+  /// own path); nullopt: the scenario's (workload.communication.qps_per_connection), else the catalog's.
+  std::optional<int> qps_per_connection;
   std::vector<double> sizes; // bytes, as nccl-tests counts them for the op (docs/nccl-tests.md)
   int nodes = 0;             // the first `nodes` nodes of the cluster
   int gpus_per_node = 0;     // the first GPUs of each

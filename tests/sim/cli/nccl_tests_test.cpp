@@ -178,6 +178,7 @@ TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
       {{"--proto", "LL64"}, "valid: Simple, LL, LL128"},
       {{"-b", "8X"}, "with an optional K, M or G"},
       {{"--nvls-enable", "2"}, "--nvls-enable 2: valid: 0, 1"},
+      {{"--ib-qps-per-connection", "0"}, "must be between 1 and 128"},
   };
   for (const auto& [extra, message] : cases) {
     TempDir tmp;
@@ -276,4 +277,37 @@ TEST(NcclTests, BroadcastAndReduceRunFromTheRootAtTheRingsBusBandwidth) {
     for (const auto& [size, pick] : csv_picks(tmp))
       EXPECT_EQ(pick.substr(0, 5), "ring ") << op << " " << size;
   }
+}
+
+TEST(NcclTests, MoreQueuePairsPerConnectionSpreadARingOverMoreEcmpPaths) {
+  // 64 DGX H100 on a 1:1 two-tier fat-tree hashing each queue pair (dp-queue-pairs-pfc's cluster): with
+  // one queue pair per connection some rings' hops collide on a spine link; four spread each over four
+  // hashed paths (NCCL_IB_QPS_PER_CONNECTION), and the ring's bus bandwidth rises.
+  TempDir tmp;
+  const std::string scenario = (kSource / "scenarios/examples/dp-queue-pairs-pfc.yaml").string();
+  const auto busbw = [&](const char* qps) {
+    const std::vector<std::string> argv{DPUSIM_BINARY,
+                                        "nccl-tests",
+                                        scenario,
+                                        "--out",
+                                        tmp.path() + "/out",
+                                        "-q",
+                                        "--variant",
+                                        "rdma-nic",
+                                        "-b",
+                                        "1G",
+                                        "-e",
+                                        "1G",
+                                        "--algo",
+                                        "ring",
+                                        "--ib-qps-per-connection",
+                                        qps};
+    const auto r = run_command(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return dpusim::calib::parse_nccl_tests_runs(read(fs::path(tmp.path()) / "out" / "all_reduce_perf.txt"))
+        .front()
+        .rows.front()
+        .oop_busbw_Bps;
+  };
+  EXPECT_GT(busbw("4"), 1.3 * busbw("1"));
 }
