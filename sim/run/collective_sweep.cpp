@@ -127,30 +127,24 @@ collectives::TunerInput tuner_input(const scenario::Hardware& hw, const topology
   return in;
 }
 
+/// The tuner's protocols as the catalog names them.
+constexpr std::pair<collectives::TunerProtocol, catalog::NcclProtocol> kProtocolNames[] = {
+    {collectives::TunerProtocol::ll, catalog::NcclProtocol::ll},
+    {collectives::TunerProtocol::ll128, catalog::NcclProtocol::ll128},
+    {collectives::TunerProtocol::simple, catalog::NcclProtocol::simple}};
+
 catalog::NcclProtocol protocol_of(collectives::TunerProtocol p) {
-  switch (p) {
-  case collectives::TunerProtocol::ll:
-    return catalog::NcclProtocol::ll;
-  case collectives::TunerProtocol::ll128:
-    return catalog::NcclProtocol::ll128;
-  case collectives::TunerProtocol::simple:
-    break;
-  }
+  for (const auto& [tuner, catalog] : kProtocolNames)
+    if (tuner == p)
+      return catalog;
   return catalog::NcclProtocol::simple;
 }
 
 std::optional<collectives::TunerProtocol> tuner_protocol(std::optional<catalog::NcclProtocol> p) {
-  if (!p)
-    return std::nullopt;
-  switch (*p) {
-  case catalog::NcclProtocol::ll:
-    return collectives::TunerProtocol::ll;
-  case catalog::NcclProtocol::ll128:
-    return collectives::TunerProtocol::ll128;
-  case catalog::NcclProtocol::simple:
-    break;
-  }
-  return collectives::TunerProtocol::simple;
+  for (const auto& [tuner, catalog] : kProtocolNames)
+    if (p == catalog)
+      return tuner;
+  return std::nullopt;
 }
 
 Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
