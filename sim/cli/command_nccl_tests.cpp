@@ -33,7 +33,8 @@ int command_nccl_tests(const std::vector<std::string>& args) {
        "element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, "
        "f8e4m3, f8e5m2") //
       ("algo", po::value<std::string>(),
-       "NCCL_ALGO: ring | tree | nvls | hierarchical (default: at each size what NCCL's tuner picks "
+       "NCCL_ALGO: ring | tree | nvls (NVLSTree across nodes) | hierarchical (default: at each size what "
+       "NCCL's tuner picks "
        "among ring, tree and NVLS, from its own latency and bandwidth model)") //
       ("proto", po::value<std::string>(),
        "NCCL_PROTO: Simple | LL | LL128 (default: at each size what NCCL's tuner picks for the "

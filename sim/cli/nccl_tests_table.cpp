@@ -147,10 +147,14 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
       throw po::error(fmt::format("--proto {}: valid: Simple, LL, LL128", vm["proto"].as<std::string>()));
   }
   if (vm.count("algo") != 0) {
-    const auto algo = plan::parse_algorithm(lowercase(vm["algo"].as<std::string>()));
+    // NCCL_ALGO's own name for NVLS across nodes is NVLSTree: the same algorithm here (nvls on one node).
+    auto name = lowercase(vm["algo"].as<std::string>());
+    if (name == "nvlstree")
+      name = "nvls";
+    const auto algo = plan::parse_algorithm(name);
     if (!algo)
-      throw po::error(
-          fmt::format("--algo {}: valid: ring, tree, nvls, hierarchical", vm["algo"].as<std::string>()));
+      throw po::error(fmt::format("--algo {}: valid: ring, tree, nvls (or nvlstree), hierarchical",
+                                  vm["algo"].as<std::string>()));
     sw.options.algorithm = *algo;
   }
   if (vm.count("ib-qps-per-connection") != 0) {
