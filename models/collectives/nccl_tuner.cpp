@@ -69,6 +69,9 @@ int steps_of(CollectiveKind kind, int ranks) {
 }
 
 bool applies(const TunerInput& in, TunerAlgorithm a, TunerProtocol p) {
+  const bool nvls = a == TunerAlgorithm::nvls || a == TunerAlgorithm::nvls_tree;
+  if (nvls && in.ranks < 2 * in.nodes)
+    return false; // NCCL sets NVLS up only for more than one rank a node
   const bool ar = in.kind == CollectiveKind::all_reduce;
   const bool rs_ag = in.kind == CollectiveKind::reduce_scatter || in.kind == CollectiveKind::all_gather;
   if (!ar && !rs_ag && !rooted(in.kind))
@@ -86,15 +89,12 @@ bool applies(const TunerInput& in, TunerAlgorithm a, TunerProtocol p) {
     break;
   case TunerAlgorithm::ring:
     break;
-  case TunerAlgorithm::nvls:     // across nodes only with CollNet, which is not simulated
-    if (in.ranks < 2 * in.nodes) // NCCL sets NVLS up only for more than one rank a node
-      return false;
+  case TunerAlgorithm::nvls: // one node (across nodes only with CollNet, which is not simulated)
     if (in.nodes > 1 || !in.nvls || p != TunerProtocol::simple || in.channels < 2)
       return false;
     break;
   case TunerAlgorithm::nvls_tree:
-    if (in.ranks < 2 * in.nodes || !ar || in.nodes == 1 || !in.nvls || p != TunerProtocol::simple ||
-        in.channels < 2)
+    if (!ar || in.nodes == 1 || !in.nvls || p != TunerProtocol::simple || in.channels < 2)
       return false;
     break;
   }
@@ -145,7 +145,7 @@ std::vector<TunerEntry> tuner_table(const TunerInput& in) {
   const double ll_max = kLlMaxBw[ll_row][by_nodes];
   const double channels = std::max(1, in.channels);
   const double bw_intra = in.intra_gbps / channels;
-  const double bw_inter = (nodes == 1 ? in.intra_gbps : in.inter_gbps) / channels;
+  const double bw_inter = in.inter_gbps / channels; // used across nodes only
   const double ppn = static_cast<double>(ranks) / nodes;
   const int steps = steps_of(in.kind, ranks);
   const bool ar = in.kind == CollectiveKind::all_reduce;

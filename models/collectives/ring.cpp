@@ -20,6 +20,8 @@ RingPlan ring(CollectiveKind kind, std::vector<int> gpus, double bytes, NodeShap
                         : chain                            ? 1.0
                                                            : static_cast<double>(n - 1) / n;
   plan.steps = kind == CollectiveKind::all_reduce ? 2 * (n - 1) : n - 1;
+  plan.inter_node_steps =
+      !spans_nodes ? 0 : (kind == CollectiveKind::all_reduce ? 2 * (plan.nodes - 1) : plan.nodes - 1);
   plan.hop_bytes = factor * bytes / rings;
   const int root = gpus.front();
   for (int c = 0; c < rings; ++c) {

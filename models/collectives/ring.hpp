@@ -11,8 +11,11 @@
 namespace dpusim::collectives {
 
 struct RingPlan {
-  int rings = 0;                 // channels: one per NIC across nodes (nic_channels), one inside a node
-  int steps = 0;                 // 2(N-1) for an all-reduce, N-1 otherwise
+  int rings = 0; // channels: one per NIC across nodes (nic_channels), one inside a node
+  int steps = 0; // 2(N-1) for an all-reduce, N-1 otherwise
+  /// Of those, the steps a chunk crosses from node to node on its way round (NCCL's latency model counts
+  /// them so): 2(m-1) of an all-reduce over m nodes, m-1 otherwise, none inside one node.
+  int inter_node_steps = 0;
   double hop_bytes = 0;          // what each hop of each ring carries
   int nodes = 0;                 // nodes the group spans
   std::vector<Channel> channels; // per ring, its N hops in ring order (the last back to the first rank;

@@ -282,10 +282,7 @@ CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
       for (const auto& hop : channel)
         b.hop(l, hop.src, hop.dst, hop.bytes, true);
     // As the lowering charges it: only the steps that cross from node to node pay the network's latency.
-    const int inter_steps =
-        plan.nodes <= 1
-            ? 0
-            : (call.kind == collectives::CollectiveKind::all_reduce ? 2 * (plan.nodes - 1) : plan.nodes - 1);
+    const int inter_steps = plan.inter_node_steps;
     const double network_step =
         inter_steps > 0 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
                         : 0.0;

@@ -383,8 +383,7 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   // chunk goes round the ring pipelined, so (as NCCL's own latency model counts it, NCCL-TUNE-230) only
   // the steps that cross from node to node pay the network's latency: 2 (nodes - 1) of an all-reduce's,
   // nodes - 1 of a reduce-scatter's or all-gather's; the others are NVLink steps.
-  const int inter_steps =
-      !network ? 0 : (kind == CollectiveKind::all_reduce ? 2 * (plan.nodes - 1) : plan.nodes - 1);
+  const int inter_steps = network ? plan.inter_node_steps : 0;
   const double network_step = network_route + step_latency(platform::HopKind::network, plan.nodes);
   const double nvlink_step = nvlink_route + step_latency(platform::HopKind::nvlink);
   out.latency_s = costs_.base_latency.value.si() + inter_steps * network_step +
