@@ -20,5 +20,6 @@ int command_plan(const std::vector<std::string>& args);
 int command_merge(const std::vector<std::string>& args);
 int command_report(const std::vector<std::string>& args);
 int command_nccl_tests(const std::vector<std::string>& args);
+int command_traffic(const std::vector<std::string>& args);
 
 } // namespace dpusim::cli

@@ -11,7 +11,8 @@ namespace dpusim::cli {
 
 bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
                    po::options_description& options, const std::vector<std::string>& args,
-                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional) {
+                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional,
+                   const std::string& second) {
   options.add_options()("help,h", "show this help and exit");
   po::options_description all;
   all.add(options);
@@ -22,6 +23,10 @@ bool parse_command(const std::string& name, const std::string& synopsis, const s
     else
       all.add_options()("scenario", po::value<std::string>()->default_value(default_positional), "input");
     pos.add("scenario", 1);
+    if (!second.empty()) {
+      all.add_options()(second.c_str(), po::value<std::string>(), "second file");
+      pos.add(second.c_str(), 1);
+    }
   }
   po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
   if (vm.count("help") != 0) {
@@ -35,6 +40,8 @@ bool parse_command(const std::string& name, const std::string& synopsis, const s
                     "(use --out . to mean that)");
   if (wants_scenario && vm.count("scenario") == 0)
     throw po::error(fmt::format("missing the scenario file (usage: dpusim {} {})", name, synopsis));
+  if (wants_scenario && !second.empty() && vm.count(second) == 0)
+    throw po::error(fmt::format("missing the {} file (usage: dpusim {} {})", second, name, synopsis));
   return true;
 }
 

@@ -13,11 +13,12 @@ namespace dpusim::cli {
 
 namespace po = boost::program_options;
 
-/// Parses `args` with `options` and one positional SCENARIO; returns false after printing help.
-/// Throws po::error on bad usage.
+/// Parses `args` with `options` and one positional SCENARIO (and, where `second` names it, a second
+/// positional file, required); returns false after printing help. Throws po::error on bad usage.
 bool parse_command(const std::string& name, const std::string& synopsis, const std::string& about,
                    po::options_description& options, const std::vector<std::string>& args,
-                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional = {});
+                   po::variables_map& vm, bool wants_scenario, const std::string& default_positional = {},
+                   const std::string& second = {});
 
 /// Options every simulating command takes.
 void add_common_options(po::options_description& options);

@@ -28,6 +28,7 @@ Commands:
   merge DIR...       join the points.csv of a plan's shards (plan --shard i/n)
   report DIR         render the outputs of run, compare or plan in DIR as one self-contained HTML page of figures
   nccl-tests SCENARIO  simulate one collective alone over a sweep of sizes; prints nccl-tests' table
+  traffic SCENARIO TRAFFIC  simulate raw flows (incast, permutation, all-to-all...) on the scenario's fabric
   schema             print the scenario file reference
   catalog            list the hardware and model catalog
   variants           list the offload variants
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
       {"plan", command_plan},
       {"merge", command_merge},
       {"report", command_report},
-      {"nccl-tests", command_nccl_tests}};
+      {"nccl-tests", command_nccl_tests},
+      {"traffic", command_traffic}};
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

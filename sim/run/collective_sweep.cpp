@@ -1,14 +1,8 @@
 #include "sim/run/collective_sweep.hpp"
 
-#include "models/calibration/profile.hpp"
 #include "models/collectives/nccl_tuner.hpp"
-#include "sim/datapath/data_path.hpp"
-#include "sim/model/registry.hpp"
-#include "sim/platform/route_registry.hpp"
-#include "sim/run/variant_parts.hpp"
-#include "sim/scenario/cluster_layout.hpp"
+#include "sim/run/standalone_cluster.hpp"
 #include "sim/simgrid/simulator.hpp"
-#include "sim/topology/router.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -191,28 +185,13 @@ SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catal
   auto s = scenario; // with the sweep's NCCL settings where they override the scenario's
   if (options.qps_per_connection)
     s.workload.qps_per_connection = options.qps_per_connection;
-  std::optional<calibration::Profile> profile;
-  const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
-  if (!profile_path.empty())
-    profile = calibration::load_profile(profile_path);
-  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path, false);
-
   // The cluster as a run of the scenario builds it: the models shape its layout, fail its links and
   // flap them (other tenants' flows, faults), so the collective meets what the training job would.
-  const auto& models = model::registry();
-  auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
-                                         hw.storage_nic ? &*hw.storage_nic : nullptr);
-  for (const auto& m : models.models())
-    m->shape_layout(s, variant, layout);
-  const auto topo = topology::Topology::build(layout);
-  topology::Failures failures;
-  for (const auto& m : models.models())
-    m->add_failures(s, topo, failures);
-  const topology::Router router(topo, s.seed, std::move(failures), s.cluster.fabric.routing);
-  const datapath::DataPath path(variant, s.cluster.services, hw);
-  const platform::HostMap hosts(topo, hw, path_options(hw, path));
-  platform::RouteRegistry routes(hosts, router);
-  plan::CollectiveLowering lowering(routes, hw, path);
+  StandaloneCluster cluster(s, cat, variant, options.calibration);
+  const auto& hw = cluster.hw;
+  const auto& topo = cluster.topo;
+  auto& routes = cluster.routes;
+  auto& lowering = cluster.lowering;
 
   const int per_node = topo.layout().node.gpus;
   if (options.nodes < 1 || options.nodes > s.cluster.nodes || options.gpus_per_node < 1 ||
@@ -244,10 +223,7 @@ SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catal
       (void)lower(lowering, options.op, choices[i].algorithm, gpus, options.sizes[i]);
     }
   const std::size_t routes_built = routes.route_count();
-  auto platform = routes.build();
-  for (const auto& m : models.models())
-    m->shape_platform(s, topo, platform);
-  simgrid::Simulator simulator(platform);
+  simgrid::Simulator simulator(cluster.platform());
   for (std::size_t i = 0; i < options.sizes.size(); ++i) {
     const auto& choice = choices[i];
     lowering.set_protocol(choice.protocol);

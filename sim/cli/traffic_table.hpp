@@ -1,0 +1,23 @@
+// What `dpusim traffic` prints and writes: a table of each group's flow completion times, the links
+// that carried most and the ports that paused or marked most; flows.csv, one row per flow.
+#pragma once
+
+#include "sim/input/traffic_file.hpp"
+#include "sim/run/traffic_run.hpp"
+
+#include <string>
+
+namespace dpusim::cli {
+
+struct TrafficHeading {
+  std::string scenario;
+  std::string variant;
+};
+
+std::string render_traffic_table(const TrafficHeading& heading, const input::Traffic& traffic,
+                                 const run::TrafficResult& result);
+/// group, pattern, src, dst, src_node, dst_node, bytes, start_s, end_s, fct_s, rate_gbps,
+/// uncongested_fct_s (background flows: their bytes, fct and rate empty, end the stop).
+std::string render_flows_csv(const input::Traffic& traffic, const run::TrafficResult& result);
+
+} // namespace dpusim::cli

@@ -1,0 +1,51 @@
+// A traffic file: raw flows for the fabric alone, instead of a training job (`dpusim traffic`,
+// docs/traffic.md). Groups of flows written as the patterns network engineers test fabrics with
+// (incast, permutation, shift, all-to-all, single flows) between hosts, a host being one GPU of the
+// scenario's cluster and the NIC it sends through; each group has its message size and start time, or
+// runs as background traffic for as long as the others do.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dpusim::input {
+
+enum class TrafficPattern { flow, incast, permutation, shift, all_to_all };
+inline constexpr std::string_view kTrafficPatterns[] = {"flow", "incast", "permutation", "shift",
+                                                        "all_to_all"};
+
+/// Most flows one file may expand to (an all-to-all among 1,000 hosts is 999,000).
+inline constexpr std::size_t kMaxTrafficFlows = 1'000'000;
+
+struct TrafficFlow {
+  int group = 0; // index into Traffic::groups
+  int src = 0;   // host (GPU rank of the cluster)
+  int dst = 0;
+  double bytes = 0;   // 0 for a background flow
+  double start_s = 0; // after the start of the run
+};
+
+struct TrafficGroup {
+  std::string name;
+  TrafficPattern pattern = TrafficPattern::flow;
+  /// Runs from the start for as long as any other flow does (other tenants' bulk traffic), then stops;
+  /// its flows have no size and are not timed.
+  bool background = false;
+};
+
+struct Traffic {
+  std::string file;
+  std::vector<TrafficGroup> groups;
+  std::vector<TrafficFlow> flows; // group by group, in file order
+};
+
+/// Reads a traffic file for a cluster of `hosts` GPUs; `seed` draws the permutations that do not name
+/// their own. Throws InputError (file:line:column, key, what was found, what is valid) on any problem.
+Traffic load_traffic(const std::string& path, int hosts, unsigned long long seed);
+Traffic parse_traffic(const std::string& text, const std::string& name, int hosts, unsigned long long seed);
+
+std::string_view traffic_pattern_name(TrafficPattern p);
+
+} // namespace dpusim::input

@@ -1,0 +1,151 @@
+#include "sim/run/traffic_run.hpp"
+
+#include "sim/model/congestion/congestion.hpp"
+#include "sim/model/pass.hpp"
+#include "sim/run/standalone_cluster.hpp"
+#include "sim/simgrid/simulator.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace dpusim::run {
+
+namespace {
+
+/// Bytes a background flow is given: more than any run moves, stopped when the timed flows end.
+constexpr double kForever = 1e18;
+/// The size at which a background flow is lowered before its bytes (and CPU work) are scaled to kForever.
+constexpr double kLoweredBackground = 1 << 30;
+
+struct FlowTasks {
+  engine::TaskId delay = -1; // its start and the route's latency
+  engine::TaskId last = -1;  // its transfer (or the join of its parts)
+};
+
+} // namespace
+
+int traffic_hosts(const scenario::Scenario& s, const catalog::Catalog& cat) {
+  const auto* node = cat.node(s.cluster.node);
+  const int per_node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : node->gpus.value;
+  return s.cluster.nodes * per_node;
+}
+
+TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& cat,
+                          const offload::Variant& variant, const input::Traffic& traffic,
+                          const std::string& calibration,
+                          const std::function<void(std::size_t, std::size_t)>& progress) {
+  StandaloneCluster cluster(s, cat, variant, calibration);
+  TrafficResult result;
+  result.device = cluster.hw.nic.name;
+  result.gpus_per_node = cluster.topo.layout().node.gpus;
+  result.hosts = s.cluster.nodes * result.gpus_per_node;
+
+  // Each flow: a delay (its start, then the latency NCCL's point-to-point send adds) and its transfer, the
+  // bytes over the route its queue pairs hash to; background flows a transfer from the start that the
+  // simulator stops when every timed flow has ended.
+  plan::IterationPlan plan;
+  auto& graph = plan.graph;
+  std::vector<FlowTasks> tasks;
+  tasks.reserve(traffic.flows.size());
+  for (const auto& f : traffic.flows) {
+    if (f.src < 0 || f.dst < 0 || f.src >= result.hosts || f.dst >= result.hosts)
+      throw std::invalid_argument(
+          fmt::format("host {} or {} is not one of the cluster's {}", f.src, f.dst, result.hosts));
+    const bool background = traffic.groups.at(static_cast<std::size_t>(f.group)).background;
+    const auto low = cluster.lowering.send_recv({{f.src, f.dst}}, background ? kLoweredBackground : f.bytes);
+    FlowTasks ft;
+    if (background) {
+      engine::Task t;
+      t.kind = engine::TaskKind::background;
+      for (const auto& part : low.parts) {
+        for (auto flow : part.flows) {
+          flow.bytes *= kForever / kLoweredBackground;
+          t.flows.push_back(flow);
+        }
+        for (auto load : part.loads) {
+          load.amount *= kForever / kLoweredBackground;
+          t.loads.push_back(load);
+        }
+      }
+      ft.last = graph.add(std::move(t));
+    } else {
+      engine::Task delay;
+      delay.kind = engine::TaskKind::delay;
+      delay.delay_s = f.start_s + low.latency_s;
+      ft.delay = graph.add(std::move(delay));
+      const auto frag = plan::append_to_graph(graph, low, {ft.delay});
+      ft.last = frag.last;
+      // append_to_graph's own latency task (of length low.latency_s) is the first; fold it away: the
+      // delay above already waits for it.
+      graph.mutable_task(frag.first).delay_s = 0;
+    }
+    tasks.push_back(ft);
+  }
+  plan.info.resize(graph.size());
+
+  auto platform = cluster.platform();
+  simgrid::Simulator simulator(platform);
+  auto timings = simulator.execute(graph, progress);
+  const auto clean = timings;
+  const engine::TaskGraph payload = graph; // the bytes before congestion stretches them
+
+  const auto* config = model::congestion_of(s);
+  std::optional<plan::CongestionAnalysis> analysis;
+  if (config != nullptr && cluster.path.transport() == offload::Transport::rdma) {
+    result.congestion = true;
+    result.control = config->control;
+    analysis.emplace(*cat.congestion(config->control), cluster.routes,
+                     model::link_capacity(cluster.topo, platform));
+    // Which flow a task belongs to, for the summary's worst transfer.
+    std::vector<int> flow_of(graph.size(), -1);
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      for (engine::TaskId id = tasks[i].delay + 1; tasks[i].delay >= 0 && id <= tasks[i].last; ++id)
+        flow_of[static_cast<std::size_t>(id)] = static_cast<int>(i);
+    const auto label = [&](engine::TaskId id) {
+      const int i = flow_of[static_cast<std::size_t>(id)];
+      if (i < 0)
+        return std::string();
+      const auto& f = traffic.flows[static_cast<std::size_t>(i)];
+      return fmt::format("{} flow {}->{}", traffic.groups[static_cast<std::size_t>(f.group)].name, f.src,
+                         f.dst);
+    };
+    if (analysis->apply(graph, clean, label))
+      timings = simulator.execute(graph, progress);
+    result.summary = analysis->summary();
+  }
+
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const auto& f = traffic.flows[i];
+    const auto last = static_cast<std::size_t>(tasks[i].last);
+    FlowTiming ft;
+    ft.start_s = f.start_s;
+    ft.end_s = timings[last].end;
+    ft.uncongested_s = clean[last].end - f.start_s;
+    result.flows.push_back(ft);
+    if (tasks[i].delay >= 0)
+      result.makespan_s = std::max(result.makespan_s, ft.end_s);
+  }
+
+  // The links' bytes: the timed flows' before congestion stretched them, the background flows' as far as
+  // they got.
+  plan::IterationPlan booked;
+  booked.graph = payload;
+  for (std::size_t i = 0; i < booked.graph.size(); ++i) {
+    auto& t = booked.graph.mutable_task(static_cast<engine::TaskId>(i));
+    if (t.kind != engine::TaskKind::background)
+      continue;
+    t.kind = engine::TaskKind::transfer;
+    for (auto& flow : t.flows)
+      flow.bytes *= timings[i].done;
+  }
+  report::LinkInputs in;
+  in.plan = &booked;
+  in.timings = &timings;
+  in.step_s = result.makespan_s;
+  in.capacity = model::link_capacity(cluster.topo, platform);
+  in.congestion = analysis ? &result.summary : nullptr;
+  result.links = report::link_usage(in, cluster.routes);
+  return result;
+}
+
+} // namespace dpusim::run
