@@ -1,0 +1,125 @@
+// Raw traffic on a fabric: closed forms that must emerge from the simulation (an incast's port shared
+// evenly, a lone flow at its NIC's rate, a start that only shifts a flow), background flows taking their
+// share, and PFC's pauses upstream of an incast. One simulation per test: ctest runs each in a process
+// of its own.
+#include "models/core/yaml_reader.hpp"
+#include "sim/input/scenario_loader.hpp"
+#include "sim/input/traffic_file.hpp"
+#include "sim/run/traffic_run.hpp"
+#include "tests/support/bundled_catalog.hpp"
+#include "tests/support/in_child.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace dpusim;
+
+namespace {
+
+const catalog::Catalog& the_catalog() {
+  return dpusim::testing::bundled_catalog();
+}
+
+/// The bundled test fabric (32 DGX H100, 256 hosts, four leaves), without its PFC unless `pfc`.
+scenario::Scenario fabric(bool pfc) {
+  std::ifstream in(std::filesystem::path(DPUSIM_SOURCE_DIR) / "scenarios/fabrics/fabric-256-pfc.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  if (!pfc)
+    s.erase(s.find("congestion:"), std::string("congestion: {control: pfc-only}").size());
+  return input::parse_scenario(yaml::parse_text(s, "fabric.yaml"), the_catalog());
+}
+
+run::TrafficResult simulate(const scenario::Scenario& s, const std::string& traffic) {
+  const auto t = input::parse_traffic(traffic, "t.yaml", run::traffic_hosts(s, the_catalog()), s.seed);
+  return run::run_traffic(s, the_catalog(), s.variants.front(), t);
+}
+
+/// A lone flow's completion time, simulated in a child process (one simulation per process).
+double alone_s(const std::string& traffic) {
+  return dpusim::testing::in_child([&] { return simulate(fabric(false), traffic).flows.at(0).fct_s(); },
+                                   -1.0);
+}
+
+/// The NIC's line rate in bytes/s, as its link to the leaf runs.
+double line_rate(const run::TrafficResult& r) {
+  for (const auto& l : r.links)
+    if (l.kind == "nic_port")
+      return l.capacity_bps;
+  return 0;
+}
+
+} // namespace
+
+TEST(Traffic, ALoneFlowRunsNearItsNicsRate) {
+  const auto r = simulate(fabric(false), "traffic:\n  - {pattern: flow, from: 0, to: 64, bytes: 64MiB}\n");
+  ASSERT_EQ(r.flows.size(), 1U);
+  const double rate = 64.0 * 1024 * 1024 / r.flows[0].fct_s();
+  EXPECT_LE(rate, line_rate(r));
+  EXPECT_GT(rate, 0.9 * line_rate(r)); // RDMA's protocol efficiency and the route's latency only
+  EXPECT_DOUBLE_EQ(r.makespan_s, r.flows[0].end_s);
+  EXPECT_FALSE(r.congestion);
+}
+
+TEST(Traffic, AnIncastSharesTheReceiversPortEvenly) {
+  // 16 senders onto one port: each gets a sixteenth, so each ends when the port has served all 16, as
+  // one flow of 16 times the bytes would (one route latency each), and the port is busy the whole time.
+  const double one = alone_s("traffic:\n  - {pattern: flow, from: 64, to: 0, bytes: 256MiB}\n");
+  ASSERT_GT(one, 0);
+  const auto many = simulate(
+      fabric(false), "traffic:\n  - {pattern: incast, hosts: [64, 72, 80, 88, 96, 104, 112, 120, 128, "
+                     "136, 144, 152, 160, 168, 176, 184], to: 0, bytes: 16MiB}\n");
+  ASSERT_EQ(many.flows.size(), 16U);
+  for (const auto& f : many.flows)
+    EXPECT_NEAR(f.fct_s() / one, 1.0, 0.01);
+  ASSERT_FALSE(many.links.empty());
+  EXPECT_EQ(many.links.front().link, "leaf0->n0.nic0");
+  EXPECT_GT(many.links.front().mean_utilisation, 0.95);
+}
+
+TEST(Traffic, AStartShiftsAFlowWithoutChangingIt) {
+  const auto r =
+      simulate(fabric(false), "traffic:\n"
+                              "  - {name: a, pattern: flow, from: 0, to: 64, bytes: 8MiB}\n"
+                              "  - {name: b, pattern: flow, from: 8, to: 72, bytes: 8MiB, start: 1ms}\n");
+  ASSERT_EQ(r.flows.size(), 2U);
+  EXPECT_DOUBLE_EQ(r.flows[1].start_s, 1e-3);
+  EXPECT_NEAR(r.flows[1].fct_s(), r.flows[0].fct_s(), 1e-9);
+  EXPECT_NEAR(r.makespan_s, 1e-3 + r.flows[1].fct_s(), 1e-9);
+}
+
+TEST(Traffic, ABackgroundFlowOnTheSamePortsHalvesAFlowsRate) {
+  const double alone = alone_s("traffic:\n  - {pattern: flow, from: 0, to: 64, bytes: 32MiB}\n");
+  ASSERT_GT(alone, 0);
+  const auto shared =
+      simulate(fabric(false), "traffic:\n"
+                              "  - {name: timed, pattern: flow, from: 0, to: 64, bytes: 32MiB}\n"
+                              "  - {name: others, pattern: flow, from: 1, to: 65, background: true}\n");
+  // GPUs 0 and 1 of node 0 reach GPUs 0 and 1 of node 8 through their own NICs and the same two leaves:
+  // where ECMP hashes them onto one up-link, they share it.
+  ASSERT_EQ(shared.flows.size(), 2U);
+  const double k = shared.flows[0].fct_s() / alone;
+  EXPECT_TRUE(std::abs(k - 1) < 0.01 || std::abs(k - 2) < 0.02) << k;
+  // The background flow stops when the timed one ends.
+  EXPECT_NEAR(shared.flows[1].end_s, shared.flows[0].end_s, 1e-9);
+}
+
+TEST(Traffic, PfcPausesAnIncastsSendersForWhatTheirPortCannotServe) {
+  // 8 senders at line rate into one port under PFC alone: each is served an eighth, so its NIC is paused
+  // 7/8 of the time once the switch's buffer has filled to XOFF; sharing the port evenly is what max-min
+  // gave already, so the flows take no longer.
+  const auto r = simulate(fabric(true), "traffic:\n  - {pattern: incast, hosts: [64, 72, 80, 88, 96, 104, "
+                                        "112, 120], to: 0, bytes: 16MiB}\n");
+  ASSERT_TRUE(r.congestion);
+  EXPECT_EQ(r.control, "pfc-only");
+  double worst = 0;
+  for (const auto& l : r.links)
+    if (l.congestion)
+      worst = std::max(worst, l.congestion->pause_fraction);
+  EXPECT_NEAR(worst, 7.0 / 8, 0.06);
+  for (const auto& f : r.flows)
+    EXPECT_NEAR(f.fct_s() / f.uncongested_s, 1.0, 0.01);
+}
