@@ -84,10 +84,15 @@ std::string render_traffic_table(const TrafficHeading& heading, const input::Tra
   out += fmt::format("# {} hosts: {} nodes x {} GPUs; {} flows in {} groups\n", r.hosts,
                      r.hosts / std::max(1, r.gpus_per_node), r.gpus_per_node, traffic.flows.size(),
                      traffic.groups.size());
-  out += r.congestion
-             ? fmt::format("# congestion: {} (DCQCN and PFC fluid models on every RDMA flow's ports)\n",
-                           r.control)
-             : "# links shared max-min (no congestion section, or kernel TCP: ideal congestion control)\n";
+  if (r.congestion)
+    out += fmt::format("# congestion: {} (DCQCN and PFC fluid models on every RDMA flow's ports)\n", r.control);
+  else if (!r.control.empty())
+    out += fmt::format("# congestion ({}) not applied: kernel TCP runs in a lossy class that PFC does not pause, "
+                       "and its drops and retransmissions are not modelled; links shared max-min, an upper "
+                       "bound on its speed\n",
+                       r.control);
+  else
+    out += "# links shared max-min (no congestion section: ideal congestion control)\n";
   out += "#\n";
   out += fmt::format("# {:<20} {:>11} {:>7} {:>13} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}\n", "group",
                      "pattern", "flows", "size", "start", "fct p50", "fct p99", "fct max", "rate p50",

@@ -227,9 +227,11 @@ Traffic parse(const yaml::Node& root, int hosts, unsigned long long seed) {
   Traffic t;
   t.file = root.file();
   if (!root.is_map())
-    root.fail("a traffic file is a mapping with one key, traffic: a list of groups of flows");
+    root.fail("a traffic file is a mapping whose key traffic: lists groups of flows (docs/traffic.md)");
   yaml::Map top = root.as_map();
-  top.declare({"traffic"});
+  top.declare({"traffic", "pxn"});
+  if (auto pxn = top.optional("pxn"))
+    t.pxn = pxn->as_bool();
   const auto list = top.required("traffic", "a list of groups of flows");
   if (!list.is_sequence() || list.as_sequence().size() == 0)
     list.fail("must be a list of at least one group of flows (docs/traffic.md)");

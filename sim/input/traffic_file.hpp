@@ -37,6 +37,9 @@ struct TrafficGroup {
 
 struct Traffic {
   std::string file;
+  /// NCCL's PXN (a GPU's sends to another rail leave through the NIC of the local GPU on that rail): the
+  /// catalog's setting unless the file says `pxn: false` (NCCL_PXN_DISABLE=1).
+  bool pxn = true;
   std::vector<TrafficGroup> groups;
   std::vector<TrafficFlow> flows; // group by group, in file order
 };

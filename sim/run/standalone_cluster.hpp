@@ -20,9 +20,11 @@
 namespace dpusim::run {
 
 struct StandaloneCluster {
-  /// `calibration`: a profile path overriding the scenario's (empty: the scenario's, if any).
+  /// `calibration`: a profile path overriding the scenario's (empty: the scenario's, if any). `pxn` false
+  /// keeps NCCL's PXN off where the catalog has it on (NCCL_PXN_DISABLE=1): every GPU's traffic leaves
+  /// through its own NIC.
   StandaloneCluster(const scenario::Scenario& s, const catalog::Catalog& cat, const offload::Variant& variant,
-                    const std::string& calibration);
+                    const std::string& calibration, bool pxn = true);
   StandaloneCluster(const StandaloneCluster&) = delete;
   StandaloneCluster& operator=(const StandaloneCluster&) = delete;
 

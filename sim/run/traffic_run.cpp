@@ -34,7 +34,7 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
                           const offload::Variant& variant, const input::Traffic& traffic,
                           const std::string& calibration,
                           const std::function<void(std::size_t, std::size_t)>& progress) {
-  StandaloneCluster cluster(s, cat, variant, calibration);
+  StandaloneCluster cluster(s, cat, variant, calibration, traffic.pxn);
   TrafficResult result;
   result.device = cluster.hw.nic.name;
   result.gpus_per_node = cluster.topo.layout().node.gpus;
@@ -91,9 +91,10 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
 
   const auto* config = model::congestion_of(s);
   std::optional<plan::CongestionAnalysis> analysis;
+  if (config != nullptr)
+    result.control = config->control;
   if (config != nullptr && cluster.path.transport() == offload::Transport::rdma) {
     result.congestion = true;
-    result.control = config->control;
     analysis.emplace(*cat.congestion(config->control), cluster.routes,
                      model::link_capacity(cluster.topo, platform));
     // Which flow a task belongs to, for the summary's worst transfer.

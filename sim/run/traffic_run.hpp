@@ -29,7 +29,7 @@ struct TrafficResult {
   std::vector<FlowTiming> flows; // one per flow of the file (background flows: their stop time)
   double makespan_s = 0;         // the last flow's end
   bool congestion = false;       // the scenario's congestion section applied (RDMA variant)
-  std::string control;           // its catalog setting
+  std::string control;           // the scenario's congestion setting, applied or not (kernel TCP)
   plan::CongestionSummary summary;
   std::vector<report::LinkUsage> links; // every link some flow crossed, busiest first
   std::string device;                   // NIC or DPU carrying inter-node traffic
