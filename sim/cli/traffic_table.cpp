@@ -85,12 +85,14 @@ std::string render_traffic_table(const TrafficHeading& heading, const input::Tra
                      r.hosts / std::max(1, r.gpus_per_node), r.gpus_per_node, traffic.flows.size(),
                      traffic.groups.size());
   if (r.congestion)
-    out += fmt::format("# congestion: {} (DCQCN and PFC fluid models on every RDMA flow's ports)\n", r.control);
+    out +=
+        fmt::format("# congestion: {} (DCQCN and PFC fluid models on every RDMA flow's ports)\n", r.control);
   else if (!r.control.empty())
-    out += fmt::format("# congestion ({}) not applied: kernel TCP runs in a lossy class that PFC does not pause, "
-                       "and its drops and retransmissions are not modelled; links shared max-min, an upper "
-                       "bound on its speed\n",
-                       r.control);
+    out += fmt::format(
+        "# congestion ({}) not applied: kernel TCP runs in a lossy class that PFC does not pause, "
+        "and its drops and retransmissions are not modelled; links shared max-min, an upper "
+        "bound on its speed\n",
+        r.control);
   else
     out += "# links shared max-min (no congestion section: ideal congestion control)\n";
   out += "#\n";

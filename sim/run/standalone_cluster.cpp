@@ -49,13 +49,14 @@ platform::PathOptions options_of(const scenario::Hardware& hw, const datapath::D
 } // namespace
 
 StandaloneCluster::StandaloneCluster(const scenario::Scenario& s, const catalog::Catalog& cat,
-                                     const offload::Variant& variant, const std::string& calibration, bool pxn)
+                                     const offload::Variant& variant, const std::string& calibration,
+                                     bool pxn)
     : scenario(s), profile(profile_of(s, calibration)),
       hw(model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path(s, calibration),
                              false)),
       topo(topology_of(s, variant, hw)), router(topo, s.seed, failures_of(s, topo), s.cluster.fabric.routing),
-      path(variant, s.cluster.services, hw), hosts(topo, hw, options_of(hw, path, pxn)), routes(hosts, router),
-      lowering(routes, hw, path) {}
+      path(variant, s.cluster.services, hw), hosts(topo, hw, options_of(hw, path, pxn)),
+      routes(hosts, router), lowering(routes, hw, path) {}
 
 engine::PlatformDecl StandaloneCluster::platform() const {
   auto platform = routes.build();

@@ -94,6 +94,13 @@ TEST(TrafficFile, BackgroundFlowsHaveNoSize) {
   EXPECT_EQ(t.flows[1].bytes, 0);
 }
 
+TEST(TrafficFile, PxnIsNcclsUnlessTheFileTurnsItOff) {
+  EXPECT_TRUE(parse("traffic:\n  - {pattern: flow, from: 0, to: 1, bytes: 1B}\n").pxn);
+  EXPECT_FALSE(parse("pxn: false\ntraffic:\n  - {pattern: flow, from: 0, to: 1, bytes: 1B}\n").pxn);
+  EXPECT_NE(error_of("pxn: maybe\ntraffic:\n  - {pattern: flow, from: 0, to: 1, bytes: 1B}\n").find("1 pxn:"),
+            std::string::npos);
+}
+
 TEST(TrafficFile, BadGroupsAreRefusedAtTheirKey) {
   const std::pair<std::string, std::string> cases[] = {
       {"traffic: []\n", "1 traffic: must be a list of at least one group"},

@@ -123,3 +123,26 @@ TEST(Traffic, PfcPausesAnIncastsSendersForWhatTheirPortCannotServe) {
   for (const auto& f : r.flows)
     EXPECT_NEAR(f.fct_s() / f.uncongested_s, 1.0, 0.01);
 }
+
+namespace {
+
+/// Whether some link of the run is `name`.
+bool crossed(const run::TrafficResult& r, const std::string& name) {
+  return std::any_of(r.links.begin(), r.links.end(), [&](const auto& l) { return l.link == name; });
+}
+
+} // namespace
+
+TEST(Traffic, WithNcclsPxnASendToAnotherRailLeavesThroughThatRailsNic) {
+  // GPU 0 of node 0 to GPU 1 of node 8: over NVLink to GPU 1 of node 0 and out through its NIC.
+  const auto r = simulate(fabric(false), "traffic:\n  - {pattern: flow, from: 0, to: 65, bytes: 1MiB}\n");
+  EXPECT_TRUE(crossed(r, "n0.nic1->leaf0"));
+  EXPECT_FALSE(crossed(r, "n0.nic0->leaf0"));
+}
+
+TEST(Traffic, WithoutPxnEveryHostsTrafficLeavesThroughItsOwnNic) {
+  const auto r =
+      simulate(fabric(false), "pxn: false\ntraffic:\n  - {pattern: flow, from: 0, to: 65, bytes: 1MiB}\n");
+  EXPECT_TRUE(crossed(r, "n0.nic0->leaf0"));
+  EXPECT_FALSE(crossed(r, "n0.nic1->leaf0"));
+}
