@@ -104,6 +104,8 @@ ClusterConfig read_cluster(yaml::Map m, const catalog::Catalog& cat) {
       c.services.agent_cores = a->as_number(0, 4096);
     sm.finish();
   }
+  if (auto p = m.optional("placement"))
+    c.scattered = p->as_choice({"packed", "scattered"}) == "scattered";
   if (auto tn = m.optional("tenants")) {
     auto tm = tn->as_map();
     tm.declare(keys_of("cluster.tenants"));

@@ -38,6 +38,7 @@ std::unique_ptr<Model> make_validation_model();
 std::unique_ptr<Model> make_faults_model();
 std::unique_ptr<Model> make_noise_model();
 std::unique_ptr<Model> make_congestion_model();
+std::unique_ptr<Model> make_placement_model();
 
 std::vector<std::unique_ptr<Model>> builtin_models() {
   std::vector<std::unique_ptr<Model>> m;
@@ -63,6 +64,7 @@ std::vector<std::unique_ptr<Model>> builtin_models() {
   m.push_back(make_faults_model());
   m.push_back(make_noise_model());
   m.push_back(make_congestion_model());
+  m.push_back(make_placement_model());
   return m;
 }
 

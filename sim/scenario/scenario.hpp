@@ -84,6 +84,9 @@ struct ClusterConfig {
   Services services;
   StorageConfig storage;
   TenantsConfig tenants;
+  /// The scheduler's placement of the job's nodes on the fabric (sim/model/placement): false packed (in
+  /// rank order), true scattered (drawn from the job's seed).
+  bool scattered = false;
 };
 
 /// The input pipeline of each data-parallel replica: `workers` loader processes (one core each) read

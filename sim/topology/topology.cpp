@@ -187,7 +187,8 @@ FabricShape fabric_shape(const ClusterLayout& layout) {
 int leaf_of_nic(const ClusterLayout& layout, const FabricShape& shape, int node, int local_nic) {
   const auto& n = layout.node;
   const int nics = nics_per_host(n);
-  const int host = node * n.trays + local_nic / nics; // a tray's NICs are consecutive
+  const int slot = layout.node_slot.empty() ? node : layout.node_slot[static_cast<std::size_t>(node)];
+  const int host = slot * n.trays + local_nic / nics; // a tray's NICs are consecutive
   return layout.fabric.kind == FabricKind::fat_tree
              ? host / std::max(1, shape.nodes_per_leaf)
              : (host / std::max(1, shape.down_ports)) * nics + local_nic % nics;

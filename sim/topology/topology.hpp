@@ -117,6 +117,9 @@ struct ClusterLayout {
   FabricLayout fabric;
   StorageLayout storage;
   TenantLayout tenants;
+  /// Where the scheduler placed the job's nodes: node n (the n-th in rank order) is wired where node
+  /// node_slot[n] of a packed placement would be. Empty: packed (node n at position n).
+  std::vector<int> node_slot;
 };
 
 /// The fabric's dimensions for a cluster, computed before any of it is built; throws

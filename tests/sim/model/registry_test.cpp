@@ -74,8 +74,8 @@ TEST(ModelRegistry, ListsASectionsKeysInTheOrderTheyAreDeclared) {
       "topology", "tiers",   "link", "latency", "oversubscription", "core_oversubscription",
       "switch",   "routing", "owned"};
   EXPECT_EQ(reg.keys_under("cluster.fabric"), fabric);
-  const std::vector<std::string_view> cluster{"nodes",  "gpus_per_node", "node",    "nic",    "dpu",
-                                              "fabric", "services",      "storage", "tenants"};
+  const std::vector<std::string_view> cluster{"nodes",  "gpus_per_node", "node",    "nic",     "dpu",
+                                              "fabric", "services",      "storage", "tenants", "placement"};
   EXPECT_EQ(reg.keys_under("cluster"), cluster);
   const std::vector<std::string_view> top{
       "name",        "description", "cluster",           "workload",   "offload", "seed",  "step_seed",

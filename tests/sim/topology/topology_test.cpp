@@ -389,3 +389,25 @@ TEST(Router, PinnedRoutingSendsEachDestinationUpItsOwnSpine) {
     shared += n > 1 ? 1 : 0;
   EXPECT_EQ(shared, 1);
 }
+
+TEST(Topology, APlacementWiresEachNodeWhereItsSlotWouldBe) {
+  // 8 nodes, 4 a leaf: packed, nodes 0-3 on leaf 0; placed 0->4, 1->0, ..., node 0 joins leaf 1's nodes.
+  auto layout = dgx_like(8);
+  const auto shape = fabric_shape(layout);
+  ASSERT_EQ(shape.nodes_per_leaf, 4);
+  EXPECT_EQ(leaf_of_nic(layout, shape, 0, 3), 0);
+  layout.node_slot = {4, 0, 1, 2, 3, 5, 6, 7};
+  EXPECT_EQ(leaf_of_nic(layout, shape, 0, 3), 1);
+  EXPECT_EQ(leaf_of_nic(layout, shape, 4, 0), 0);
+  const auto t = Topology::build(layout);
+  // Every NIC of node 0 now hangs off the leaf that holds node 5's.
+  const auto leaf_above = [&t](int node, int nic) {
+    for (EdgeId e = 0; e < t.num_edges(); ++e)
+      if (t.edge_source(e) == t.nic(node, nic) && t.vertex(t.edge_target(e)).kind == VertexKind::leaf)
+        return t.edge_target(e);
+    return VertexId{};
+  };
+  for (int k = 0; k < 8; ++k)
+    EXPECT_EQ(leaf_above(0, k), leaf_above(5, k)) << "NIC " << k;
+  EXPECT_NE(leaf_above(0, 0), leaf_above(1, 0));
+}
