@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""The cases of tools/packet-level-compare.sh, written for both simulators, and the table of their results.
+
+gen CASE SEED QPS OUT   writes OUT.yaml (a dpusim traffic file) and OUT.cm (an htsim connection matrix)
+                        for CASE: permutation (every host of fabric-256-64port to one on another node,
+                        16 MiB) or incastN (N hosts of the other leaves to host 0, 16 MiB each); htsim gets
+                        QPS connections a pair, each with its share of the bytes (dpusim splits a pair's
+                        bytes over its NCCL connections itself).
+table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}.
+"""
+import csv
+import random
+import re
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HOSTS = 256
+PER_NODE = 8
+PER_LEAF = 32
+SIZE = 16 * 1024 * 1024
+
+
+def pairs_of(case, seed):
+    if case == "permutation":
+        rng = random.Random(seed)
+        hosts = list(range(HOSTS))
+        while True:
+            dst = hosts[:]
+            rng.shuffle(dst)
+            if all(h // PER_NODE != d // PER_NODE for h, d in zip(hosts, dst)):
+                return list(zip(hosts, dst))
+    if case.startswith("incast"):
+        n = int(case[len("incast"):])
+        # One sender per node of the other leaves, round-robin over the leaves: every sender's flow
+        # crosses the spines into leaf 0.
+        leaves = HOSTS // PER_LEAF - 1
+        senders = []
+        for i in range(n):
+            k = i // leaves  # the k-th sender of its leaf: GPU k // 4 of the leaf's node k % 4
+            senders.append((1 + i % leaves) * PER_LEAF + (k % 4) * PER_NODE + k // 4)
+        assert len(set(senders)) == n
+        return [(s, 0) for s in senders]
+    sys.exit(f"cases.py: unknown case {case}")
+
+
+def gen(case, seed, qps, out):
+    pairs = pairs_of(case, int(seed))
+    qps = int(qps)
+    with open(out + ".yaml", "w") as f:
+        f.write("pxn: false\ntraffic:\n")
+        for i, (s, d) in enumerate(pairs):
+            f.write(f"  - {{name: f{i}, pattern: flow, from: {s}, to: {d}, bytes: {SIZE}B}}\n")
+    with open(out + ".cm", "w") as f:
+        f.write(f"Nodes {HOSTS}\nConnections {len(pairs) * qps}\n")
+        for s, d in pairs:
+            for _ in range(qps):
+                f.write(f"{s}->{d} start 0 size {SIZE // qps}\n")
+
+
+def quantile(values, q):
+    v = sorted(values)
+    k = (len(v) - 1) * q
+    i = int(k)
+    return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
+
+
+def table(directory):
+    rows = defaultdict(lambda: {"h": [], "d": [], "u": []})
+    for log in sorted(Path(directory).glob("*.htsim.log")):
+        case, seed, qps = log.name[: -len(".htsim.log")].rsplit("-", 2)
+        pair = defaultdict(float)  # a pair ends with its last connection
+        for m in re.finditer(r"Flow Roce_(\d+)_(\d+) \d+ finished at ([0-9.]+)", log.read_text()):
+            key = (m.group(1), m.group(2))
+            pair[key] = max(pair[key], float(m.group(3)))
+        flows = list(csv.DictReader(open(Path(directory) / f"{case}-{seed}-{qps}.dpusim" / "flows.csv")))
+        if len(pair) != len(flows):
+            sys.exit(f"cases.py: {log.name}: htsim finished {len(pair)} pairs of {len(flows)}")
+        r = rows[(case, qps)]
+        r["h"].append(list(pair.values()))
+        r["d"].append([float(x["fct_s"]) * 1e6 for x in flows])
+        r["u"].append([float(x["uncongested_fct_s"]) * 1e6 for x in flows])
+    print("| case | connections a pair | seeds | htsim mean / p90 / max FCT (us) | dpusim, PFC | dpusim, max-min | "
+          "mean: dpusim vs htsim | p90 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (case, qps), r in sorted(rows.items()):
+        def stats(runs):
+            mean = statistics.mean(statistics.mean(x) for x in runs)
+            p90 = statistics.mean(quantile(x, 0.9) for x in runs)
+            worst = statistics.mean(max(x) for x in runs)
+            return mean, p90, worst
+        h, d, u = stats(r["h"]), stats(r["d"]), stats(r["u"])
+        fmt = lambda s: " / ".join(f"{v:.0f}" for v in s)
+        print(f"| {case} | {qps} | {len(r['h'])} | {fmt(h)} | {fmt(d)} | {fmt(u)} | "
+              f"{100 * (d[0] / h[0] - 1):+.1f}% | {100 * (d[1] / h[1] - 1):+.1f}% |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "gen":
+        gen(*sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "table":
+        table(sys.argv[2])
+    else:
+        sys.exit(__doc__)
