@@ -1,7 +1,7 @@
 // libFuzzer target over every loader of user input and its validation: each input is read as a
 // scenario (the YAML reader, then every model's check), as a plan (its axes, objectives, constraints and
-// base scenario), as a calibration profile, as `dpusim validate`'s error targets and as a catalog entry of
-// each kind. An input may be rejected only with InputError, dpusim's "bad input" (exit status 2); any other
+// base scenario), as a calibration profile, as `dpusim validate`'s error targets, as a catalog entry of
+// each kind and as a traffic file (`dpusim traffic`, on a cluster of 256 hosts). An input may be rejected only with InputError, dpusim's "bad input" (exit status 2); any other
 // exception, a crash, a sanitizer report, a hang (-timeout) or memory beyond -rss_limit_mb is a finding.
 // Built with -DDPUSIM_FUZZ=ON (the "fuzz" preset) and run by tools/fuzz.sh.
 #include "models/calibration/profile.hpp"
@@ -9,6 +9,7 @@
 #include "models/core/input_error.hpp"
 #include "models/core/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
+#include "sim/input/traffic_file.hpp"
 #include "sim/input/validation_targets.hpp"
 #include "sim/planner/plan_file.hpp"
 
@@ -49,5 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   expect_only_input_errors([&] { (void)input::parse_validation_targets(*root); });
   for (const auto& kind : catalog::Catalog::kinds())
     expect_only_input_errors([&] { cat.read_entry(kind, *root); });
+  expect_only_input_errors([&] { (void)input::parse_traffic(text, "fuzz.yaml", 256, 1); });
   return 0;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes dpusim's input loaders for SECONDS each (default 60): fuzz/loaders_fuzzer.cpp (scenario and its
-# checks, plan, calibration profile, catalog entries; seeded with the bundled and validation scenarios,
-# the plans, the bad inputs, the catalog, the profiles and fuzz/seeds/, hostile shapes such as empty
-# lists) and fuzz/ingest_fuzzer.cpp (the recorded tool
+# checks, plan, calibration profile, catalog entries, traffic file; seeded with the bundled, validation,
+# fabric and traffic inputs, the plans, the bad inputs, the catalog, the profiles and fuzz/seeds/,
+# hostile shapes such as empty lists) and fuzz/ingest_fuzzer.cpp (the recorded tool
 # outputs `dpusim-calib ingest` reads; seeded with the parsers' fixtures). Installs clang and libFuzzer
 # if missing and builds the "fuzz" preset (build-fuzz/, AddressSanitizer + UndefinedBehaviorSanitizer).
 # Fails (exit status 1) on any finding: a crash, a sanitizer report, an exception other than bad input,
@@ -67,6 +67,7 @@ explain() {
 status=0
 report=()
 fuzz dpusim_fuzz_loaders fuzz/yaml.dict scenarios/examples/*.yaml scenarios/validation/*.yaml tests/bad_input/*.yaml \
+  scenarios/traffic/*.yaml scenarios/fabrics/*.yaml \
   tests/bad_input/plans/*.yaml plans/*.yaml models/catalog/data/*/*.yaml hw_calib/profiles/defaults/*.yaml \
   hw_calib/profiles/measured/*/profile.yaml fuzz/seeds/*.yaml || status=$?
 fuzz dpusim_fuzz_ingest - $(find tests/hw_calib/data -type f ! -name README.md) || status=$?
