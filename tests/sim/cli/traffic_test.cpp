@@ -84,3 +84,27 @@ TEST(TrafficCommand, BadInputIsRefusedWithNothingWritten) {
     EXPECT_FALSE(fs::exists(out)) << expected;
   }
 }
+
+TEST(TrafficCommand, TheBundledIncastWithAVictimMakesItsClaim) {
+  // scenarios/traffic/incast-victim.yaml (README): 16 senders onto one port under PFC alone are each
+  // served a sixteenth and paused for the rest, no slower than max-min; the victim beside them keeps its
+  // NIC's rate.
+  TempDir tmp;
+  const auto out = fs::path(tmp.path()) / "out";
+  const auto r = run_command({DPUSIM_BINARY, "traffic", kFabric,
+                              (kSource / "scenarios/traffic/incast-victim.yaml").string(), "--out",
+                              out.string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  double victim_gbps = 0;
+  for (const auto& f : csv_rows(out / "flows.csv")) {
+    EXPECT_NEAR(std::stod(f.at("fct_s")) / std::stod(f.at("uncongested_fct_s")), 1.0, 1e-3) << f.at("group");
+    if (f.at("group") == "victim")
+      victim_gbps = std::stod(f.at("rate_gbps"));
+  }
+  EXPECT_GT(victim_gbps, 0.9 * 400);
+  double paused = 0;
+  for (const auto& l : csv_rows(out / "links.csv"))
+    if (!l.at("pause_fraction").empty())
+      paused = std::max(paused, std::stod(l.at("pause_fraction")));
+  EXPECT_NEAR(paused, 15.0 / 16, 0.05);
+}
