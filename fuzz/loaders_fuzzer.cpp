@@ -1,9 +1,10 @@
 // libFuzzer target over every loader of user input and its validation: each input is read as a
 // scenario (the YAML reader, then every model's check), as a plan (its axes, objectives, constraints and
 // base scenario), as a calibration profile, as `dpusim validate`'s error targets, as a catalog entry of
-// each kind and as a traffic file (`dpusim traffic`, on a cluster of 256 hosts). An input may be rejected only with InputError, dpusim's "bad input" (exit status 2); any other
-// exception, a crash, a sanitizer report, a hang (-timeout) or memory beyond -rss_limit_mb is a finding.
-// Built with -DDPUSIM_FUZZ=ON (the "fuzz" preset) and run by tools/fuzz.sh.
+// each kind and as a traffic file (`dpusim traffic`, on a cluster of 256 hosts). An input may be rejected
+// only with InputError, dpusim's "bad input" (exit status 2); any other exception, a crash, a sanitizer
+// report, a hang (-timeout) or memory beyond -rss_limit_mb is a finding. Built with -DDPUSIM_FUZZ=ON (the
+// "fuzz" preset) and run by tools/fuzz.sh.
 #include "models/calibration/profile.hpp"
 #include "models/catalog/catalog.hpp"
 #include "models/core/input_error.hpp"

@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 . tools/doc-table.sh
 write=0
 if [ "${1:-}" = "--write" ]; then write=1; shift; fi
-htsim=${1:?usage: tools/packet-level-compare.sh [--write] HTSIM_DIR [SEEDS]}/sim/datacenter/htsim_roce
+htsim=$(realpath "${1:?usage: tools/packet-level-compare.sh [--write] HTSIM_DIR [SEEDS]}")/sim/datacenter/htsim_roce
+topo=$PWD/bench/packet-level/htsim-fabric-256.topo
 seeds=${2:-5}
 [ -x "$htsim" ] || { echo "packet-level-compare: no $htsim (build csg-htsim: make in sim/ and sim/datacenter/)" >&2; exit 2; }
 tools/setup.sh default >/dev/null
@@ -35,9 +36,10 @@ run_case() { # case seed qps
   python3 bench/packet-level/cases.py gen "$1" "$2" "$3" "$work/$name"
   # htsim's fair host queue fails an assertion on some runs; one connection a host at a time, its
   # priority queue is the same FIFO.
-  "$htsim" -tm "$work/$name.cm" -topo bench/packet-level/htsim-fabric-256.topo -nodes 256 -strat ecmp_host \
-    -paths 64 -mtu 4096 -q 40000 -pfc_thresholds $((xoff - 1)) "$xoff" -linkspeed 400000 -end 1000000 \
-    -seed "$2" -host_queue_type prio >"$work/$name.htsim.log" 2>&1
+  # In the scratch folder: htsim writes its logfile and idmap.txt where it runs.
+  (cd "$work" && "$htsim" -tm "$work/$name.cm" -topo "$topo" -nodes 256 -strat ecmp_host -paths 64 -mtu 4096 \
+    -q 40000 -pfc_thresholds $((xoff - 1)) "$xoff" -linkspeed 400000 -end 1000000 -seed "$2" \
+    -host_queue_type prio -o "$work/$name.htsim.dat" >"$work/$name.htsim.log" 2>&1)
   build/sim/dpusim traffic bench/packet-level/fabric-256-64port.yaml "$work/$name.yaml" --catalog "$work/cat$3" \
     --seed "$2" --out "$work/$name.dpusim" --quiet
   echo "packet-level-compare: $name done" >&2
