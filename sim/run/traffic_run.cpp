@@ -43,8 +43,7 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
   // Each flow: a delay (its start, then the latency NCCL's point-to-point send adds) and its transfer, the
   // bytes over the route its queue pairs hash to; background flows a transfer from the start that the
   // simulator stops when every timed flow has ended.
-  plan::IterationPlan plan;
-  auto& graph = plan.graph;
+  engine::TaskGraph graph;
   std::vector<FlowTasks> tasks;
   tasks.reserve(traffic.flows.size());
   for (const auto& f : traffic.flows) {
@@ -69,19 +68,13 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
       }
       ft.last = graph.add(std::move(t));
     } else {
-      engine::Task delay;
-      delay.kind = engine::TaskKind::delay;
-      delay.delay_s = f.start_s + low.latency_s;
-      ft.delay = graph.add(std::move(delay));
-      const auto frag = plan::append_to_graph(graph, low, {ft.delay});
+      const auto frag = plan::append_to_graph(graph, low, {});
+      ft.delay = frag.first; // the send's latency, after which the flow's start
+      graph.mutable_task(ft.delay).delay_s += f.start_s;
       ft.last = frag.last;
-      // append_to_graph's own latency task (of length low.latency_s) is the first; fold it away: the
-      // delay above already waits for it.
-      graph.mutable_task(frag.first).delay_s = 0;
     }
     tasks.push_back(ft);
   }
-  plan.info.resize(graph.size());
 
   auto platform = cluster.platform();
   simgrid::Simulator simulator(platform);
@@ -100,7 +93,7 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
     // Which flow a task belongs to, for the summary's worst transfer.
     std::vector<int> flow_of(graph.size(), -1);
     for (std::size_t i = 0; i < tasks.size(); ++i)
-      for (engine::TaskId id = tasks[i].delay + 1; tasks[i].delay >= 0 && id <= tasks[i].last; ++id)
+      for (engine::TaskId id = tasks[i].delay; tasks[i].delay >= 0 && id <= tasks[i].last; ++id)
         flow_of[static_cast<std::size_t>(id)] = static_cast<int>(i);
     const auto label = [&](engine::TaskId id) {
       const int i = flow_of[static_cast<std::size_t>(id)];
