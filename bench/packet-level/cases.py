@@ -3,7 +3,8 @@
 
 gen CASE SEED QPS OUT   writes OUT.yaml (a dpusim traffic file) and OUT.cm (an htsim connection matrix)
                         for CASE: permutation (every host of fabric-256-64port to one on another node,
-                        16 MiB) or incastN (N hosts of the other leaves to host 0, 16 MiB each); htsim gets
+                        16 MiB), incastN (N hosts of the other leaves to host 0, 16 MiB each) or alltoallN
+                        (N hosts over every node, 1 MiB a pair of two nodes); htsim gets
                         QPS connections a pair, each with its share of the bytes (dpusim splits a pair's
                         bytes over its NCCL connections itself).
 table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}.
@@ -20,6 +21,7 @@ HOSTS = 256
 PER_NODE = 8
 PER_LEAF = 32
 SIZE = 16 * 1024 * 1024
+A2A_SIZE = 1024 * 1024  # each pair's bytes in an all-to-all
 
 
 def pairs_of(case, seed):
@@ -42,21 +44,30 @@ def pairs_of(case, seed):
             senders.append((1 + i % leaves) * PER_LEAF + (k % 4) * PER_NODE + k // 4)
         assert len(set(senders)) == n
         return [(s, 0) for s in senders]
+    if case.startswith("alltoall"):
+        # An all-to-all among N hosts spread over every node (GPUs 0 and 4 of each for N = 64), the pairs
+        # of one node left out (NVLink in dpusim, the leaf in htsim).
+        n = int(case[len("alltoall"):])
+        per_node = n // (HOSTS // PER_NODE)
+        hosts = [node * PER_NODE + g * (PER_NODE // per_node) for node in range(HOSTS // PER_NODE)
+                 for g in range(per_node)]
+        return [(s, d) for s in hosts for d in hosts if s // PER_NODE != d // PER_NODE]
     sys.exit(f"cases.py: unknown case {case}")
 
 
 def gen(case, seed, qps, out):
     pairs = pairs_of(case, int(seed))
     qps = int(qps)
+    size = A2A_SIZE if case.startswith("alltoall") else SIZE
     with open(out + ".yaml", "w") as f:
         f.write("pxn: false\ntraffic:\n")
         for i, (s, d) in enumerate(pairs):
-            f.write(f"  - {{name: f{i}, pattern: flow, from: {s}, to: {d}, bytes: {SIZE}B}}\n")
+            f.write(f"  - {{name: f{i}, pattern: flow, from: {s}, to: {d}, bytes: {size}B}}\n")
     with open(out + ".cm", "w") as f:
         f.write(f"Nodes {HOSTS}\nConnections {len(pairs) * qps}\n")
         for s, d in pairs:
             for _ in range(qps):
-                f.write(f"{s}->{d} start 0 size {SIZE // qps}\n")
+                f.write(f"{s}->{d} start 0 size {size // qps}\n")
 
 
 def quantile(values, q):
