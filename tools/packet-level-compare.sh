@@ -53,6 +53,7 @@ for qps in ${PACKET_LEVEL_QPS:-1 2}; do
   for seed in $(seq 1 "$seeds"); do run_case permutation "$seed" "$qps"; done
 done
 for n in 2 8 32; do run_case "incast$n" 1 1; done
+for seed in $(seq 1 8); do run_case victim16 "$seed" 1; done
 for qps in ${PACKET_LEVEL_QPS:-1 2}; do
   for seed in 1 2 3; do run_case alltoall64 "$seed" "$qps"; done
 done

@@ -4,7 +4,8 @@
 gen CASE SEED QPS OUT   writes OUT.yaml (a dpusim traffic file) and OUT.cm (an htsim connection matrix)
                         for CASE: permutation (every host of fabric-256-64port to one on another node,
                         16 MiB), incastN (N hosts of the other leaves to host 0, 16 MiB each) or alltoallN
-                        (N hosts over every node, 1 MiB a pair of two nodes); htsim gets
+                        (N hosts over every node, 1 MiB a pair of two nodes) or victimN (N hosts of leaf 1
+                        into host 0, and a victim of leaf 1 to host 8, 64 MiB); htsim gets
                         QPS connections a pair, each with its share of the bytes (dpusim splits a pair's
                         bytes over its NCCL connections itself).
 table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}.
@@ -44,6 +45,15 @@ def pairs_of(case, seed):
             senders.append((1 + i % leaves) * PER_LEAF + (k % 4) * PER_NODE + k // 4)
         assert len(set(senders)) == n
         return [(s, 0) for s in senders]
+    if case.startswith("victim"):
+        # N senders of leaf 1 (GPU k // 4 of its node k % 4) into host 0 (leaf 0), and a victim from
+        # another host of leaf 1 to host 8 of leaf 0 (a node of its own): where ECMP puts the victim on a
+        # spine with an incast flow, the receiver's pauses reach it there.
+        n = int(case[len("victim"):])
+        senders = [PER_LEAF + (k % 4) * PER_NODE + k // 4 for k in range(n)]
+        victim = PER_LEAF + 7  # GPU 7 of leaf 1's first node
+        assert victim not in senders
+        return [(s, 0) for s in senders] + [(victim, 8)]
     if case.startswith("alltoall"):
         # An all-to-all among N hosts spread over every node (GPUs 0 and 4 of each for N = 64), the pairs
         # of one node left out (NVLink in dpusim, the leaf in htsim).
@@ -59,15 +69,18 @@ def gen(case, seed, qps, out):
     pairs = pairs_of(case, int(seed))
     qps = int(qps)
     size = A2A_SIZE if case.startswith("alltoall") else SIZE
+    sizes = [size] * len(pairs)
+    if case.startswith("victim"):
+        sizes[-1] = 4 * SIZE  # the victim: long enough to meet the incast all along
     with open(out + ".yaml", "w") as f:
         f.write("pxn: false\ntraffic:\n")
-        for i, (s, d) in enumerate(pairs):
-            f.write(f"  - {{name: f{i}, pattern: flow, from: {s}, to: {d}, bytes: {size}B}}\n")
+        for i, ((s, d), b) in enumerate(zip(pairs, sizes)):
+            f.write(f"  - {{name: f{i}, pattern: flow, from: {s}, to: {d}, bytes: {b}B}}\n")
     with open(out + ".cm", "w") as f:
         f.write(f"Nodes {HOSTS}\nConnections {len(pairs) * qps}\n")
-        for s, d in pairs:
+        for (s, d), b in zip(pairs, sizes):
             for _ in range(qps):
-                f.write(f"{s}->{d} start 0 size {size // qps}\n")
+                f.write(f"{s}->{d} start 0 size {b // qps}\n")
 
 
 def quantile(values, q):
@@ -88,10 +101,15 @@ def table(directory):
         flows = list(csv.DictReader(open(Path(directory) / f"{case}-{seed}-{qps}.dpusim" / "flows.csv")))
         if len(pair) != len(flows):
             sys.exit(f"cases.py: {log.name}: htsim finished {len(pair)} pairs of {len(flows)}")
-        r = rows[(case, qps)]
-        r["h"].append(list(pair.values()))
-        r["d"].append([float(x["fct_s"]) * 1e6 for x in flows])
-        r["u"].append([float(x["uncongested_fct_s"]) * 1e6 for x in flows])
+        # A victim case is two rows: the incast's flows (into host 0) and the victim's.
+        parts = {"": lambda dst: True}
+        if case.startswith("victim"):
+            parts = {" (incast)": lambda dst: dst == 0, " (victim)": lambda dst: dst != 0}
+        for label, keep in parts.items():
+            r = rows[(case + label, qps)]
+            r["h"].append([t for (s, d), t in pair.items() if keep(int(d))])
+            r["d"].append([float(x["fct_s"]) * 1e6 for x in flows if keep(int(x["dst"]))])
+            r["u"].append([float(x["uncongested_fct_s"]) * 1e6 for x in flows if keep(int(x["dst"]))])
     print("| case | connections a pair | seeds | htsim mean / p90 / max FCT (us) | dpusim, PFC | dpusim, max-min | "
           "mean: dpusim vs htsim | p90 |")
     print("|---|---|---|---|---|---|---|---|")
