@@ -511,6 +511,64 @@ bool CongestionAnalysis::apply(engine::TaskGraph& graph, const std::vector<engin
         f[j] = std::max(f[j], k[i][j]);
     }
   }
+  // A flow is held back only while what holds it back runs: beyond the end of the other transfers it met
+  // (each at its own stretch) it moves at its uncongested rate again. At rate r/k until that end and r
+  // after, its time is d' = d (1 + (overlap / d)(1 - 1/k)) where that is less than k d (overlap: from its
+  // start to that end). Background flows last as long as anything; a transfer's own flows congesting one
+  // another (an incast within it) hold it back for its whole length: its factor alone is kept.
+  std::map<engine::TaskId, double> until; // the latest stretched end of the others it met
+  if (background.empty()) {
+    const auto stretched_end = [&](engine::TaskId j) {
+      const auto& t = timings[static_cast<std::size_t>(j)];
+      const auto& k = factor[j];
+      const double worst = k.empty() ? 1.0 : *std::max_element(k.begin(), k.end());
+      return t.start + (t.end - t.start) * worst;
+    };
+    for (const auto& [set, unused] : seen) {
+      (void)unused;
+      // The two latest ends, so that each member gets the latest of the others.
+      double first = -1;
+      double second = -1;
+      engine::TaskId first_id = -1;
+      for (const auto j : set) {
+        const double e = stretched_end(j);
+        if (e > first) {
+          second = first;
+          first = e;
+          first_id = j;
+        } else if (e > second) {
+          second = e;
+        }
+      }
+      for (const auto j : set) {
+        auto& u = until[j];
+        u = std::max(u, j == first_id ? second : first);
+      }
+    }
+  }
+  for (const auto id : transfers) {
+    auto& k = factor[id];
+    const auto it = until.find(id);
+    if (it == until.end() || k.empty())
+      continue;
+    const auto& t = timings[static_cast<std::size_t>(id)];
+    const double d = t.end - t.start;
+    const double overlap = std::max(0.0, it->second - t.start);
+    std::vector<double> capped = k;
+    bool binds = false;
+    for (auto& f : capped) {
+      const double c = 1 + overlap / d * (1 - 1 / f);
+      if (c < f * (1 - 1e-9)) {
+        f = c;
+        binds = true;
+      }
+    }
+    if (!binds)
+      continue;
+    const auto alone = flow_factors({{&graph.task(id), d, {}, 1.0, class_of(id)}}).front();
+    for (std::size_t j = 0; j < capped.size() && j < alone.size(); ++j)
+      k[j] = std::max(capped[j], alone[j]);
+  }
   // Each flow by its own stretch: a flow that shares a paused port slows, the others of its transfer
   // keep their rate.
   for (const auto id : transfers) {

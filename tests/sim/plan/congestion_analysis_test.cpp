@@ -414,3 +414,48 @@ TEST(CongestionAnalysis, DcqcnCostsShortTransfersItsStartAndLongOnesOnlyItsStead
   }
   EXPECT_LT(previous, 1.01) << "1 GB per flow: the start is a negligible share";
 }
+
+TEST(CongestionAnalysis, AVictimIsHeldBackOnlyWhileWhatHoldsItBackRuns) {
+  // The transfer of four flows of AFlowThatSharesAPausedPortSlowsAlone, but ten times longer than the
+  // incast it meets: its first flow moves at the incast's pace only until the incast ends, then at its
+  // uncongested rate again, so its stretch is 1 + (overlap / d)(1 - 1/k), not k. An incast within one
+  // transfer holds that transfer back for its whole length, and keeps its factor.
+  Rig rig({.nodes = 16, .gpus = 1, .nics = 1, .pcie_switches = 1});
+  const auto& pfc = *rig.cat.congestion("pfc-only");
+  const int n = 6;
+  const double bytes = 1e9;
+  const double rate = rig.nic();
+  engine::TaskGraph g;
+  const auto in_id = g.add(incast(n, bytes, false));
+  engine::Task t;
+  t.kind = engine::TaskKind::transfer;
+  t.flows = {{1, 8, 20 * bytes}, {9, 10, 20 * bytes}};
+  const auto t_id = g.add(t);
+  const double incast_s = n * bytes / rate;
+  const double d = 20 * bytes / (rate * (1.0 - 1.0 / n));
+  std::vector<engine::TaskTiming> timings(2);
+  timings[static_cast<std::size_t>(in_id)] = {0, incast_s};
+  timings[static_cast<std::size_t>(t_id)] = {0, d};
+  auto a = analysis(rig, pfc);
+  // The victim's factor over the incast's time, as the one step of the analysis gives it.
+  const double k =
+      a.flow_factors({{&g.task(in_id), incast_s, "incast"}, {&g.task(t_id), d, "transfer"}}).at(1).at(0);
+  ASSERT_GT(k, 2.0);
+  a.reset();
+  ASSERT_TRUE(a.apply(g, timings));
+  const double capped = 1 + incast_s / d * (1 - 1 / k);
+  ASSERT_LT(capped, k);
+  EXPECT_NEAR(g.task(t_id).flows[0].bytes, capped * 20 * bytes, 1e-6 * capped * 20 * bytes);
+  EXPECT_DOUBLE_EQ(g.task(t_id).flows[1].bytes, 20 * bytes);
+  // Alone, an incast is its own congestion for as long as it runs: no cap (its factor is 1 here, the
+  // port shared as max-min shares it, so nothing changes either way).
+  engine::TaskGraph alone;
+  const auto only = alone.add(incast(n, bytes, true));
+  std::vector<engine::TaskTiming> one(1);
+  one[0] = {0, incast_s};
+  auto b = analysis(rig, pfc);
+  const double self = b.factors({{&alone.task(only), incast_s, "incast"}}).at(0);
+  b.reset();
+  (void)b.apply(alone, one);
+  EXPECT_NEAR(alone.task(only).flows.back().bytes, std::max(1.0, self) * bytes, 1e-6 * bytes);
+}
