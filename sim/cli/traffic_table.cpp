@@ -1,5 +1,6 @@
 #include "sim/cli/traffic_table.hpp"
 
+#include "sim/planner/table.hpp"
 #include "sim/report/distribution.hpp"
 
 #include <algorithm>
@@ -11,18 +12,6 @@ namespace {
 
 std::string num(double v) {
   return fmt::format("{:.9g}", v);
-}
-
-std::string quoted(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos)
-    return text;
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"')
-      out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 /// Times in microseconds, wide enough for a second.
@@ -146,13 +135,19 @@ std::string render_flows_csv(const input::Traffic& traffic, const run::TrafficRe
     const auto& f = traffic.flows[i];
     const auto& group = traffic.groups[static_cast<std::size_t>(f.group)];
     const auto& t = r.flows[i];
-    out += fmt::format("{},{},{},{},{},{},", quoted(group.name), input::traffic_pattern_name(group.pattern),
-                       f.src, f.dst, f.src / per_node, f.dst / per_node);
+    std::vector<std::string> cells = {group.name,
+                                      std::string(input::traffic_pattern_name(group.pattern)),
+                                      std::to_string(f.src),
+                                      std::to_string(f.dst),
+                                      std::to_string(f.src / per_node),
+                                      std::to_string(f.dst / per_node)};
     if (group.background)
-      out += fmt::format(",{},{},,,\n", num(t.start_s), num(t.end_s));
+      cells.insert(cells.end(), {"", num(t.start_s), num(t.end_s), "", "", ""});
     else
-      out += fmt::format("{},{},{},{},{},{}\n", num(f.bytes), num(t.start_s), num(t.end_s), num(t.fct_s()),
-                         num(t.fct_s() > 0 ? f.bytes * 8 / t.fct_s() / 1e9 : 0), num(t.uncongested_s));
+      cells.insert(cells.end(),
+                   {num(f.bytes), num(t.start_s), num(t.end_s), num(t.fct_s()),
+                    num(t.fct_s() > 0 ? f.bytes * 8 / t.fct_s() / 1e9 : 0), num(t.uncongested_s)});
+    out += planner::csv_line(cells);
   }
   return out;
 }

@@ -7,13 +7,6 @@
 
 namespace dpusim::model {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
-}
-
 Draws::Draws(const NoiseConfig& config, const scenario::Scenario& scenario)
     // Which GPUs run slow is the job's draw; everything else is the step's.
     : n(config), s(scenario), slow_rng(mix(s.seed ^ 0x736c6f77ULL)),

@@ -7,6 +7,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/noise/os_noise.hpp"
+#include "sim/model/seed_mix.hpp"
 #include "sim/plan/iteration_plan.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
@@ -15,9 +16,6 @@
 #include <tuple>
 
 namespace dpusim::model {
-
-/// A 64-bit mix of the seed (splitmix64's finaliser): each stream's seed.
-std::uint64_t mix(std::uint64_t x);
 
 struct Draws {
   Draws(const NoiseConfig& config, const scenario::Scenario& scenario);

@@ -5,6 +5,7 @@
 // the job's placement.
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/model/seed_mix.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/topology/topology.hpp"
 
@@ -16,14 +17,10 @@
 namespace dpusim::model {
 namespace {
 
-/// A seed of its own for the placement from the job's (splitmix64's finaliser over a tag), so that
-/// turning placement on does not move the job's other draws.
+/// A stream of its own for the placement, from the job's seed, so that turning placement on does not
+/// move the job's other draws.
 std::uint64_t placement_seed(std::uint64_t job_seed) {
-  std::uint64_t x = job_seed ^ 0x706c6163656d656eULL; // "placemen"
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
+  return mix(job_seed ^ 0x706c6163656d656eULL); // "placemen"
 }
 
 /// Of the pairs of nodes adjacent in rank order, how many hang their first NICs off the same leaf.
