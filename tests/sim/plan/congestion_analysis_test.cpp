@@ -313,34 +313,58 @@ TEST(CongestionAnalysis, CongestionSpreadingOverTwoHopsLeavesTheIncastItsPortsRa
   EXPECT_NEAR(uncongested / k.at(1).at(0), closed, 0.01 * closed);
 }
 
+namespace {
+
+/// An incast of n senders into node 0 (`bytes` each) and, in a transfer of its own, `flows` (the first
+/// from sender 1's port), both from time 0 as the max-min run timed them: the incast for n bytes/r, the
+/// transfer at r (1 - 1/n), what the incast flow leaves of sender 1's port, for its largest flow.
+struct BesideIncast {
+  engine::TaskGraph graph;
+  engine::TaskId incast = -1;
+  engine::TaskId transfer = -1;
+  double incast_s = 0;
+  double transfer_s = 0;
+  std::vector<engine::TaskTiming> timings;
+
+  BesideIncast(const Rig& rig, int n, double bytes, std::vector<engine::Flow> flows) {
+    incast = graph.add(::incast(n, bytes, false));
+    engine::Task t;
+    t.kind = engine::TaskKind::transfer;
+    double largest = 0;
+    for (const auto& f : flows)
+      largest = std::max(largest, f.bytes);
+    t.flows = std::move(flows);
+    transfer = graph.add(std::move(t));
+    incast_s = n * bytes / rig.nic();
+    transfer_s = largest / (rig.nic() * (1.0 - 1.0 / n));
+    timings.resize(2);
+    timings[static_cast<std::size_t>(incast)] = {0, incast_s};
+    timings[static_cast<std::size_t>(transfer)] = {0, transfer_s};
+  }
+  /// Each flow's factor of the one step of the analysis, the two together as the max-min run timed them.
+  std::vector<std::vector<double>> factors(plan::CongestionAnalysis& a) const {
+    return a.flow_factors(
+        {{&graph.task(incast), incast_s, "incast"}, {&graph.task(transfer), transfer_s, "transfer"}});
+  }
+};
+
+} // namespace
+
 TEST(CongestionAnalysis, AFlowThatSharesAPausedPortSlowsAloneNotTheRestOfItsTransfer) {
   // A transfer of four disjoint flows, the first from an incast sender's port: that flow is the victim;
   // the three others keep their rate, and apply() stretches only the victim's bytes.
   Rig rig({.nodes = 16, .gpus = 1, .nics = 1, .pcie_switches = 1});
   const auto& pfc = *rig.cat.congestion("pfc-only");
-  const int n = 6;
   const double bytes = 1e9;
-  const double rate = rig.nic();
-  engine::TaskGraph g;
-  const auto in_id = g.add(incast(n, bytes, false));
-  engine::Task t;
-  t.kind = engine::TaskKind::transfer;
-  t.flows = {{1, 8, bytes}, {9, 10, bytes}, {11, 12, bytes}, {13, 14, bytes}};
-  const auto t_id = g.add(t);
-  // Uncongested: the incast at r/n per flow for n bytes/r; the transfer's flows together at r (1 - 1/n),
-  // what the incast flow leaves of sender 1's port.
-  std::vector<engine::TaskTiming> timings(2);
-  timings[static_cast<std::size_t>(in_id)] = {0, n * bytes / rate};
-  timings[static_cast<std::size_t>(t_id)] = {0, bytes / (rate * (1.0 - 1.0 / n))};
+  BesideIncast c(rig, 6, bytes, {{1, 8, bytes}, {9, 10, bytes}, {11, 12, bytes}, {13, 14, bytes}});
   auto a = analysis(rig, pfc);
-  const auto k = a.flow_factors({{&g.task(in_id), n * bytes / rate, "incast"},
-                                 {&g.task(t_id), bytes / (rate * (1.0 - 1.0 / n)), "transfer"}});
+  const auto k = c.factors(a);
   EXPECT_GT(k.at(1).at(0), 2.0) << "the victim";
   for (std::size_t f = 1; f < 4; ++f)
     EXPECT_DOUBLE_EQ(k.at(1).at(f), 1.0) << "flow " << f;
   a.reset();
-  ASSERT_TRUE(a.apply(g, timings));
-  const auto& stretched = g.task(t_id).flows;
+  ASSERT_TRUE(a.apply(c.graph, c.timings));
+  const auto& stretched = c.graph.task(c.transfer).flows;
   EXPECT_NEAR(stretched[0].bytes, k.at(1).at(0) * bytes, 1e-6 * bytes);
   for (std::size_t f = 1; f < 4; ++f)
     EXPECT_DOUBLE_EQ(stretched[f].bytes, bytes) << "flow " << f;
@@ -416,45 +440,33 @@ TEST(CongestionAnalysis, DcqcnCostsShortTransfersItsStartAndLongOnesOnlyItsStead
 }
 
 TEST(CongestionAnalysis, AVictimIsHeldBackOnlyWhileWhatHoldsItBackRuns) {
-  // The transfer of four flows of AFlowThatSharesAPausedPortSlowsAlone, but ten times longer than the
-  // incast it meets: its first flow moves at the incast's pace only until the incast ends, then at its
-  // uncongested rate again, so its stretch is 1 + (overlap / d)(1 - 1/k), not k. An incast within one
-  // transfer holds that transfer back for its whole length, and keeps its factor.
+  // A victim beside an incast as in AFlowThatSharesAPausedPortSlowsAlone, but with 20 times the bytes,
+  // so that it outlasts the incast it meets: its flow moves at the incast's pace only until the incast
+  // ends, then at its uncongested rate again, so its stretch is 1 + (overlap / d)(1 - 1/k), not k. An
+  // incast within one transfer holds that transfer back for its whole length, and keeps its factor.
   Rig rig({.nodes = 16, .gpus = 1, .nics = 1, .pcie_switches = 1});
   const auto& pfc = *rig.cat.congestion("pfc-only");
   const int n = 6;
   const double bytes = 1e9;
-  const double rate = rig.nic();
-  engine::TaskGraph g;
-  const auto in_id = g.add(incast(n, bytes, false));
-  engine::Task t;
-  t.kind = engine::TaskKind::transfer;
-  t.flows = {{1, 8, 20 * bytes}, {9, 10, 20 * bytes}};
-  const auto t_id = g.add(t);
-  const double incast_s = n * bytes / rate;
-  const double d = 20 * bytes / (rate * (1.0 - 1.0 / n));
-  std::vector<engine::TaskTiming> timings(2);
-  timings[static_cast<std::size_t>(in_id)] = {0, incast_s};
-  timings[static_cast<std::size_t>(t_id)] = {0, d};
+  BesideIncast c(rig, n, bytes, {{1, 8, 20 * bytes}, {9, 10, 20 * bytes}});
   auto a = analysis(rig, pfc);
   // The victim's factor over the incast's time, as the one step of the analysis gives it.
-  const double k =
-      a.flow_factors({{&g.task(in_id), incast_s, "incast"}, {&g.task(t_id), d, "transfer"}}).at(1).at(0);
+  const double k = c.factors(a).at(1).at(0);
   ASSERT_GT(k, 2.0);
   a.reset();
-  ASSERT_TRUE(a.apply(g, timings));
-  const double capped = 1 + incast_s / d * (1 - 1 / k);
+  ASSERT_TRUE(a.apply(c.graph, c.timings));
+  const double capped = 1 + c.incast_s / c.transfer_s * (1 - 1 / k);
   ASSERT_LT(capped, k);
-  EXPECT_NEAR(g.task(t_id).flows[0].bytes, capped * 20 * bytes, 1e-6 * capped * 20 * bytes);
-  EXPECT_DOUBLE_EQ(g.task(t_id).flows[1].bytes, 20 * bytes);
+  EXPECT_NEAR(c.graph.task(c.transfer).flows[0].bytes, capped * 20 * bytes, 1e-6 * capped * 20 * bytes);
+  EXPECT_DOUBLE_EQ(c.graph.task(c.transfer).flows[1].bytes, 20 * bytes);
   // Alone, an incast is its own congestion for as long as it runs: no cap (its factor is 1 here, the
   // port shared as max-min shares it, so nothing changes either way).
   engine::TaskGraph alone;
   const auto only = alone.add(incast(n, bytes, true));
   std::vector<engine::TaskTiming> one(1);
-  one[0] = {0, incast_s};
+  one[0] = {0, c.incast_s};
   auto b = analysis(rig, pfc);
-  const double self = b.factors({{&alone.task(only), incast_s, "incast"}}).at(0);
+  const double self = b.factors({{&alone.task(only), c.incast_s, "incast"}}).at(0);
   b.reset();
   (void)b.apply(alone, one);
   EXPECT_NEAR(alone.task(only).flows.back().bytes, std::max(1.0, self) * bytes, 1e-6 * bytes);
