@@ -41,8 +41,13 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
   // Below 16 bits, a linear layer keeps the column-wise cast of its input for its weight gradient
   // instead of the 16-bit input (Transformer Engine): the attention's and the MLP's inputs, the output
   // projection's and the down projection's, e bytes an element each.
+  // Latent attention (MCORE-MLA) keeps, on the tokens the norm saw, each latent before its RMSNorm (the
+  // down projection's output, 2 bytes) and after it (the up projection's input, e bytes); then Q, K (each
+  // head qk_dim wide) and V and the output projection's input (v_dim wide) like any attention.
   const double e = low_precision(precision) ? element_bytes(precision) : 2.0;
-  const double outside = 4.0 + 2.0 * e + (m.dropout ? 2.0 : 0.0);
+  const double latents =
+      m.mla() ? ((2.0 + e) * (m.q_lora_rank + m.kv_lora_rank) + 2.0 * m.rope_dim) / m.hidden : 0.0;
+  const double outside = 4.0 + 2.0 * e + (m.dropout ? 2.0 : 0.0) + latents;
   const double scores = m.dropout ? 5.0 : 4.0;
   // Q and the output projection's input are heads x head_dim wide (h, unless the heads have a width of
   // their own); K and V kv_heads x head_dim.
@@ -52,6 +57,11 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
       m.moe() ? static_cast<double>(m.top_k + m.shared_experts) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
   double parallel = 2 * q + 4 * kv + e * q + mlp;
+  if (m.mla()) {
+    const double qk = static_cast<double>(m.heads) * m.qk_dim() / h;
+    const double v = static_cast<double>(m.heads) * m.v_dim() / h;
+    parallel = 2 * qk + 2 * qk + 2 * v + e * v + mlp;
+  }
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
     parallel += scores * a * s / h;
   return sequence_parallel ? sbh * (outside + parallel) / t : sbh * (outside + parallel / t);
@@ -61,8 +71,13 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   MemoryBreakdown out;
   // Experts are sharded over the expert-parallel ranks and replicated over dp / ep of them; the rest over
   // all dp ranks.
-  const double experts = c.layers_on_rank * expert_parameter_count(m, c.ep) / c.tp;
-  double dense = c.layers_on_rank * layer_parameter_count(m, c.ep) / c.tp - experts;
+  const int moe_layers = c.layers_on_rank - c.dense_layers_on_rank;
+  const auto dense_shape = dense_layer_shape(m);
+  const double experts = moe_layers * expert_parameter_count(m, c.ep) / c.tp;
+  const double layers_params = (moe_layers * layer_parameter_count(m, c.ep) +
+                                c.dense_layers_on_rank * layer_parameter_count(dense_shape, c.ep)) /
+                               c.tp;
+  double dense = layers_params - experts;
   if (c.holds_embedding)
     dense += embedding_parameter_count(m, c.seq_len) / c.tp;
   // Mixed-precision Adam (ZeRO paper accounting): 16-bit weights, fp32 gradients accumulated across
@@ -81,19 +96,26 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
     // Gathered parameters in flight: about one layer's worth (the submodule being computed and the one
     // being prefetched).
-    out.weights += param_bytes * layer_parameter_count(m, c.ep) / c.tp;
+    out.weights +=
+        param_bytes *
+        (moe_layers > 0 ? layer_parameter_count(m, c.ep) : layer_parameter_count(dense_shape, c.ep)) / c.tp;
   }
   if (low_precision(c.precision)) {
     // The linear layers' weights cast to both layouts their GEMMs read, kept for the step (for the layers
     // in flight only, where ZeRO-3 gathers them one layer at a time); with the parameters in the format,
     // only the second layout. Norms and biases are counted with them: a few thousandths of a layer.
-    const double layers = c.zero_stage >= 3 ? std::min(1, c.layers_on_rank) : c.layers_on_rank;
     const double copies = c.low_precision_params ? 1.0 : 2.0;
-    out.weights += copies * element_bytes(c.precision) * layers * layer_parameter_count(m, c.ep) / c.tp;
+    const double cast = c.zero_stage >= 3
+                            ? std::min(1, c.layers_on_rank) * layer_parameter_count(m, c.ep) / c.tp
+                            : layers_params;
+    out.weights += copies * element_bytes(c.precision) * cast;
   }
-  double act = layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
-                                      c.recompute, c.attention, c.precision) *
-               c.layers_on_rank * c.in_flight_micro_batches;
+  auto layer_activations = [&](const TransformerShape& shape) {
+    return layer_activation_bytes(shape, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
+                                  c.recompute, c.attention, c.precision);
+  };
+  double act = (moe_layers * layer_activations(m) + c.dense_layers_on_rank * layer_activations(dense_shape)) *
+               c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {
     // While one layer is recomputed for its backward pass, its full activations are alive too.
     act += layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,

@@ -26,6 +26,7 @@ struct MemoryConfig {
       0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
   int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)
   int layers_on_rank = 0;          // transformer layers held by this rank's pipeline stage
+  int dense_layers_on_rank = 0;    // of which a mixture of experts' dense first layers
   bool holds_embedding = true;     // first (and, when tied, last) stage holds the embedding
 };
 

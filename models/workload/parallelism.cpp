@@ -85,4 +85,11 @@ int chunk_layers(const Parallelism& p, int layers, int chunks, int vs) {
   return total / chunks + (chunk < total % chunks ? 1 : 0);
 }
 
+int chunk_first_layer(const Parallelism& p, int layers, int chunks, int vs) {
+  int first = 0;
+  for (int u = 0; u < vs; ++u)
+    first += chunk_layers(p, layers, chunks, u);
+  return first;
+}
+
 } // namespace dpusim::workload

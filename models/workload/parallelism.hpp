@@ -28,6 +28,9 @@ int stage_layers(const Parallelism& p, int layers, int stage);
 /// Layers of virtual stage `vs` (chunk vs / pp of stage vs % pp) when each stage's layers are split over
 /// `chunks` model chunks, the first ones taking one more where they do not divide evenly.
 int chunk_layers(const Parallelism& p, int layers, int chunks, int vs);
+/// The model's index of the first layer of virtual stage `vs` (the layers run through the virtual stages
+/// in order: chunk 0 of every stage, then chunk 1...).
+int chunk_first_layer(const Parallelism& p, int layers, int chunks, int vs);
 
 struct RankCoord {
   int tp = 0;

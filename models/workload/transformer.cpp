@@ -15,7 +15,39 @@ double mlp_parameters(const TransformerShape& m, double f) {
   const double b = m.biases ? 1.0 : 0.0;
   return m.activation == Activation::gelu ? (2 * h * f + b * (f + h)) : (3 * h * f + b * (2 * f + h));
 }
+
+/// Parameters of multi-head latent attention (DSV3-CONFIG's modules): the queries' down projection, its
+/// RMSNorm and up projection (or one projection), the keys' and values' joint down projection with the
+/// shared rotary key, its RMSNorm and up projection, and the output projection.
+double latent_attention_parameters(const TransformerShape& m) {
+  const double h = m.hidden;
+  const double a = m.heads;
+  const double b = m.biases ? 1.0 : 0.0;
+  const double qr = m.q_lora_rank;
+  const double kr = m.kv_lora_rank;
+  const double q_out = a * m.qk_dim();
+  const double q = qr > 0 ? h * qr + qr + qr * q_out + b * (qr + q_out) : h * q_out + b * q_out;
+  const double kv_out = a * (m.head_dim() + m.v_dim());
+  const double kv = h * (kr + m.rope_dim) + kr + kr * kv_out + b * (kr + m.rope_dim + kv_out);
+  return q + kv + a * m.v_dim() * h + b * h;
+}
 } // namespace
+
+TransformerShape dense_layer_shape(const TransformerShape& m) {
+  TransformerShape d = m;
+  d.experts = 0;
+  d.top_k = 1;
+  d.expert_ffn = 0;
+  d.shared_experts = 0;
+  d.dense_layers = 0;
+  return d;
+}
+
+int dense_layers_in(const TransformerShape& m, int first, int count) {
+  if (!m.moe())
+    return count;
+  return std::clamp(m.dense_layers - first, 0, count);
+}
 
 double expert_parameter_count(const TransformerShape& m, int ep) {
   return m.moe() ? static_cast<double>(m.experts) / ep * mlp_parameters(m, m.expert_ffn) : 0.0;
@@ -27,18 +59,21 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
   const double f = m.ffn;
   const double b = m.biases ? 1.0 : 0.0;
   const double q = m.attention_width(); // h, unless the heads have a width of their own
-  const double qkv = h * (q + 2 * kv) + b * (q + 2 * kv);
-  const double proj = q * h + b * h;
+  const double attention =
+      m.mla() ? latent_attention_parameters(m) : h * (q + 2 * kv) + b * (q + 2 * kv) + q * h + b * h;
   const double mlp = m.moe() ? expert_parameter_count(m, ep) + h * m.experts // experts + router
                                    + m.shared_experts * mlp_parameters(m, m.expert_ffn)
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
-  return qkv + proj + mlp + norms;
+  return attention + mlp + norms;
 }
 
 int layer_weight_matrices(const TransformerShape& m, int ep) {
   const int ffn = m.moe() ? 2 * (m.experts / std::max(1, ep)) + (m.shared_experts > 0 ? 2 : 0) : 2;
-  return 2 + ffn;
+  // Latent attention: the down and up projections of the queries (one projection without q_lora_rank)
+  // and of the keys and values, and the output projection; otherwise the fused QKV and the output.
+  const int attention = m.mla() ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
+  return attention + ffn;
 }
 
 int embedding_weight_matrices(const TransformerShape& m) {
@@ -57,7 +92,16 @@ double embedding_parameter_count(const TransformerShape& m, int seq_len) {
 }
 
 double parameter_count(const TransformerShape& m, int seq_len) {
-  return m.layers * layer_parameter_count(m) + embedding_parameter_count(m, seq_len);
+  const int dense = dense_layers_in(m, 0, m.layers);
+  return (m.layers - dense) * layer_parameter_count(m) + dense * layer_parameter_count(dense_layer_shape(m)) +
+         embedding_parameter_count(m, seq_len);
+}
+
+double active_parameter_count(const TransformerShape& m, int seq_len) {
+  const int moe_layers = m.layers - dense_layers_in(m, 0, m.layers);
+  const double idle_experts =
+      m.moe() ? static_cast<double>(m.experts - m.top_k) * mlp_parameters(m, m.expert_ffn) : 0.0;
+  return parameter_count(m, seq_len) - moe_layers * idle_experts;
 }
 
 double megatron_eq2_parameters(int layers, int hidden, int vocab, int seq_len) {
@@ -89,6 +133,8 @@ struct Dims {
   double ln_tokens; // tokens seen by norms/dropouts (divided by tp under sequence parallelism)
   double h;
   double hd;
+  double qk;    // each head's query and key width (hd, + the rotary part under latent attention)
+  double vd;    // each head's value width
   double heads; // query heads on this rank
   double kv;    // kv heads on this rank
   double f;     // ffn columns on this rank
@@ -112,6 +158,8 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   d.ln_tokens = c.sequence_parallel ? d.tokens / c.tp : d.tokens;
   d.h = m.hidden;
   d.hd = m.head_dim();
+  d.qk = m.qk_dim();
+  d.vd = m.v_dim();
   d.heads = static_cast<double>(m.heads) / c.tp;
   d.kv = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
   d.f = static_cast<double>(m.ffn) / c.tp;
@@ -131,25 +179,29 @@ void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, boo
   if (kernel == AttentionKernel::unfused) {
     // Scores are materialised: Q K^T, then a fused scale/mask/softmax, dropout, then P V.
     if (!backward) {
-      w.gemms.push_back({"attn_scores", batches, d.sq, d.s, d.hd});
+      w.gemms.push_back({"attn_scores", batches, d.sq, d.s, d.qk});
       w.memory_ops.push_back({"softmax", 2 * batches * d.sq * d.s * kActBytes});
       w.memory_ops.push_back({"attn_dropout", batches * d.sq * d.s * (2 * kActBytes + 1)});
-      w.gemms.push_back({"attn_values", batches, d.sq, d.hd, d.s});
+      w.gemms.push_back({"attn_values", batches, d.sq, d.vd, d.s});
     } else {
-      w.gemms.push_back({"attn_values_dgrad_p", batches, d.sq, d.s, d.hd});
-      w.gemms.push_back({"attn_values_dgrad_v", batches, d.s, d.hd, d.sq});
+      w.gemms.push_back({"attn_values_dgrad_p", batches, d.sq, d.s, d.vd});
+      w.gemms.push_back({"attn_values_dgrad_v", batches, d.s, d.vd, d.sq});
       w.memory_ops.push_back({"attn_dropout_bwd", batches * d.sq * d.s * (2 * kActBytes + 1)});
       w.memory_ops.push_back({"softmax_bwd", 3 * batches * d.sq * d.s * kActBytes});
-      w.gemms.push_back({"attn_scores_dgrad_q", batches, d.sq, d.hd, d.s});
-      w.gemms.push_back({"attn_scores_dgrad_k", batches, d.s, d.hd, d.sq});
+      w.gemms.push_back({"attn_scores_dgrad_q", batches, d.sq, d.qk, d.s});
+      w.gemms.push_back({"attn_scores_dgrad_k", batches, d.s, d.qk, d.sq});
     }
   } else {
-    // Flash attention: the same matrix products, scores never leave on-chip memory.
-    const int products = backward ? 4 : 2;
-    for (int i = 0; i < products; ++i)
-      w.gemms.push_back({backward ? "flash_attn_bwd" : "flash_attn_fwd", batches, d.sq, d.hd, d.s});
-    if (backward) // the backward pass recomputes the scores
-      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.sq, d.s, d.hd});
+    // Flash attention: the same matrix products, scores never leave on-chip memory: forward Q K^T and
+    // P V; backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q, and the scores again.
+    const auto name = backward ? "flash_attn_bwd" : "flash_attn_fwd";
+    w.gemms.push_back({name, batches, d.sq, d.qk, d.s});
+    w.gemms.push_back({name, batches, d.sq, d.vd, d.s});
+    if (backward) {
+      w.gemms.push_back({name, batches, d.sq, d.vd, d.s});
+      w.gemms.push_back({name, batches, d.sq, d.qk, d.s});
+      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.sq, d.s, d.qk});
+    }
   }
 }
 
@@ -222,17 +274,54 @@ void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Pr
   }
 }
 
+/// Latent attention's projections (DSV3-CONFIG; Megatron-Core's MLA, MCORE-MLA): the down projections
+/// are replicated on the tensor-parallel ranks and run on the tokens the norm saw (a sequence-parallel
+/// rank's share), each followed by an RMSNorm of its latent; the up projections are column-parallel over
+/// the heads and run on all the tokens, like the fused QKV they replace.
+void add_latent_projections(LayerWork& w, const TransformerShape& m, const Dims& d, Precision p) {
+  const double qr = m.q_lora_rank;
+  const double kr = m.kv_lora_rank;
+  if (qr > 0) {
+    add_linear(w, p, {"q_down", 1, d.ln_tokens, qr, d.h});
+    w.memory_ops.push_back({"q_norm", 2 * d.ln_tokens * qr * kActBytes});
+    add_linear(w, p, {"q_up", 1, d.tokens, d.heads * d.qk, qr});
+  } else {
+    add_linear(w, p, {"q_proj", 1, d.tokens, d.heads * d.qk, d.h});
+  }
+  add_linear(w, p, {"kv_down", 1, d.ln_tokens, kr + m.rope_dim, d.h});
+  w.memory_ops.push_back({"kv_norm", 2 * d.ln_tokens * kr * kActBytes});
+  add_linear(w, p, {"kv_up", 1, d.tokens, d.heads * (d.hd + d.vd), kr});
+}
+
+void add_latent_projections_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Precision p) {
+  const double qr = m.q_lora_rank;
+  const double kr = m.kv_lora_rank;
+  add_linear_backward(w, p, "kv_up_bwd", 1, d.tokens, kr, d.heads * (d.hd + d.vd));
+  w.memory_ops.push_back({"kv_norm_bwd", 4 * d.ln_tokens * kr * kActBytes});
+  add_linear_backward(w, p, "kv_down_bwd", 1, d.ln_tokens, d.h, kr + m.rope_dim);
+  if (qr > 0) {
+    add_linear_backward(w, p, "q_up_bwd", 1, d.tokens, qr, d.heads * d.qk);
+    w.memory_ops.push_back({"q_norm_bwd", 4 * d.ln_tokens * qr * kActBytes});
+    add_linear_backward(w, p, "q_down_bwd", 1, d.ln_tokens, d.h, qr);
+  } else {
+    add_linear_backward(w, p, "q_proj_bwd", 1, d.tokens, d.h, d.heads * d.qk);
+  }
+}
+
 } // namespace
 
 LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   LayerWork w;
-  const double qkv_cols = (d.heads + 2 * d.kv) * d.hd;
   const Precision p = c.precision;
   w.memory_ops.push_back({"norm1", 2 * d.ln_tokens * d.h * kActBytes});
-  add_linear(w, p, {"qkv", 1, d.tokens, qkv_cols, d.h});
+  if (m.mla()) {
+    add_latent_projections(w, m, d, p);
+  } else {
+    add_linear(w, p, {"qkv", 1, d.tokens, (d.heads + 2 * d.kv) * d.hd, d.h});
+  }
   add_attention_core(w, d, c.attention, false);
-  add_linear(w, p, {"attn_proj", 1, d.tokens, d.h, d.heads * d.hd});
+  add_linear(w, p, {"attn_proj", 1, d.tokens, d.h, d.heads * d.vd});
   w.memory_ops.push_back({"dropout_residual1", 4 * d.ln_tokens * d.h * kActBytes});
   w.memory_ops.push_back({"norm2", 2 * d.ln_tokens * d.h * kActBytes});
   if (m.moe()) {
@@ -259,7 +348,6 @@ LayerWork attention_core_forward(const TransformerShape& m, const LayerConfig& c
 LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   LayerWork w;
-  const double qkv_cols = (d.heads + 2 * d.kv) * d.hd;
   const double fc1_cols = m.activation == Activation::gelu ? d.f : 2 * d.f;
   // Each linear layer Y = X W needs dX = dY W^T (data gradient) and dW = X^T dY (weight gradient).
   auto linear_bwd = [&](std::string_view name, double in_cols, double out_cols) {
@@ -276,9 +364,12 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   }
   w.memory_ops.push_back({"norm2_bwd", 4 * d.ln_tokens * d.h * kActBytes});
   w.memory_ops.push_back({"dropout_residual1_bwd", 3 * d.ln_tokens * d.h * kActBytes});
-  linear_bwd("attn_proj_bwd", d.heads * d.hd, d.h);
+  linear_bwd("attn_proj_bwd", d.heads * d.vd, d.h);
   add_attention_core(w, d, c.attention, true);
-  linear_bwd("qkv_bwd", d.h, qkv_cols);
+  if (m.mla())
+    add_latent_projections_backward(w, m, d, c.precision);
+  else
+    linear_bwd("qkv_bwd", d.h, (d.heads + 2 * d.kv) * d.hd);
   w.memory_ops.push_back({"norm1_bwd", 4 * d.ln_tokens * d.h * kActBytes});
   return w;
 }
@@ -326,7 +417,7 @@ double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c) {
 
 double cp_kv_bytes(const TransformerShape& m, const LayerConfig& c) {
   const double kv = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
-  return 2.0 * c.micro_batch * c.seq_len * kv * m.head_dim() * kActBytes;
+  return static_cast<double>(c.micro_batch) * c.seq_len * kv * (m.qk_dim() + m.v_dim()) * kActBytes;
 }
 
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes) {

@@ -40,17 +40,44 @@ struct TransformerShape {
   // routed ones. They are dense: split over the tensor-parallel ranks, held whole by every expert-parallel
   // rank, no all-to-all; 0: none.
   int shared_experts = 0;
+  // A mixture of experts' first layers with a dense FFN of `ffn` instead of experts (DeepSeek-V3: 3).
+  int dense_layers = 0;
+  // Multi-head latent attention (DeepSeek-V2/V3, DSV2, DSV3): keys and values compressed to a latent of
+  // kv_lora_rank (with a shared rotary key of rope_dim) and expanded per head again, queries likewise
+  // through q_lora_rank (0: projected directly). Each head's keys and queries are head_dim (no rotary
+  // part) + rope_dim wide, its values v_head_dim. 0 kv_lora_rank: standard attention.
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int rope_dim = 0;
+  int v_head_dim = 0;
 
   [[nodiscard]] int head_dim() const { return head_width > 0 ? head_width : hidden / heads; }
+  [[nodiscard]] bool mla() const { return kv_lora_rank > 0; }
+  /// Width of each head's queries and keys (the scores' inner dimension).
+  [[nodiscard]] int qk_dim() const { return head_dim() + (mla() ? rope_dim : 0); }
+  /// Width of each head's values (and of its share of the output projection's input).
+  [[nodiscard]] int v_dim() const { return mla() && v_head_dim > 0 ? v_head_dim : head_dim(); }
   /// The queries' width (heads x head_dim): the hidden size unless head_dim is its own.
   [[nodiscard]] double attention_width() const { return static_cast<double>(heads) * head_dim(); }
   [[nodiscard]] bool moe() const { return experts > 0; }
+  /// Whether layer `l` (0-based, in model order) has a dense FFN: every layer of a dense model, the first
+  /// `dense_layers` of a mixture of experts.
+  [[nodiscard]] bool dense_layer(int l) const { return !moe() || l < dense_layers; }
 };
+
+/// The shape of a mixture of experts' dense layers (its attention, a dense FFN of `ffn`); `m` itself
+/// for a dense model.
+TransformerShape dense_layer_shape(const TransformerShape& m);
+/// Of the layers [first, first + count), those with a dense FFN.
+int dense_layers_in(const TransformerShape& m, int first, int count);
 
 /// Total trainable parameters (embeddings included once when tied).
 double parameter_count(const TransformerShape& m, int seq_len);
+/// Parameters a token goes through: a mixture of experts' routed experts counted top_k times, not all.
+double active_parameter_count(const TransformerShape& m, int seq_len);
 /// Parameters of one transformer layer; with experts sharded over `ep` expert-parallel ranks, the share
-/// one rank holds (the dense part whole, 1/ep of the experts).
+/// one rank holds (the dense part whole, 1/ep of the experts). A mixture of experts' layers with experts;
+/// its dense first layers are dense_layer_shape(m)'s.
 double layer_parameter_count(const TransformerShape& m, int ep = 1);
 /// Projection weight matrices of one layer that one expert-parallel rank holds: attention's fused QKV and
 /// output projections, then the feed-forward's fused up (and gate) and down projections, per local
@@ -122,7 +149,8 @@ LayerWork head_backward(const TransformerShape& m, const LayerConfig& c);
 double ep_dispatch_bytes(const TransformerShape& m, const LayerConfig& c);
 
 /// Bytes of keys and values one context-parallel rank gathers from the others for one layer and
-/// micro-batch: the whole sequence's K and V for its tensor-parallel share of the kv heads, 16-bit.
+/// micro-batch: the whole sequence's K and V for its tensor-parallel share of the kv heads, 16-bit
+/// (under latent attention each head's keys and values as expanded: qk_dim + v_dim wide).
 double cp_kv_bytes(const TransformerShape& m, const LayerConfig& c);
 
 double tp_activation_bytes(const TransformerShape& m, const LayerConfig& c, double element_bytes);

@@ -50,10 +50,31 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
         static_cast<int>(map.required("expert_ffn", "each expert's feed-forward size").as_int(1, 1 << 26));
     if (auto sh = map.optional("shared_experts"))
       m.shared_experts = static_cast<int>(sh->as_int(0, 1 << 10));
+    if (auto dl = map.optional("dense_layers")) // their feed-forward size is ffn
+      m.dense_layers = static_cast<int>(dl->as_int(0, m.layers - 1));
   } else {
-    for (const char* key : {"top_k", "expert_ffn", "shared_experts"})
+    for (const char* key : {"top_k", "expert_ffn", "shared_experts", "dense_layers"})
       if (auto k = map.optional(key))
         k->fail("only a mixture-of-experts model has it: give experts too");
+  }
+  if (auto kr = map.optional("kv_lora_rank")) {
+    m.kv_lora_rank = static_cast<int>(kr->as_int(1, 1 << 20));
+    m.rope_dim = static_cast<int>(map.required("qk_rope_head_dim",
+                                               "each head's rotary part of its queries and keys under latent "
+                                               "attention, e.g. 64 (0: none)")
+                                      .as_int(0, 1 << 16));
+    if (auto q = map.optional("q_lora_rank"))
+      m.q_lora_rank = static_cast<int>(q->as_int(0, 1 << 20));
+    if (auto v = map.optional("v_head_dim"))
+      m.v_head_dim = static_cast<int>(v->as_int(1, 1 << 16));
+    if (auto kv = map.optional("kv_heads"); kv && m.kv_heads != m.heads)
+      kv->fail(fmt::format("latent attention expands keys and values for every one of the {} heads: "
+                           "remove kv_heads or set it to {}",
+                           m.heads, m.heads));
+  } else {
+    for (const char* key : {"q_lora_rank", "qk_rope_head_dim", "v_head_dim"})
+      if (auto k = map.optional(key))
+        k->fail("only multi-head latent attention has it: give kv_lora_rank too");
   }
   return m;
 }

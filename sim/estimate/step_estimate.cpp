@@ -100,15 +100,18 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
                                                hw.storage_nic ? &*hw.storage_nic : nullptr);
   const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
-  // A virtual stage's costs depend only on its layers and on whether it holds the embedding or the
-  // head: computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
+  // A virtual stage's costs depend only on its layers (how many, of which dense) and on whether it holds
+  // the embedding or the head: computed once per kind (a deep pipeline has a handful, not
+  // pp x virtual_stages).
   const auto gpu = scenario::gpu_compute(hw);
   std::vector<plan::StageCosts> costs;
-  std::map<std::tuple<int, bool, bool>, plan::StageCosts> kinds;
+  std::map<std::tuple<int, int, bool, bool>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
   for (int vs = 0; vs < stages; ++vs) {
-    const std::tuple<int, bool, bool> kind{workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs),
-                                           vs == 0, vs == stages - 1};
+    const int layers = workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs);
+    const int dense = workload::dense_layers_in(
+        w.model, workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs), layers);
+    const std::tuple<int, int, bool, bool> kind{layers, dense, vs == 0, vs == stages - 1};
     auto it = kinds.find(kind);
     if (it == kinds.end())
       it = kinds.emplace(kind, plan::stage_costs(w, gpu, vs)).first;
@@ -296,10 +299,10 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto layer_tensors = [](const plan::StageCosts& c, int l) {
     if (l == c.layers)
       return c.embed_tensors;
-    return c.layer_tensors + (l == 0 && c.first ? c.embed_tensors : 0);
+    return c.at(l).tensors + (l == 0 && c.first ? c.embed_tensors : 0);
   };
   const auto layer_params = [](const plan::StageCosts& c, int l) {
-    return l == c.layers ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+    return l == c.layers ? c.embed_params : c.at(l).params + (l == 0 && c.first ? c.embed_params : 0.0);
   };
   // The input pipeline of each replica (sim/model/input_pipeline): load k, which fills micro-batch
   // k + prefetch, starts once load k-1 has ended and micro-batch k has left the queue (its forward is
@@ -345,8 +348,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             const bool head = l == c.layers;
             const double compute = head
                                        ? c.head_fwd_s
-                                       : c.layer_fwd_s + tp_time(c.layer_fwd_tp, 0) +
-                                             c.layer_fwd_ep * e.ep_collective_s + c.layer_fwd_cp * cp_each(c);
+                                       : c.at(l).fwd_s + tp_time(c.at(l).fwd_tp, 0) +
+                                             c.at(l).fwd_ep * e.ep_collective_s + c.at(l).fwd_cp * cp_each(c);
             end = zero3_layer(st, l == 0 ? ready : 0.0, compute, layer_params(c, l), layer_tensors(c, l),
                               false);
           }
@@ -360,8 +363,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
             const bool head = l == c.layers;
             const double compute = head
                                        ? c.head_bwd_s
-                                       : c.layer_bwd_s + tp_time(c.layer_bwd_tp, c.layer_bwd_tp_bwd) +
-                                             c.layer_bwd_ep * e.ep_collective_s + c.layer_bwd_cp * cp_each(c);
+                                       : c.at(l).bwd_s + tp_time(c.at(l).bwd_tp, c.at(l).bwd_tp_bwd) +
+                                             c.at(l).bwd_ep * e.ep_collective_s + c.at(l).bwd_cp * cp_each(c);
             end = zero3_layer(st, l == c.layers - (c.last ? 0 : 1) ? ready : 0.0, compute, layer_params(c, l),
                               layer_tensors(c, l), true);
           }
@@ -526,8 +529,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     double kernels = 0;
     for (int vs = 0; vs < chunks; ++vs) {
       const auto& c = costs[static_cast<std::size_t>(vs)];
-      kernels += m * (c.layers * (c.layer_fwd_kernels + c.layer_bwd_kernels) + c.head_fwd_kernels +
-                      c.head_bwd_kernels);
+      kernels +=
+          m * ((c.layers_fwd_kernels() + c.layers_bwd_kernels()) + c.head_fwd_kernels + c.head_bwd_kernels);
     }
     kernels += 4.0 * v * pp; // the fused optimizer kernels
     e.host_core_s += kernels * static_cast<double>(p.dp) * group * launch->value.si();

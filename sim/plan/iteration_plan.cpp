@@ -396,7 +396,7 @@ private:
   static int layer_tensors(const StageCosts& c, int l) {
     if (l == c.layers)
       return c.embed_tensors;
-    return c.layer_tensors + (l == 0 && c.first ? c.embed_tensors : 0);
+    return c.at(l).tensors + (l == 0 && c.first ? c.embed_tensors : 0);
   }
 
   void forward(int d, int s, int chunk, int mb) {
@@ -416,22 +416,22 @@ private:
       i.ep_collectives = c.fwd_ep_collectives;
       i.cp_collectives = c.fwd_cp_collectives;
       i.cp_hide_s = c.cp_hide_s;
-      first = last = compute(d, s, std::move(i), c.layers * c.layer_fwd_kernels + c.head_fwd_kernels);
+      first = last = compute(d, s, std::move(i), c.layers_fwd_kernels() + c.head_fwd_kernels);
     } else {
       for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
         const bool head = l == c.layers;
         const double params =
-            head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+            head ? c.embed_params : c.at(l).params + (l == 0 && c.first ? c.embed_params : 0.0);
         const auto gathered =
             gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
         TaskInfo i = make_info(TaskCategory::forward, fmt::format("{} layer {}", tag, l));
         i.micro = mb;
-        i.compute_s = head ? c.head_fwd_s : c.layer_fwd_s;
-        i.tp_collectives = head ? 0 : c.layer_fwd_tp;
-        i.ep_collectives = head ? 0 : c.layer_fwd_ep;
-        i.cp_collectives = head ? 0 : c.layer_fwd_cp;
+        i.compute_s = head ? c.head_fwd_s : c.at(l).fwd_s;
+        i.tp_collectives = head ? 0 : c.at(l).fwd_tp;
+        i.ep_collectives = head ? 0 : c.at(l).fwd_ep;
+        i.cp_collectives = head ? 0 : c.at(l).fwd_cp;
         i.cp_hide_s = c.cp_hide_s;
-        const auto id = compute(d, s, std::move(i), head ? c.head_fwd_kernels : c.layer_fwd_kernels);
+        const auto id = compute(d, s, std::move(i), head ? c.head_fwd_kernels : c.at(l).fwd_kernels);
         plan_.graph.depend(gathered, id);
         if (first < 0)
           first = id;
@@ -496,7 +496,7 @@ private:
     const double per_s_hw = c.bwd_compute_s > 0 ? c.hw_flops / c.bwd_compute_s : 0.0;
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
     const double per_s_kernels =
-        c.bwd_compute_s > 0 ? (c.layers * c.layer_bwd_kernels + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
+        c.bwd_compute_s > 0 ? (c.layers_bwd_kernels() + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
     auto task = [&](std::string label, double seconds, int tp, int tp_bwd, int ep, int cp) {
       TaskInfo i = make_info(TaskCategory::backward, std::move(label));
       i.micro = mb;
@@ -518,12 +518,12 @@ private:
       for (int l = c.layers - (c.last ? 0 : 1); l >= 0; --l) {
         const bool head = l == c.layers;
         const double params =
-            head ? c.embed_params : c.layer_params + (l == 0 && c.first ? c.embed_params : 0.0);
+            head ? c.embed_params : c.at(l).params + (l == 0 && c.first ? c.embed_params : 0.0);
         const auto gathered =
             gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
-        const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.layer_bwd_s,
-                             head ? 0 : c.layer_bwd_tp, head ? 0 : c.layer_bwd_tp_bwd,
-                             head ? 0 : c.layer_bwd_ep, head ? 0 : c.layer_bwd_cp);
+        const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.at(l).bwd_s,
+                             head ? 0 : c.at(l).bwd_tp, head ? 0 : c.at(l).bwd_tp_bwd,
+                             head ? 0 : c.at(l).bwd_ep, head ? 0 : c.at(l).bwd_cp);
         plan_.graph.depend(gathered, id);
         joined(d, s, {id}, [&](const std::vector<engine::TaskId>& a) {
           return dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,

@@ -10,14 +10,71 @@ constexpr int kTeUbPipelineSplits = 4;
 constexpr double kTeUbCommSms = 16;
 } // namespace
 
-StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage) {
+namespace {
+
+/// The costs of one layer of shape `m` (a mixture of experts' layer, or its dense first layers' shape).
+LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,
+                       const workload::TransformerShape& m, const workload::LayerConfig& lc) {
   using workload::Recompute;
+  const auto& p = w.parallelism;
+  LayerCosts l;
+  const auto fwd = workload::layer_forward(m, lc);
+  const auto bwd = workload::layer_backward(m, lc);
+  l.fwd_s = gpu.time(fwd, w.precision).si();
+  l.bwd_s = gpu.time(bwd, w.precision).si();
+  l.fwd_tp = p.tp > 1 ? 2 : 0;
+  l.bwd_tp = l.fwd_tp;
+  l.bwd_tp_bwd = l.fwd_tp;
+  // Expert parallelism: each MoE layer dispatches its tokens to the experts' ranks and combines the
+  // results (two all-to-alls), in the backward pass likewise, and again when recomputing the forward.
+  l.fwd_ep = m.moe() && p.ep > 1 ? 2 : 0;
+  l.bwd_ep = l.fwd_ep;
+  // Context parallelism (ring attention): each layer gathers the other ranks' keys and values while
+  // computing attention on what has arrived; the backward pass sends them and their gradients around
+  // (two exchanges), and a full recomputation gathers them once more.
+  l.fwd_cp = p.cp > 1 ? 1 : 0;
+  l.bwd_cp = 2 * l.fwd_cp;
+  l.fwd_kernels = fwd.kernels();
+  l.bwd_kernels = bwd.kernels();
+  if (w.recompute == Recompute::full) {
+    l.bwd_kernels += fwd.kernels();
+    l.bwd_s += l.fwd_s;
+    l.recompute_flops = fwd.flops();
+    l.bwd_tp += l.fwd_tp;
+    l.bwd_ep += l.fwd_ep;
+    l.bwd_cp += l.fwd_cp;
+  } else if (w.recompute == Recompute::selective) {
+    const auto core = workload::attention_core_forward(m, lc);
+    l.bwd_s += gpu.time(core, w.precision).si();
+    l.bwd_kernels += core.kernels();
+    l.recompute_flops = core.flops();
+  }
+  // Flash attention's backward recomputes the scores: executed FLOPs, not model FLOPs (the MFU convention
+  // counts the model's forward and backward once, docs/metrics.md).
+  double attention_recompute_flops = 0;
+  for (const auto& g : bwd.gemms)
+    if (g.name == "flash_attn_bwd_recompute")
+      attention_recompute_flops += g.flops();
+  l.model_flops = fwd.flops() + bwd.flops() - attention_recompute_flops;
+  l.recompute_flops += attention_recompute_flops;
+  l.params = workload::layer_parameter_count(m, p.ep) / p.tp;
+  l.tensors = workload::layer_weight_matrices(m, p.ep);
+  return l;
+}
+
+} // namespace
+
+StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage) {
   const auto& p = w.parallelism;
   const auto& m = w.model;
   const int chunks = p.pp * w.virtual_stages;
   StageCosts c;
   c.stage = stage;
   c.layers = workload::chunk_layers(p, m.layers, w.virtual_stages, stage);
+  c.dense_layers = m.moe()
+                       ? workload::dense_layers_in(
+                             m, workload::chunk_first_layer(p, m.layers, w.virtual_stages, stage), c.layers)
+                       : 0;
   const bool first = stage == 0;
   const bool last = stage == chunks - 1;
   c.first = first;
@@ -33,36 +90,14 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.attention = w.attention;
   lc.precision = w.precision;
 
-  const auto fwd = workload::layer_forward(m, lc);
-  const auto bwd = workload::layer_backward(m, lc);
-  const double layer_fwd_s = gpu.time(fwd, w.precision).si();
-  double layer_bwd_s = gpu.time(bwd, w.precision).si();
-  double layer_recompute_flops = 0;
-  int layer_bwd_ar = p.tp > 1 ? 2 : 0;
-  // Expert parallelism: each MoE layer dispatches its tokens to the experts' ranks and combines the
-  // results (two all-to-alls), in the backward pass likewise, and again when recomputing the forward.
-  const int layer_a2a = m.moe() && p.ep > 1 ? 2 : 0;
-  int layer_bwd_a2a = layer_a2a;
-  // Context parallelism (ring attention): each layer gathers the other ranks' keys and values while
-  // computing attention on what has arrived; the backward pass sends them and their gradients around
-  // (two exchanges), and a full recomputation gathers them once more.
-  const int layer_cp = p.cp > 1 ? 1 : 0;
-  int layer_bwd_cp = 2 * layer_cp;
-  c.layer_fwd_kernels = fwd.kernels();
-  c.layer_bwd_kernels = bwd.kernels();
-  if (w.recompute == Recompute::full) {
-    c.layer_bwd_kernels += fwd.kernels();
-    layer_bwd_s += layer_fwd_s;
-    layer_recompute_flops = fwd.flops();
-    layer_bwd_ar += p.tp > 1 ? 2 : 0;
-    layer_bwd_a2a += layer_a2a;
-    layer_bwd_cp += layer_cp;
-  } else if (w.recompute == Recompute::selective) {
-    const auto core = workload::attention_core_forward(m, lc);
-    layer_bwd_s += gpu.time(core, w.precision).si();
-    c.layer_bwd_kernels += core.kernels();
-    layer_recompute_flops = core.flops();
-  }
+  c.layer = layer_costs(w, gpu, m, lc);
+  if (c.dense_layers > 0)
+    c.dense_layer = layer_costs(w, gpu, workload::dense_layer_shape(m), lc);
+  const int moe_layers = c.layers - c.dense_layers;
+  // The sum over the chunk's layers of a layer's figure.
+  auto total = [&](auto field) {
+    return moe_layers * c.layer.*field + c.dense_layers * c.dense_layer.*field;
+  };
 
   double head_fwd_s = 0;
   double head_bwd_s = 0;
@@ -79,17 +114,14 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     head_flops_bwd = hb.flops();
   }
 
-  c.layer_fwd_s = layer_fwd_s;
-  c.layer_bwd_s = layer_bwd_s;
   c.head_fwd_s = head_fwd_s;
   c.head_bwd_s = head_bwd_s;
-  c.layer_fwd_tp = p.tp > 1 ? 2 : 0;
-  c.layer_bwd_tp = layer_bwd_ar;
-  c.layer_bwd_tp_bwd = p.tp > 1 ? 2 : 0;
-  c.bwd_tp_bwd_collectives = c.layers * c.layer_bwd_tp_bwd;
+  c.bwd_tp_bwd_collectives = total(&LayerCosts::bwd_tp_bwd);
   if (w.tp_comm_overlap && p.tp > 1) {
     // The GEMMs by name (models/workload/transformer.cpp): a linear layer's backward lists its data
     // gradient, then its weight gradient.
+    const auto fwd = workload::layer_forward(m, lc);
+    const auto bwd = workload::layer_backward(m, lc);
     auto time_of = [&](const workload::LayerWork& work, std::string_view name, int nth) {
       for (const auto& g : work.gemms)
         if (g.name == name && nth-- == 0)
@@ -110,42 +142,30 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     c.tp_overlap.pipeline_splits = kTeUbPipelineSplits;
     c.tp_overlap.comm_sm_share = gpu.params().sms > 0 ? kTeUbCommSms / gpu.params().sms : 0.0;
   }
-  c.fwd_compute_s = c.layers * layer_fwd_s + head_fwd_s;
-  c.bwd_compute_s = c.layers * layer_bwd_s + head_bwd_s;
-  c.fwd_tp_collectives = p.tp > 1 ? 2 * c.layers + (first ? 1 : 0) : 0; // + vocab-parallel embedding
-  c.bwd_tp_collectives = c.layers * layer_bwd_ar;
+  c.fwd_compute_s = total(&LayerCosts::fwd_s) + head_fwd_s;
+  c.bwd_compute_s = total(&LayerCosts::bwd_s) + head_bwd_s;
+  c.fwd_tp_collectives =
+      total(&LayerCosts::fwd_tp) + (p.tp > 1 && first ? 1 : 0); // + vocab-parallel embedding
+  c.bwd_tp_collectives = total(&LayerCosts::bwd_tp);
   c.tp_bytes = workload::tp_activation_bytes(m, lc, 2.0);
-  c.layer_fwd_ep = layer_a2a;
-  c.layer_bwd_ep = layer_bwd_a2a;
-  c.fwd_ep_collectives = c.layers * layer_a2a;
-  c.bwd_ep_collectives = c.layers * layer_bwd_a2a;
+  c.fwd_ep_collectives = total(&LayerCosts::fwd_ep);
+  c.bwd_ep_collectives = total(&LayerCosts::bwd_ep);
   c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
-  c.layer_fwd_cp = layer_cp;
-  c.layer_bwd_cp = layer_bwd_cp;
-  c.fwd_cp_collectives = c.layers * layer_cp;
-  c.bwd_cp_collectives = c.layers * layer_bwd_cp;
-  c.cp_bytes = layer_cp > 0 ? workload::cp_kv_bytes(m, lc) : 0.0;
-  c.cp_hide_s = layer_cp > 0 ? gpu.time(workload::attention_core_forward(m, lc), w.precision).si() : 0.0;
-  // Flash attention's backward recomputes the scores: executed FLOPs, not model FLOPs (the MFU convention
-  // counts the model's forward and backward once, docs/metrics.md).
-  double attention_recompute_flops = 0;
-  for (const auto& g : bwd.gemms)
-    if (g.name == "flash_attn_bwd_recompute")
-      attention_recompute_flops += g.flops();
-  c.model_flops =
-      c.layers * (fwd.flops() + bwd.flops() - attention_recompute_flops) + head_flops_fwd + head_flops_bwd;
-  c.hw_flops = c.model_flops + c.layers * (layer_recompute_flops + attention_recompute_flops);
+  c.fwd_cp_collectives = total(&LayerCosts::fwd_cp);
+  c.bwd_cp_collectives = total(&LayerCosts::bwd_cp);
+  c.cp_bytes = p.cp > 1 ? workload::cp_kv_bytes(m, lc) : 0.0;
+  c.cp_hide_s = p.cp > 1 ? gpu.time(workload::attention_core_forward(m, lc), w.precision).si() : 0.0;
+  c.model_flops = total(&LayerCosts::model_flops) + head_flops_fwd + head_flops_bwd;
+  c.hw_flops = c.model_flops + total(&LayerCosts::recompute_flops);
   // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
   c.p2p_bytes = last ? 0.0 : workload::tp_activation_bytes(m, lc, 2.0) / p.tp;
 
-  const double layer_params = workload::layer_parameter_count(m, p.ep) / p.tp;
   const double embed_params =
       (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
-  c.layer_params = layer_params;
   c.embed_params = embed_params;
-  c.layer_tensors = workload::layer_weight_matrices(m, p.ep);
   c.embed_tensors = (first || last) ? workload::embedding_weight_matrices(m) : 0;
-  c.params = c.layers * layer_params + embed_params;
+  const double layers_params = total(&LayerCosts::params);
+  c.params = layers_params + embed_params;
   c.grad_bytes = c.params * w.grad_bytes_per_param;
 
   // Gradients become ready in backward order: output head, layers from last to first, embedding.
@@ -167,9 +187,11 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   if (last)
     items.push_back(
         {head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, 0, head_fwd_s, 0, 0, 0, c.head_fwd_kernels});
-  for (int l = 0; l < c.layers; ++l)
-    items.push_back({layer_bwd_s, layer_bwd_ar, layer_params, layer_bwd_a2a, layer_bwd_cp, c.layer_bwd_tp_bwd,
-                     layer_fwd_s, c.layer_fwd_tp, layer_a2a, layer_cp, c.layer_fwd_kernels});
+  for (int i = c.layers - 1; i >= 0; --i) {
+    const auto& l = c.at(i);
+    items.push_back({l.bwd_s, l.bwd_tp, l.params, l.bwd_ep, l.bwd_cp, l.bwd_tp_bwd, l.fwd_s, l.fwd_tp,
+                     l.fwd_ep, l.fwd_cp, l.fwd_kernels});
+  }
   if (first) // the vocab-parallel embedding's all-reduce is in the forward pass only
     items.push_back({0.0, 0, (last && !shared_head) ? 0.0 : embed_params, 0, 0, 0, 0.0, p.tp > 1 ? 1 : 0});
   GradBucket open;
@@ -209,8 +231,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   // Below 16 bits, the updated weights of the linear layers are cast once per step to both layouts the
   // GEMMs read (Transformer Engine keeps the copies over the micro-batches of a step): one cast per layer.
   if (workload::low_precision(w.precision) && c.layers > 0) {
-    const auto cast =
-        workload::cast_cost(w.precision, c.layers * workload::layer_parameter_count(m, p.ep) / p.tp);
+    const auto cast = workload::cast_cost(w.precision, layers_params);
     c.optimizer_s += gpu.stream_time(cast.bytes(), cast.kernels() * c.layers).si();
   }
   return c;

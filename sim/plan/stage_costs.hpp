@@ -28,42 +28,59 @@ struct GradBucket {
   double fwd_kernels = 0;
 };
 
+/// One transformer layer of a chunk on one GPU of its tensor-parallel group, for one micro-batch.
+struct LayerCosts {
+  double fwd_s = 0; // forward
+  double bwd_s = 0; // backward with its recomputation
+  int fwd_tp = 0;   // tensor-parallel all-reduces of the forward / backward
+  int bwd_tp = 0;
+  int bwd_tp_bwd = 0; // of the backward's, those of the backward pass proper (not recomputed)
+  int fwd_ep = 0;     // expert-parallel all-to-alls of the forward / backward
+  int bwd_ep = 0;
+  int fwd_cp = 0; // context-parallel key/value exchanges of the forward / backward
+  int bwd_cp = 0;
+  int fwd_kernels = 0;        // kernels launched, forward
+  int bwd_kernels = 0;        // ... backward with its recomputation
+  double params = 0;          // parameters held per rank
+  int tensors = 0;            // weight matrices (ZeRO-3 partitions them one by one)
+  double model_flops = 0;     // forward + backward FLOPs (the MFU numerator)
+  double recompute_flops = 0; // FLOPs executed beyond them (recomputation, flash attention's scores)
+};
+
 struct StageCosts {
   int stage = 0; // virtual stage (model chunk) index
   int layers = 0;
+  int dense_layers = 0;   // of `layers`, the first ones have a dense FFN (a mixture of experts' first layers)
   bool first = false;     // holds the embedding
   bool last = false;      // holds the output head and loss
-  double layer_fwd_s = 0; // one transformer layer, forward
-  double layer_bwd_s = 0; // one transformer layer, backward with its recomputation
-  double head_fwd_s = 0;  // output head and loss (last chunk only)
+  LayerCosts layer;       // one layer of the chunk (one with experts, where the model has them)
+  LayerCosts dense_layer; // one of its dense_layers
+  /// Layer `l` of the chunk (0-based).
+  [[nodiscard]] const LayerCosts& at(int l) const { return l < dense_layers ? dense_layer : layer; }
+  [[nodiscard]] int layers_fwd_kernels() const {
+    return (layers - dense_layers) * layer.fwd_kernels + dense_layers * dense_layer.fwd_kernels;
+  }
+  [[nodiscard]] int layers_bwd_kernels() const {
+    return (layers - dense_layers) * layer.bwd_kernels + dense_layers * dense_layer.bwd_kernels;
+  }
+  double head_fwd_s = 0; // output head and loss (last chunk only)
   double head_bwd_s = 0;
-  int layer_fwd_tp = 0; // tensor-parallel all-reduces of one layer's forward / backward
-  int layer_bwd_tp = 0;
-  int layer_bwd_tp_bwd = 0; // of the backward's, those of the backward pass proper (not recomputed)
   int bwd_tp_bwd_collectives = 0;
   // With tp_comm_overlap: the GEMMs each tensor-parallel communication of a layer overlaps with.
   std::optional<workload::TpOverlapGemms> tp_overlap_gemms;
   workload::TpOverlapConfig tp_overlap;
-  double layer_params = 0;   // parameters of one layer held per rank
-  double embed_params = 0;   // embedding / output head parameters held per rank
-  int layer_tensors = 0;     // weight matrices of one layer (ZeRO-3 partitions them one by one)
-  int embed_tensors = 0;     // embedding tables on this stage
-  double fwd_compute_s = 0;  // forward kernels per micro-batch
-  double bwd_compute_s = 0;  // backward kernels per micro-batch, recomputation included
-  int layer_fwd_kernels = 0; // kernels one layer launches, forward
-  int layer_bwd_kernels = 0; // ... backward with its recomputation
+  double embed_params = 0;  // embedding / output head parameters held per rank
+  int embed_tensors = 0;    // embedding tables on this stage
+  double fwd_compute_s = 0; // forward kernels per micro-batch
+  double bwd_compute_s = 0; // backward kernels per micro-batch, recomputation included
   int head_fwd_kernels = 0;
   int head_bwd_kernels = 0;
   int fwd_tp_collectives = 0;
   int bwd_tp_collectives = 0;
-  double tp_bytes = 0;  // bytes of one tensor-parallel all-reduce
-  int layer_fwd_ep = 0; // expert-parallel all-to-alls of one layer's forward / backward
-  int layer_bwd_ep = 0;
+  double tp_bytes = 0; // bytes of one tensor-parallel all-reduce
   int fwd_ep_collectives = 0;
   int bwd_ep_collectives = 0;
-  double ep_bytes = 0;  // bytes one rank sends in one expert-parallel all-to-all
-  int layer_fwd_cp = 0; // context-parallel key/value exchanges of one layer's forward / backward
-  int layer_bwd_cp = 0;
+  double ep_bytes = 0; // bytes one rank sends in one expert-parallel all-to-all
   int fwd_cp_collectives = 0;
   int bwd_cp_collectives = 0;
   double cp_bytes = 0;             // keys and values one rank gathers in one exchange (all-gather output)

@@ -25,7 +25,8 @@ public:
         {"workload.model", "catalog model or section", "required",
          "a catalog model, or inline {layers, hidden, heads, vocab, kv_heads, ffn, activation, "
          "tied_embeddings, "
-         "position_embeddings, biases, dropout, head_dim, name; experts, top_k, expert_ffn, shared_experts}"},
+         "position_embeddings, biases, dropout, head_dim, name; experts, top_k, expert_ffn, shared_experts, "
+         "dense_layers; kv_lora_rank, q_lora_rank, qk_rope_head_dim, v_head_dim}"},
         {"workload.seq_len", "count", "required", "tokens per sequence"},
         {"workload.global_batch", "count", "required",
          "sequences per iteration, a multiple of micro_batch x dp"},
@@ -115,10 +116,10 @@ public:
                      "tp_comm_overlap overlaps sequence parallelism's all-gathers and reduce-scatters with "
                      "the GEMMs (Megatron-LM asserts --sequence-parallel); set sequence_parallel: true with "
                      "tp > 1, or remove the key"});
-    if (w.tp_comm_overlap && w.model.moe())
+    if (w.tp_comm_overlap && (w.model.moe() || w.model.mla()))
       out.push_back({"workload.tp_comm_overlap",
-                     "tp_comm_overlap is modelled for dense layers only; remove the key for a "
-                     "mixture-of-experts model"});
+                     "tp_comm_overlap is modelled for dense layers with standard attention only; remove the "
+                     "key for a mixture-of-experts model or latent attention"});
     const auto& p = w.parallelism;
     const auto per_step = static_cast<std::int64_t>(w.micro_batch) * p.dp; // 2^20 x 2^20 overflows an int
     if (degrees_positive(w) && w.global_batch % per_step != 0)

@@ -118,9 +118,53 @@ TEST(StageCosts, UnevenFirstAndLastStagesHoldTheirOwnLayers) {
   for (int vs = 0; vs < 8; ++vs) {
     const auto c = plan::stage_costs(w, gpu, vs);
     layers.push_back(c.layers);
-    params += c.layers * c.layer_params;
+    params += c.layers * c.layer.params;
   }
   // Virtual stage vs is chunk vs / 4 of stage vs % 4.
   EXPECT_EQ(layers, (std::vector<int>{3, 7, 7, 4, 2, 7, 7, 3}));
-  EXPECT_NEAR(params, 40 * plan::stage_costs(w, gpu, 1).layer_params, 1e-6 * params);
+  EXPECT_NEAR(params, 40 * plan::stage_costs(w, gpu, 1).layer.params, 1e-6 * params);
+}
+
+TEST(StageCosts, AMixtureOfExpertsDenseFirstLayersGoWhereTheLayerOrderPutsThem) {
+  // A 12-layer mixture of experts whose first 5 layers are dense, on 2 stages of 2 chunks (3 layers a
+  // chunk): virtual stages 0 and 1 (chunk 0 of each stage) hold layers 0-2 and 3-5, so 3 and 2 dense
+  // ones; the rest none. The parameters over every chunk are the model's (conservation), a dense layer
+  // sends no expert all-to-all, and each chunk's time is its layers' sum.
+  const auto gpu = h100();
+  auto w = gpt(2, 2, 4);
+  w.model.layers = 12;
+  w.model.activation = workload::Activation::swiglu;
+  w.model.ffn = 3 * 5120;
+  w.model.experts = 8;
+  w.model.top_k = 2;
+  w.model.expert_ffn = 2048;
+  w.model.dense_layers = 5;
+  w.parallelism.ep = 4;
+  w.virtual_stages = 2;
+  std::vector<int> dense;
+  double params = 0;
+  int a2as = 0;
+  for (int vs = 0; vs < 4; ++vs) {
+    const auto c = plan::stage_costs(w, gpu, vs);
+    dense.push_back(c.dense_layers);
+    params += c.params - c.embed_params;
+    a2as += c.fwd_ep_collectives;
+    EXPECT_NEAR(c.fwd_compute_s - c.head_fwd_s,
+                c.dense_layers * c.dense_layer.fwd_s + (c.layers - c.dense_layers) * c.layer.fwd_s, 1e-15);
+    EXPECT_EQ(c.dense_layer.fwd_ep, 0);
+    EXPECT_EQ(c.layer.fwd_ep, 2);
+    double bucket_params = 0;
+    for (const auto& b : c.buckets)
+      bucket_params += b.params;
+    EXPECT_NEAR(bucket_params / c.params, 1.0, 1e-12);
+  }
+  EXPECT_EQ(dense, (std::vector<int>{3, 2, 0, 0}));
+  EXPECT_EQ(a2as, 2 * (12 - 5));
+  // Per tensor-parallel rank, each expert-parallel rank holding a quarter of the experts.
+  const double model = 5 * workload::layer_parameter_count(workload::dense_layer_shape(w.model), 4) +
+                       7 * workload::layer_parameter_count(w.model, 4);
+  EXPECT_NEAR(params / (model / 2), 1.0, 1e-12);
+  // A dense FFN of 3h is wider than an expert-parallel rank's two experts of 2048 and the router.
+  const auto first = plan::stage_costs(w, gpu, 0);
+  EXPECT_GT(first.dense_layer.params, first.layer.params);
 }
