@@ -260,6 +260,38 @@ TEST(Estimate, ExpertParallelScenarioWithinFivePercent) {
   }
 }
 
+TEST(Estimate, LatentAttentionWithDenseFirstLayersWithinFivePercent) {
+  // DeepSeek-V3's layer shapes on 12 layers, the first 3 dense (on the first pipeline stage's first
+  // chunk and part of the second stage's), interleaved over 2 chunks, expert-parallel across nodes.
+  TempDir tmp;
+  const std::string text = R"(name: mla
+cluster:
+  nodes: 8
+  node: dgx-h100
+  nic: connectx-7
+  )" + kPinned + R"(
+workload:
+  model: {layers: 12, hidden: 7168, heads: 128, head_dim: 128, kv_lora_rank: 512, q_lora_rank: 1536,
+          qk_rope_head_dim: 64, v_head_dim: 128, ffn: 18432, dense_layers: 3, experts: 64, top_k: 8,
+          expert_ffn: 2048, shared_experts: 1, vocab: 129280, activation: swiglu, tied_embeddings: false,
+          position_embeddings: rotary, biases: false, dropout: false}
+  seq_len: 4096
+  global_batch: 64
+  micro_batch: 1
+  parallelism: {tp: 1, pp: 2, dp: 32, ep: 16, virtual_stages: 2}
+  zero: 1
+  recompute: full
+offload: {baseline: rdma-nic}
+seed: 1
+)";
+  const double simulated = dpusim::testing::simulate(tmp, "mla", text, "step_time_s", nullptr, {});
+  const auto r = estimated_result(with_variant(tmp.path() + "/mla.yaml", "rdma-nic"), bundled_catalog());
+  EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated);
+  EXPECT_GT(r.ep_collective_s, 0.0);
+  RecordProperty("simulated_step_s", std::to_string(simulated));
+  RecordProperty("estimated_step_s", std::to_string(r.metrics.step_time_s));
+}
+
 TEST(Estimate, EveryBundledScenarioItModelsWithinFivePercentOfItsReference) {
   // Each variant of each bundled example the estimator models, against its simulated reference
   // (results/<name>/comparison.csv, which the golden tests hold to the simulation), ECMP as bundled.
