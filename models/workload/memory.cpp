@@ -1,6 +1,7 @@
 #include "models/workload/memory.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace dpusim::workload {
 
@@ -69,14 +70,24 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
 
 MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   MemoryBreakdown out;
+  // The rank's layers by kind (all of kind 0 unless the caller counted them), each kind's shape.
+  auto counts = c.layers_by_kind;
+  if (std::accumulate(counts.begin(), counts.end(), 0) == 0)
+    counts[0] = c.layers_on_rank;
+  double layers_params = 0;
+  double experts = 0;
+  double largest_layer = 0;
+  for (int kind = 0; kind < TransformerShape::kLayerKinds; ++kind) {
+    if (counts.at(kind) == 0)
+      continue;
+    const auto shape = layer_shape(m, kind);
+    const double params = layer_parameter_count(shape, c.ep) / c.tp;
+    layers_params += counts.at(kind) * params;
+    experts += counts.at(kind) * expert_parameter_count(shape, c.ep) / c.tp;
+    largest_layer = std::max(largest_layer, params);
+  }
   // Experts are sharded over the expert-parallel ranks and replicated over dp / ep of them; the rest over
   // all dp ranks.
-  const int moe_layers = c.layers_on_rank - c.dense_layers_on_rank;
-  const auto dense_shape = dense_layer_shape(m);
-  const double experts = moe_layers * expert_parameter_count(m, c.ep) / c.tp;
-  const double layers_params = (moe_layers * layer_parameter_count(m, c.ep) +
-                                c.dense_layers_on_rank * layer_parameter_count(dense_shape, c.ep)) /
-                               c.tp;
   double dense = layers_params - experts;
   if (c.holds_embedding)
     dense += embedding_parameter_count(m, c.seq_len) / c.tp;
@@ -96,26 +107,24 @@ MemoryBreakdown rank_memory(const TransformerShape& m, const MemoryConfig& c) {
   if (c.zero_stage >= 3 && c.layers_on_rank > 0) {
     // Gathered parameters in flight: about one layer's worth (the submodule being computed and the one
     // being prefetched).
-    out.weights +=
-        param_bytes *
-        (moe_layers > 0 ? layer_parameter_count(m, c.ep) : layer_parameter_count(dense_shape, c.ep)) / c.tp;
+    out.weights += param_bytes * largest_layer;
   }
   if (low_precision(c.precision)) {
     // The linear layers' weights cast to both layouts their GEMMs read, kept for the step (for the layers
     // in flight only, where ZeRO-3 gathers them one layer at a time); with the parameters in the format,
     // only the second layout. Norms and biases are counted with them: a few thousandths of a layer.
     const double copies = c.low_precision_params ? 1.0 : 2.0;
-    const double cast = c.zero_stage >= 3
-                            ? std::min(1, c.layers_on_rank) * layer_parameter_count(m, c.ep) / c.tp
-                            : layers_params;
+    const double cast = c.zero_stage >= 3 ? std::min(1, c.layers_on_rank) * largest_layer : layers_params;
     out.weights += copies * element_bytes(c.precision) * cast;
   }
   auto layer_activations = [&](const TransformerShape& shape) {
     return layer_activation_bytes(shape, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,
                                   c.recompute, c.attention, c.precision);
   };
-  double act = (moe_layers * layer_activations(m) + c.dense_layers_on_rank * layer_activations(dense_shape)) *
-               c.in_flight_micro_batches;
+  double act = 0;
+  for (int kind = 0; kind < TransformerShape::kLayerKinds; ++kind)
+    if (counts.at(kind) > 0)
+      act += counts.at(kind) * layer_activations(layer_shape(m, kind)) * c.in_flight_micro_batches;
   if (c.recompute == Recompute::full) {
     // While one layer is recomputed for its backward pass, its full activations are alive too.
     act += layer_activation_bytes(m, c.micro_batch, c.seq_len / c.cp, c.tp, c.sequence_parallel,

@@ -4,6 +4,8 @@
 
 #include "models/workload/transformer.hpp"
 
+#include <array>
+
 namespace dpusim::workload {
 
 enum class Recompute { none, selective, full };
@@ -26,8 +28,9 @@ struct MemoryConfig {
       0; // ZeRO: 1 shards optimizer state over data-parallel ranks, 2 also gradients, 3 also weights
   int in_flight_micro_batches = 1; // activations kept alive at once (p for 1F1B's first stage)
   int layers_on_rank = 0;          // transformer layers held by this rank's pipeline stage
-  int dense_layers_on_rank = 0;    // of which a mixture of experts' dense first layers
-  bool holds_embedding = true;     // first (and, when tied, last) stage holds the embedding
+  // Of them, how many of each kind (TransformerShape::layer_kind); all 0: every one of kind 0.
+  std::array<int, TransformerShape::kLayerKinds> layers_by_kind{};
+  bool holds_embedding = true; // first (and, when tied, last) stage holds the embedding
 };
 
 struct MemoryBreakdown {

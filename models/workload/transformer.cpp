@@ -33,20 +33,27 @@ double latent_attention_parameters(const TransformerShape& m) {
 }
 } // namespace
 
-TransformerShape dense_layer_shape(const TransformerShape& m) {
+TransformerShape layer_shape(const TransformerShape& m, int kind) {
   TransformerShape d = m;
-  d.experts = 0;
-  d.top_k = 1;
-  d.expert_ffn = 0;
-  d.shared_experts = 0;
+  if ((kind & TransformerShape::kDenseFfn) != 0) {
+    d.experts = 0;
+    d.top_k = 1;
+    d.expert_ffn = 0;
+    d.shared_experts = 0;
+  }
+  if ((kind & TransformerShape::kSlidingAttention) == 0)
+    d.sliding_window = 0;
   d.dense_layers = 0;
+  d.moe_every = 1;
+  d.full_attention_every = 0;
   return d;
 }
 
-int dense_layers_in(const TransformerShape& m, int first, int count) {
-  if (!m.moe())
-    return count;
-  return std::clamp(m.dense_layers - first, 0, count);
+int layers_of_kind(const TransformerShape& m, int first, int count, int kind) {
+  int n = 0;
+  for (int l = first; l < first + count; ++l)
+    n += m.layer_kind(l) == kind ? 1 : 0;
+  return n;
 }
 
 double expert_parameter_count(const TransformerShape& m, int ep) {
@@ -65,7 +72,8 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
                                    + m.shared_experts * mlp_parameters(m, m.expert_ffn)
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
-  return attention + mlp + norms;
+  const double sinks = m.attention_sinks ? m.heads : 0.0;
+  return attention + sinks + mlp + norms;
 }
 
 int layer_weight_matrices(const TransformerShape& m, int ep) {
@@ -92,13 +100,17 @@ double embedding_parameter_count(const TransformerShape& m, int seq_len) {
 }
 
 double parameter_count(const TransformerShape& m, int seq_len) {
-  const int dense = dense_layers_in(m, 0, m.layers);
-  return (m.layers - dense) * layer_parameter_count(m) + dense * layer_parameter_count(dense_layer_shape(m)) +
-         embedding_parameter_count(m, seq_len);
+  double p = embedding_parameter_count(m, seq_len);
+  for (int kind = 0; kind < TransformerShape::kLayerKinds; ++kind)
+    if (const int n = layers_of_kind(m, 0, m.layers, kind); n > 0)
+      p += n * layer_parameter_count(layer_shape(m, kind));
+  return p;
 }
 
 double active_parameter_count(const TransformerShape& m, int seq_len) {
-  const int moe_layers = m.layers - dense_layers_in(m, 0, m.layers);
+  int moe_layers = 0;
+  for (int l = 0; l < m.layers; ++l)
+    moe_layers += m.moe() && !m.dense_layer(l) ? 1 : 0;
   const double idle_experts =
       m.moe() ? static_cast<double>(m.experts - m.top_k) * mlp_parameters(m, m.expert_ffn) : 0.0;
   return parameter_count(m, seq_len) - moe_layers * idle_experts;
@@ -133,13 +145,14 @@ struct Dims {
   double ln_tokens; // tokens seen by norms/dropouts (divided by tp under sequence parallelism)
   double h;
   double hd;
-  double qk;    // each head's query and key width (hd, + the rotary part under latent attention)
-  double vd;    // each head's value width
-  double heads; // query heads on this rank
-  double kv;    // kv heads on this rank
-  double f;     // ffn columns on this rank
-  double s;     // keys and values each query attends to: the whole sequence
-  double sq;    // queries on this rank: seq_len / cp
+  double qk;     // each head's query and key width (hd, + the rotary part under latent attention)
+  double vd;     // each head's value width
+  double heads;  // query heads on this rank
+  double kv;     // kv heads on this rank
+  double f;      // ffn columns on this rank
+  double s;      // keys and values each query attends to: the whole sequence
+  double window; // of them, those a flash kernel computes: the sliding window's, or s
+  double sq;     // queries on this rank: seq_len / cp
   double b;
   // Mixture of experts, on this rank: its local experts, the tokens each receives (balanced routing:
   // every rank's tokens x top_k spread over all experts), and each expert's FFN columns.
@@ -154,6 +167,7 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   d.b = c.micro_batch;
   d.s = c.seq_len;
   d.sq = d.s / c.cp;
+  d.window = m.sliding_window > 0 ? std::min<double>(m.sliding_window, d.s) : d.s;
   d.tokens = d.b * d.sq;
   d.ln_tokens = c.sequence_parallel ? d.tokens / c.tp : d.tokens;
   d.h = m.hidden;
@@ -193,14 +207,16 @@ void add_attention_core(LayerWork& w, const Dims& d, AttentionKernel kernel, boo
     }
   } else {
     // Flash attention: the same matrix products, scores never leave on-chip memory: forward Q K^T and
-    // P V; backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q, and the scores again.
+    // P V; backward dP = dO V^T, dV = P^T dO, dQ = dS K, dK = dS^T Q, and the scores again. Under a
+    // sliding window the kernel skips the blocks outside it: each query meets `window` keys (an unfused
+    // kernel materialises every score and masks them).
     const auto name = backward ? "flash_attn_bwd" : "flash_attn_fwd";
-    w.gemms.push_back({name, batches, d.sq, d.qk, d.s});
-    w.gemms.push_back({name, batches, d.sq, d.vd, d.s});
+    w.gemms.push_back({name, batches, d.sq, d.qk, d.window});
+    w.gemms.push_back({name, batches, d.sq, d.vd, d.window});
     if (backward) {
-      w.gemms.push_back({name, batches, d.sq, d.vd, d.s});
-      w.gemms.push_back({name, batches, d.sq, d.qk, d.s});
-      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.sq, d.s, d.qk});
+      w.gemms.push_back({name, batches, d.sq, d.vd, d.window});
+      w.gemms.push_back({name, batches, d.sq, d.qk, d.window});
+      w.gemms.push_back({"flash_attn_bwd_recompute", batches, d.sq, d.window, d.qk});
     }
   }
 }

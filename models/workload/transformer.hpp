@@ -42,6 +42,15 @@ struct TransformerShape {
   int shared_experts = 0;
   // A mixture of experts' first layers with a dense FFN of `ffn` instead of experts (DeepSeek-V3: 3).
   int dense_layers = 0;
+  // After them, only every moe_every-th layer has experts, the others a dense FFN of `ffn` (Llama 4
+  // Maverick: 2, the odd layers).
+  int moe_every = 1;
+  // Sliding-window attention (GPT-OSS): each query attends to the last sliding_window keys only, in every
+  // layer but each full_attention_every-th (0: in every layer). 0 sliding_window: full attention.
+  int sliding_window = 0;
+  int full_attention_every = 0;
+  // Attention sinks (GPT-OSS): a learned logit per head added to each softmax's denominator.
+  bool attention_sinks = false;
   // Multi-head latent attention (DeepSeek-V2/V3, DSV2, DSV3): keys and values compressed to a latent of
   // kv_lora_rank (with a shared rotary key of rope_dim) and expanded per head again, queries likewise
   // through q_lora_rank (0: projected directly). Each head's keys and queries are head_dim (no rotary
@@ -60,24 +69,38 @@ struct TransformerShape {
   /// The queries' width (heads x head_dim): the hidden size unless head_dim is its own.
   [[nodiscard]] double attention_width() const { return static_cast<double>(heads) * head_dim(); }
   [[nodiscard]] bool moe() const { return experts > 0; }
-  /// Whether layer `l` (0-based, in model order) has a dense FFN: every layer of a dense model, the first
-  /// `dense_layers` of a mixture of experts.
-  [[nodiscard]] bool dense_layer(int l) const { return !moe() || l < dense_layers; }
+  /// Whether layer `l` (0-based, in model order) has a dense FFN: every layer of a dense model; of a
+  /// mixture of experts, its first `dense_layers` and, after them, all but every moe_every-th.
+  [[nodiscard]] bool dense_layer(int l) const {
+    return !moe() || l < dense_layers || l % moe_every != moe_every - 1;
+  }
+  /// Whether layer `l` attends through a sliding window.
+  [[nodiscard]] bool sliding_layer(int l) const {
+    return sliding_window > 0 &&
+           (full_attention_every == 0 || l % full_attention_every != full_attention_every - 1);
+  }
+  /// Layer `l`'s kind: kDenseFfn and kSlidingAttention bits (0: experts, full attention).
+  [[nodiscard]] int layer_kind(int l) const {
+    return (moe() && dense_layer(l) ? kDenseFfn : 0) | (sliding_layer(l) ? kSlidingAttention : 0);
+  }
+  static constexpr int kDenseFfn = 1;         // a mixture of experts' layer with a dense FFN of ffn
+  static constexpr int kSlidingAttention = 2; // a layer attending through the sliding window
+  static constexpr int kLayerKinds = 4;
 };
 
-/// The shape of a mixture of experts' dense layers (its attention, a dense FFN of `ffn`); `m` itself
-/// for a dense model.
-TransformerShape dense_layer_shape(const TransformerShape& m);
-/// Of the layers [first, first + count), those with a dense FFN.
-int dense_layers_in(const TransformerShape& m, int first, int count);
+/// The shape every layer of kind `kind` (TransformerShape::layer_kind) has, as a model of such layers
+/// only: a dense FFN of `ffn` in place of the experts, or full attention in place of the window.
+TransformerShape layer_shape(const TransformerShape& m, int kind);
+/// Of the layers [first, first + count), those of kind `kind`.
+int layers_of_kind(const TransformerShape& m, int first, int count, int kind);
 
 /// Total trainable parameters (embeddings included once when tied).
 double parameter_count(const TransformerShape& m, int seq_len);
 /// Parameters a token goes through: a mixture of experts' routed experts counted top_k times, not all.
 double active_parameter_count(const TransformerShape& m, int seq_len);
 /// Parameters of one transformer layer; with experts sharded over `ep` expert-parallel ranks, the share
-/// one rank holds (the dense part whole, 1/ep of the experts). A mixture of experts' layers with experts;
-/// its dense first layers are dense_layer_shape(m)'s.
+/// one rank holds (the dense part whole, 1/ep of the experts). Of a model whose layers differ, a layer of
+/// kind 0 (with experts, full attention); the others' are layer_shape(m, kind)'s.
 double layer_parameter_count(const TransformerShape& m, int ep = 1);
 /// Projection weight matrices of one layer that one expert-parallel rank holds: attention's fused QKV and
 /// output projections, then the feed-forward's fused up (and gate) and down projections, per local

@@ -52,11 +52,22 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
       m.shared_experts = static_cast<int>(sh->as_int(0, 1 << 10));
     if (auto dl = map.optional("dense_layers")) // their feed-forward size is ffn
       m.dense_layers = static_cast<int>(dl->as_int(0, m.layers - 1));
+    if (auto every = map.optional("moe_every")) // the other layers' feed-forward size is ffn
+      m.moe_every = static_cast<int>(every->as_int(1, m.layers - m.dense_layers));
   } else {
-    for (const char* key : {"top_k", "expert_ffn", "shared_experts", "dense_layers"})
+    for (const char* key : {"top_k", "expert_ffn", "shared_experts", "dense_layers", "moe_every"})
       if (auto k = map.optional(key))
         k->fail("only a mixture-of-experts model has it: give experts too");
   }
+  if (auto window = map.optional("sliding_window")) {
+    m.sliding_window = static_cast<int>(window->as_int(1, 1 << 24));
+    if (auto every = map.optional("full_attention_every"))
+      m.full_attention_every = static_cast<int>(every->as_int(0, m.layers));
+  } else if (auto every = map.optional("full_attention_every")) {
+    every->fail("only sliding-window attention has it: give sliding_window too");
+  }
+  if (auto sinks = map.optional("attention_sinks"))
+    m.attention_sinks = sinks->as_bool();
   if (auto kr = map.optional("kv_lora_rank")) {
     m.kv_lora_rank = static_cast<int>(kr->as_int(1, 1 << 20));
     m.rope_dim = static_cast<int>(map.required("qk_rope_head_dim",

@@ -100,18 +100,20 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
                                                hw.storage_nic ? &*hw.storage_nic : nullptr);
   const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
-  // A virtual stage's costs depend only on its layers (how many, of which dense) and on whether it holds
+  // A virtual stage's costs depend only on its layers (how many, of which kinds) and on whether it holds
   // the embedding or the head: computed once per kind (a deep pipeline has a handful, not
   // pp x virtual_stages).
   const auto gpu = scenario::gpu_compute(hw);
   std::vector<plan::StageCosts> costs;
-  std::map<std::tuple<int, int, bool, bool>, plan::StageCosts> kinds;
+  std::map<std::tuple<std::vector<int>, bool, bool>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
   for (int vs = 0; vs < stages; ++vs) {
     const int layers = workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs);
-    const int dense = workload::dense_layers_in(
-        w.model, workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs), layers);
-    const std::tuple<int, int, bool, bool> kind{layers, dense, vs == 0, vs == stages - 1};
+    const int first_layer = workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs);
+    std::vector<int> layer_kinds;
+    for (int l = first_layer; l < first_layer + layers; ++l)
+      layer_kinds.push_back(w.model.layer_kind(l));
+    const std::tuple<std::vector<int>, bool, bool> kind{std::move(layer_kinds), vs == 0, vs == stages - 1};
     auto it = kinds.find(kind);
     if (it == kinds.end())
       it = kinds.emplace(kind, plan::stage_costs(w, gpu, vs)).first;

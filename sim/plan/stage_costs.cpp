@@ -71,10 +71,6 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   StageCosts c;
   c.stage = stage;
   c.layers = workload::chunk_layers(p, m.layers, w.virtual_stages, stage);
-  c.dense_layers = m.moe()
-                       ? workload::dense_layers_in(
-                             m, workload::chunk_first_layer(p, m.layers, w.virtual_stages, stage), c.layers)
-                       : 0;
   const bool first = stage == 0;
   const bool last = stage == chunks - 1;
   c.first = first;
@@ -90,14 +86,20 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.attention = w.attention;
   lc.precision = w.precision;
 
-  c.layer = layer_costs(w, gpu, m, lc);
-  if (c.dense_layers > 0)
-    c.dense_layer = layer_costs(w, gpu, workload::dense_layer_shape(m), lc);
-  const int moe_layers = c.layers - c.dense_layers;
-  // The sum over the chunk's layers of a layer's figure.
-  auto total = [&](auto field) {
-    return moe_layers * c.layer.*field + c.dense_layers * c.dense_layer.*field;
-  };
+  // One LayerCosts per kind of layer the chunk holds, in the order they first appear.
+  const int first_layer = workload::chunk_first_layer(p, m.layers, w.virtual_stages, stage);
+  std::vector<int> kind_codes;
+  for (int l = first_layer; l < first_layer + c.layers; ++l) {
+    const int code = m.layer_kind(l);
+    auto it = std::find(kind_codes.begin(), kind_codes.end(), code);
+    if (it == kind_codes.end()) {
+      kind_codes.push_back(code);
+      c.kinds.push_back(layer_costs(w, gpu, workload::layer_shape(m, code), lc));
+      it = kind_codes.end() - 1;
+    }
+    c.layer_kinds.push_back(static_cast<int>(it - kind_codes.begin()));
+  }
+  auto total = [&](auto field) { return c.total(field); };
 
   double head_fwd_s = 0;
   double head_bwd_s = 0;

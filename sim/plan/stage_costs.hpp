@@ -7,6 +7,7 @@
 #include "models/workload/tp_comm_overlap.hpp"
 #include "sim/scenario/scenario.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace dpusim::plan {
@@ -50,19 +51,25 @@ struct LayerCosts {
 struct StageCosts {
   int stage = 0; // virtual stage (model chunk) index
   int layers = 0;
-  int dense_layers = 0;   // of `layers`, the first ones have a dense FFN (a mixture of experts' first layers)
-  bool first = false;     // holds the embedding
-  bool last = false;      // holds the output head and loss
-  LayerCosts layer;       // one layer of the chunk (one with experts, where the model has them)
-  LayerCosts dense_layer; // one of its dense_layers
+  bool first = false; // holds the embedding
+  bool last = false;  // holds the output head and loss
+  // The chunk's layers by kind (TransformerShape::layer_kind: with experts or a dense FFN, full or
+  // sliding-window attention): one LayerCosts per kind it holds, and each layer's index among them.
+  std::vector<LayerCosts> kinds;
+  std::vector<int> layer_kinds;
   /// Layer `l` of the chunk (0-based).
-  [[nodiscard]] const LayerCosts& at(int l) const { return l < dense_layers ? dense_layer : layer; }
-  [[nodiscard]] int layers_fwd_kernels() const {
-    return (layers - dense_layers) * layer.fwd_kernels + dense_layers * dense_layer.fwd_kernels;
+  [[nodiscard]] const LayerCosts& at(int l) const { return kinds.at(layer_kinds.at(l)); }
+  /// The sum over the chunk's layers of one of a layer's figures.
+  template <class T>
+  [[nodiscard]] T total(T LayerCosts::*field) const {
+    T sum{};
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      sum += static_cast<T>(std::count(layer_kinds.begin(), layer_kinds.end(), static_cast<int>(k))) *
+             kinds[k].*field;
+    return sum;
   }
-  [[nodiscard]] int layers_bwd_kernels() const {
-    return (layers - dense_layers) * layer.bwd_kernels + dense_layers * dense_layer.bwd_kernels;
-  }
+  [[nodiscard]] int layers_fwd_kernels() const { return total(&LayerCosts::fwd_kernels); }
+  [[nodiscard]] int layers_bwd_kernels() const { return total(&LayerCosts::bwd_kernels); }
   double head_fwd_s = 0; // output head and loss (last chunk only)
   double head_bwd_s = 0;
   int bwd_tp_bwd_collectives = 0;

@@ -308,3 +308,19 @@ TEST(Catalog, LatentAttentionModelsHaveTheirPublishedTotalAndActiveParameters) {
   EXPECT_NEAR(dpusim::workload::parameter_count(kimi, 4096) / 1.04e12, 1.0, 0.015);
   EXPECT_NEAR(dpusim::workload::active_parameter_count(kimi, 4096) / 32e9, 1.0, 0.03);
 }
+
+TEST(Catalog, InterleavedAndSlidingWindowModelsHaveTheirPublishedTotalAndActiveParameters) {
+  // GPT-OSS-CARD: gpt-oss-120b 116.83B total, 5.13B active (the unembedding counted, the embedding
+  // not); LLAMA4-BLOG: Llama 4 Maverick 400B total, 17B active, experts in every other layer.
+  const auto& oss = the_catalog().model("gpt-oss-120b")->shape;
+  const double oss_embedding = static_cast<double>(oss.vocab) * oss.hidden;
+  EXPECT_NEAR(dpusim::workload::parameter_count(oss, 4096) / 116.83e9, 1.0, 0.003);
+  EXPECT_NEAR((dpusim::workload::active_parameter_count(oss, 4096) - oss_embedding) / 5.13e9, 1.0, 0.01);
+  EXPECT_TRUE(oss.sliding_layer(0));
+  EXPECT_FALSE(oss.sliding_layer(1));
+  const auto& maverick = the_catalog().model("llama4-maverick")->shape;
+  EXPECT_NEAR(dpusim::workload::parameter_count(maverick, 4096) / 400e9, 1.0, 0.01);
+  EXPECT_NEAR(dpusim::workload::active_parameter_count(maverick, 4096) / 17e9, 1.0, 0.03);
+  EXPECT_TRUE(maverick.dense_layer(0));
+  EXPECT_FALSE(maverick.dense_layer(1));
+}

@@ -1,5 +1,5 @@
-// Multi-head latent attention and a mixture of experts' dense first layers (DeepSeek-V3's architecture):
-// parameters, GEMMs and kept activations against sums over the modules of DSV3-CONFIG and MCORE-MLA.
+// Multi-head latent attention (DeepSeek-V3's): parameters, GEMMs and kept activations against sums over
+// the modules of DSV3-CONFIG and MCORE-MLA.
 #include "models/workload/memory.hpp"
 #include "models/workload/transformer.hpp"
 
@@ -56,7 +56,7 @@ double named_flops(const LayerWork& w, std::initializer_list<std::string_view> n
 } // namespace
 
 TEST(LatentAttention, ParametersAreTheDownAndUpProjectionsTheirNormsAndTheOutput) {
-  const auto m = dense_layer_shape(latent());
+  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
   auto standard = m;
   standard.q_lora_rank = standard.kv_lora_rank = standard.rope_dim = standard.v_head_dim = 0;
   const double h = 7168;
@@ -75,7 +75,7 @@ TEST(LatentAttention, ParametersAreTheDownAndUpProjectionsTheirNormsAndTheOutput
 }
 
 TEST(LatentAttention, LinearFlopsAreTwiceTokensTimesWeightsAndTensorParallelismSplitsTheUpProjections) {
-  const auto m = dense_layer_shape(latent());
+  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
   LayerConfig c;
   c.seq_len = 4096;
   const double tokens = 4096;
@@ -122,7 +122,7 @@ TEST(LatentAttention, KeptActivationsAreTheLatentsAndTheExpandedHeads) {
   // FFN's inputs (2 + 2), each latent before and after its norm (2 + 2 bytes per element, the rotary
   // key 2), Q and K (2 x 128 x 192 each), V and the output projection's input (2 x 128 x 128 each), and
   // the FFN's (dense here, SwiGLU: 4 + 2 per element of ffn).
-  const auto m = dense_layer_shape(latent());
+  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
   const double s = 4096;
   const double h = 7168;
   const double per_token =
@@ -132,45 +132,4 @@ TEST(LatentAttention, KeptActivationsAreTheLatentsAndTheExpandedHeads) {
   // Sequence parallelism splits all of it over the ranks, latents included.
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, 4096, 8, true, Recompute::none, AttentionKernel::flash),
                    s * per_token / 8);
-}
-
-TEST(DenseLayers, AMixtureOfExpertsFirstLayersAreTheDenseShapesAndCountOnce) {
-  auto m = latent(4);
-  const auto dense = dense_layer_shape(m);
-  EXPECT_FALSE(dense.moe());
-  EXPECT_TRUE(m.dense_layer(0));
-  EXPECT_FALSE(m.dense_layer(1));
-  EXPECT_EQ(dense_layers_in(m, 0, 4), 1);
-  EXPECT_EQ(dense_layers_in(m, 1, 3), 0);
-  EXPECT_EQ(dense_layers_in(dense, 1, 3), 3); // every layer of a dense model
-  // Total: one dense layer, three with experts, the embeddings; active: top_k of each layer's experts.
-  const double emb = embedding_parameter_count(m, 4096);
-  EXPECT_DOUBLE_EQ(parameter_count(m, 4096),
-                   layer_parameter_count(dense) + 3 * layer_parameter_count(m) + emb);
-  const double expert = 3.0 * 7168 * 2048;
-  EXPECT_DOUBLE_EQ(parameter_count(m, 4096) - active_parameter_count(m, 4096), 3 * (256 - 8) * expert);
-  m.dense_layers = 0;
-  EXPECT_DOUBLE_EQ(parameter_count(m, 4096), 4 * layer_parameter_count(m) + emb);
-  EXPECT_DOUBLE_EQ(active_parameter_count(dense, 4096), parameter_count(dense, 4096));
-}
-
-TEST(DenseLayers, ARankHoldingOnlyDenseLayersNeedsWhatTheDenseModelNeeds) {
-  const auto m = latent(4);
-  MemoryConfig c;
-  c.seq_len = 4096;
-  c.tp = 2;
-  c.dp = 8;
-  c.ep = 8;
-  c.zero_stage = 1;
-  c.layers_on_rank = 2;
-  c.dense_layers_on_rank = 2;
-  const auto mixed = rank_memory(m, c);
-  MemoryConfig d = c;
-  d.ep = 1;
-  d.dense_layers_on_rank = 0;
-  const auto dense = rank_memory(dense_layer_shape(m), d);
-  EXPECT_DOUBLE_EQ(mixed.total(), dense.total());
-  // One of them with experts instead: its experts' share of their weights and the routed activations.
-  c.dense_layers_on_rank = 1;
-  EXPECT_GT(rank_memory(m, c).weights, mixed.weights);
 }

@@ -118,11 +118,11 @@ TEST(StageCosts, UnevenFirstAndLastStagesHoldTheirOwnLayers) {
   for (int vs = 0; vs < 8; ++vs) {
     const auto c = plan::stage_costs(w, gpu, vs);
     layers.push_back(c.layers);
-    params += c.layers * c.layer.params;
+    params += c.total(&plan::LayerCosts::params);
   }
   // Virtual stage vs is chunk vs / 4 of stage vs % 4.
   EXPECT_EQ(layers, (std::vector<int>{3, 7, 7, 4, 2, 7, 7, 3}));
-  EXPECT_NEAR(params, 40 * plan::stage_costs(w, gpu, 1).layer.params, 1e-6 * params);
+  EXPECT_NEAR(params, 40 * plan::stage_costs(w, gpu, 1).at(0).params, 1e-6 * params);
 }
 
 TEST(StageCosts, AMixtureOfExpertsDenseFirstLayersGoWhereTheLayerOrderPutsThem) {
@@ -146,13 +146,19 @@ TEST(StageCosts, AMixtureOfExpertsDenseFirstLayersGoWhereTheLayerOrderPutsThem) 
   int a2as = 0;
   for (int vs = 0; vs < 4; ++vs) {
     const auto c = plan::stage_costs(w, gpu, vs);
-    dense.push_back(c.dense_layers);
+    const int first_layer = workload::chunk_first_layer(w.parallelism, 12, 2, vs);
+    int n = 0;
+    double fwd = 0;
+    for (int l = 0; l < c.layers; ++l) {
+      const bool is_dense = w.model.dense_layer(first_layer + l);
+      n += is_dense ? 1 : 0;
+      fwd += c.at(l).fwd_s;
+      EXPECT_EQ(c.at(l).fwd_ep, is_dense ? 0 : 2) << "virtual stage " << vs << ", layer " << l;
+    }
+    dense.push_back(n);
     params += c.params - c.embed_params;
     a2as += c.fwd_ep_collectives;
-    EXPECT_NEAR(c.fwd_compute_s - c.head_fwd_s,
-                c.dense_layers * c.dense_layer.fwd_s + (c.layers - c.dense_layers) * c.layer.fwd_s, 1e-15);
-    EXPECT_EQ(c.dense_layer.fwd_ep, 0);
-    EXPECT_EQ(c.layer.fwd_ep, 2);
+    EXPECT_NEAR(c.fwd_compute_s - c.head_fwd_s, fwd, 1e-12);
     double bucket_params = 0;
     for (const auto& b : c.buckets)
       bucket_params += b.params;
@@ -161,10 +167,16 @@ TEST(StageCosts, AMixtureOfExpertsDenseFirstLayersGoWhereTheLayerOrderPutsThem) 
   EXPECT_EQ(dense, (std::vector<int>{3, 2, 0, 0}));
   EXPECT_EQ(a2as, 2 * (12 - 5));
   // Per tensor-parallel rank, each expert-parallel rank holding a quarter of the experts.
-  const double model = 5 * workload::layer_parameter_count(workload::dense_layer_shape(w.model), 4) +
+  const double model = 5 * workload::layer_parameter_count(
+                               workload::layer_shape(w.model, workload::TransformerShape::kDenseFfn), 4) +
                        7 * workload::layer_parameter_count(w.model, 4);
   EXPECT_NEAR(params / (model / 2), 1.0, 1e-12);
-  // A dense FFN of 3h is wider than an expert-parallel rank's two experts of 2048 and the router.
+  // A dense FFN of 3h is wider than an expert-parallel rank's two experts of 2048 and the router; the
+  // dense layers come first.
   const auto first = plan::stage_costs(w, gpu, 0);
-  EXPECT_GT(first.dense_layer.params, first.layer.params);
+  EXPECT_EQ(first.kinds.size(), 1u);
+  const auto second = plan::stage_costs(w, gpu, 1);
+  ASSERT_EQ(second.kinds.size(), 2u);
+  EXPECT_GT(second.at(0).params, second.at(2).params);
+  EXPECT_EQ(second.at(1).fwd_ep, 0);
 }

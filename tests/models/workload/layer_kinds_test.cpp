@@ -1,0 +1,147 @@
+// Models whose layers differ (TransformerShape::layer_kind): a mixture of experts' dense first layers
+// (DeepSeek-V3), experts in every other layer (Llama 4 Maverick), sliding-window attention in every other
+// layer (GPT-OSS).
+#include "models/workload/memory.hpp"
+#include "models/workload/transformer.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace dpusim::workload;
+
+namespace {
+
+// DeepSeek-V3's attention and experts (DSV3-CONFIG) on 4 layers, the first dense.
+TransformerShape latent(int layers = 4) {
+  TransformerShape m{.name = "test",
+                     .layers = layers,
+                     .hidden = 7168,
+                     .heads = 128,
+                     .kv_heads = 128,
+                     .head_width = 128,
+                     .ffn = 18432,
+                     .vocab = 129280,
+                     .activation = Activation::swiglu,
+                     .tied_embeddings = false,
+                     .learned_positions = false,
+                     .biases = false,
+                     .dropout = false,
+                     .experts = 256,
+                     .top_k = 8,
+                     .expert_ffn = 2048,
+                     .shared_experts = 1,
+                     .dense_layers = 1,
+                     .q_lora_rank = 1536,
+                     .kv_lora_rank = 512,
+                     .rope_dim = 64,
+                     .v_head_dim = 128};
+  return m;
+}
+
+// GPT-OSS-120B's layer (GPT-OSS-CONFIG) on 4 layers.
+TransformerShape sliding() {
+  TransformerShape m{.name = "test",
+                     .layers = 4,
+                     .hidden = 2880,
+                     .heads = 64,
+                     .kv_heads = 8,
+                     .head_width = 64,
+                     .ffn = 2880,
+                     .vocab = 201088,
+                     .activation = Activation::swiglu,
+                     .tied_embeddings = false,
+                     .learned_positions = false,
+                     .biases = true,
+                     .dropout = false,
+                     .experts = 128,
+                     .top_k = 4,
+                     .expert_ffn = 2880,
+                     .sliding_window = 128,
+                     .full_attention_every = 2,
+                     .attention_sinks = true};
+  return m;
+}
+
+} // namespace
+
+TEST(LayerKinds, AMixtureOfExpertsFirstLayersAreTheDenseShapesAndCountOnce) {
+  auto m = latent(4);
+  const auto dense = layer_shape(m, TransformerShape::kDenseFfn);
+  EXPECT_FALSE(dense.moe());
+  EXPECT_TRUE(m.dense_layer(0));
+  EXPECT_FALSE(m.dense_layer(1));
+  EXPECT_EQ(layers_of_kind(m, 0, 4, TransformerShape::kDenseFfn), 1);
+  EXPECT_EQ(layers_of_kind(m, 1, 3, TransformerShape::kDenseFfn), 0);
+  EXPECT_EQ(layers_of_kind(dense, 1, 3, 0), 3); // every layer of a dense model is of its one kind
+  // Total: one dense layer, three with experts, the embeddings; active: top_k of each layer's experts.
+  const double emb = embedding_parameter_count(m, 4096);
+  EXPECT_DOUBLE_EQ(parameter_count(m, 4096),
+                   layer_parameter_count(dense) + 3 * layer_parameter_count(m) + emb);
+  const double expert = 3.0 * 7168 * 2048;
+  EXPECT_DOUBLE_EQ(parameter_count(m, 4096) - active_parameter_count(m, 4096), 3 * (256 - 8) * expert);
+  m.dense_layers = 0;
+  EXPECT_DOUBLE_EQ(parameter_count(m, 4096), 4 * layer_parameter_count(m) + emb);
+  EXPECT_DOUBLE_EQ(active_parameter_count(dense, 4096), parameter_count(dense, 4096));
+}
+
+TEST(LayerKinds, ARankHoldingOnlyDenseLayersNeedsWhatTheDenseModelNeeds) {
+  const auto m = latent(4);
+  MemoryConfig c;
+  c.seq_len = 4096;
+  c.tp = 2;
+  c.dp = 8;
+  c.ep = 8;
+  c.zero_stage = 1;
+  c.layers_on_rank = 2;
+  c.layers_by_kind[TransformerShape::kDenseFfn] = 2;
+  const auto mixed = rank_memory(m, c);
+  MemoryConfig d = c;
+  d.ep = 1;
+  d.layers_by_kind = {};
+  const auto dense = rank_memory(layer_shape(m, TransformerShape::kDenseFfn), d);
+  EXPECT_DOUBLE_EQ(mixed.total(), dense.total());
+  // One of them with experts instead: its experts' share of their weights and the routed activations.
+  c.layers_by_kind = {1, 1, 0, 0};
+  EXPECT_GT(rank_memory(m, c).weights, mixed.weights);
+}
+
+TEST(LayerKinds, ExpertsInEveryOtherLayerAfterTheDenseOnes) {
+  // Llama 4 Maverick's pattern (moe_every 2: layers 1, 3, 5...), after DeepSeek's dense first layers
+  // where both are given: with 2 dense first layers and every 2nd after them, layers 3, 5, 7 of 8.
+  auto m = latent(8);
+  m.moe_every = 2;
+  m.dense_layers = 2;
+  std::vector<int> experts;
+  for (int l = 0; l < 8; ++l)
+    if (!m.dense_layer(l))
+      experts.push_back(l);
+  EXPECT_EQ(experts, (std::vector<int>{3, 5, 7}));
+  const auto dense = layer_shape(m, TransformerShape::kDenseFfn);
+  EXPECT_DOUBLE_EQ(parameter_count(m, 4096), 5 * layer_parameter_count(dense) + 3 * layer_parameter_count(m) +
+                                                 embedding_parameter_count(m, 4096));
+}
+
+TEST(LayerKinds, ASlidingWindowLayersAttentionMeetsTheWindowsKeysOnly) {
+  // Under flash attention a query of a sliding layer meets 128 keys instead of the sequence's 4096: its
+  // attention FLOPs shrink by 32, the rest of the layer stays; an unfused kernel computes every score.
+  const auto m = sliding();
+  EXPECT_EQ(m.layer_kind(0), TransformerShape::kSlidingAttention);
+  EXPECT_EQ(m.layer_kind(1), 0);
+  const auto window = layer_shape(m, TransformerShape::kSlidingAttention);
+  const auto full = layer_shape(m, 0);
+  LayerConfig c;
+  c.seq_len = 4096;
+  c.attention = AttentionKernel::flash;
+  EXPECT_DOUBLE_EQ(attention_core_forward(full, c).flops(), 32 * attention_core_forward(window, c).flops());
+  EXPECT_DOUBLE_EQ(layer_forward(full, c).flops() - attention_core_forward(full, c).flops(),
+                   layer_forward(window, c).flops() - attention_core_forward(window, c).flops());
+  c.attention = AttentionKernel::unfused;
+  EXPECT_DOUBLE_EQ(attention_core_forward(full, c).flops(), attention_core_forward(window, c).flops());
+  // A window longer than the sequence is the whole sequence.
+  c.attention = AttentionKernel::flash;
+  c.seq_len = 64;
+  EXPECT_DOUBLE_EQ(attention_core_forward(full, c).flops(), attention_core_forward(window, c).flops());
+  // The sinks: one logit per head and layer.
+  auto no_sinks = m;
+  no_sinks.attention_sinks = false;
+  EXPECT_DOUBLE_EQ(layer_parameter_count(m) - layer_parameter_count(no_sinks), 64);
+}
