@@ -46,6 +46,8 @@ TransformerShape layer_shape(const TransformerShape& m, int kind) {
   d.dense_layers = 0;
   d.moe_every = 1;
   d.full_attention_every = 0;
+  d.mtp_layers = 0;
+  d.mtp_module = (kind & TransformerShape::kMtpModule) != 0;
   return d;
 }
 
@@ -73,7 +75,10 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
   const double sinks = m.attention_sinks ? m.heads : 0.0;
-  return attention + sinks + mlp + norms;
+  // A multi-token prediction module adds its projection of the two normalised inputs (2h -> h), their
+  // two norms and its own final norm (DSV3-CONFIG's eh_proj, enorm, hnorm, shared_head.norm).
+  const double mtp = m.mtp_module ? 2 * h * h + b * h + 3 * (m.biases ? 2 * h : h) : 0.0;
+  return attention + sinks + mlp + norms + mtp;
 }
 
 int layer_weight_matrices(const TransformerShape& m, int ep) {
@@ -81,7 +86,7 @@ int layer_weight_matrices(const TransformerShape& m, int ep) {
   // Latent attention: the down and up projections of the queries (one projection without q_lora_rank)
   // and of the keys and values, and the output projection; otherwise the fused QKV and the output.
   const int attention = m.mla() ? (m.q_lora_rank > 0 ? 5 : 4) : 2;
-  return attention + ffn;
+  return attention + ffn + (m.mtp_module ? 1 : 0);
 }
 
 int embedding_weight_matrices(const TransformerShape& m) {
@@ -104,12 +109,14 @@ double parameter_count(const TransformerShape& m, int seq_len) {
   for (int kind = 0; kind < TransformerShape::kLayerKinds; ++kind)
     if (const int n = layers_of_kind(m, 0, m.layers, kind); n > 0)
       p += n * layer_parameter_count(layer_shape(m, kind));
+  for (int k = 0; k < m.mtp_layers; ++k)
+    p += layer_parameter_count(layer_shape(m, m.layer_kind(m.layers + k) | TransformerShape::kMtpModule));
   return p;
 }
 
 double active_parameter_count(const TransformerShape& m, int seq_len) {
   int moe_layers = 0;
-  for (int l = 0; l < m.layers; ++l)
+  for (int l = 0; l < m.layers + m.mtp_layers; ++l)
     moe_layers += m.moe() && !m.dense_layer(l) ? 1 : 0;
   const double idle_experts =
       m.moe() ? static_cast<double>(m.experts - m.top_k) * mlp_parameters(m, m.expert_ffn) : 0.0;
@@ -290,6 +297,11 @@ void add_moe_backward(LayerWork& w, const TransformerShape& m, const Dims& d, Pr
   }
 }
 
+void append(LayerWork& w, const LayerWork& more) {
+  w.gemms.insert(w.gemms.end(), more.gemms.begin(), more.gemms.end());
+  w.memory_ops.insert(w.memory_ops.end(), more.memory_ops.begin(), more.memory_ops.end());
+}
+
 /// Latent attention's projections (DSV3-CONFIG; Megatron-Core's MLA, MCORE-MLA): the down projections
 /// are replicated on the tensor-parallel ranks and run on the tokens the norm saw (a sequence-parallel
 /// rank's share), each followed by an RMSNorm of its latent; the up projections are column-parallel over
@@ -330,6 +342,10 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   const Dims d = dims_of(m, c);
   LayerWork w;
   const Precision p = c.precision;
+  if (m.mtp_module) { // the two inputs' norms and their projection, column-parallel
+    w.memory_ops.push_back({"mtp_norms", 2 * 2 * d.ln_tokens * d.h * kActBytes});
+    add_linear(w, p, {"mtp_proj", 1, d.tokens, d.h / c.tp, 2 * d.h});
+  }
   w.memory_ops.push_back({"norm1", 2 * d.ln_tokens * d.h * kActBytes});
   if (m.mla()) {
     add_latent_projections(w, m, d, p);
@@ -352,6 +368,8 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   if (!m.moe())
     add_linear(w, p, {"fc2", 1, d.tokens, d.h, d.f});
   w.memory_ops.push_back({"dropout_residual2", 4 * d.ln_tokens * d.h * kActBytes});
+  if (m.mtp_module) // its own final norm, the shared output head and the loss
+    append(w, head_forward(m, c));
   return w;
 }
 
@@ -369,6 +387,8 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   auto linear_bwd = [&](std::string_view name, double in_cols, double out_cols) {
     add_linear_backward(w, c.precision, name, 1, d.tokens, in_cols, out_cols);
   };
+  if (m.mtp_module)
+    append(w, head_backward(m, c));
   w.memory_ops.push_back({"dropout_residual2_bwd", 3 * d.ln_tokens * d.h * kActBytes});
   if (m.moe()) {
     add_moe_backward(w, m, d, c.precision);
@@ -387,6 +407,10 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   else
     linear_bwd("qkv_bwd", d.h, (d.heads + 2 * d.kv) * d.hd);
   w.memory_ops.push_back({"norm1_bwd", 4 * d.ln_tokens * d.h * kActBytes});
+  if (m.mtp_module) {
+    linear_bwd("mtp_proj_bwd", 2 * d.h, d.h / c.tp);
+    w.memory_ops.push_back({"mtp_norms_bwd", 2 * 4 * d.ln_tokens * d.h * kActBytes});
+  }
   return w;
 }
 

@@ -51,6 +51,13 @@ struct TransformerShape {
   int full_attention_every = 0;
   // Attention sinks (GPT-OSS): a learned logit per head added to each softmax's denominator.
   bool attention_sinks = false;
+  // Multi-token prediction modules (DeepSeek-V3: 1, DSV3-TR section 2.2), after the last layer: each
+  // normalises the previous module's hidden states and the next token's embedding, projects the two
+  // (2h -> h), runs one more transformer layer (of the kind the layer after the model's last would have)
+  // and the shared output head and loss.
+  int mtp_layers = 0;
+  // Of a layer shape (layer_shape): the layer is such a module.
+  bool mtp_module = false;
   // Multi-head latent attention (DeepSeek-V2/V3, DSV2, DSV3): keys and values compressed to a latent of
   // kv_lora_rank (with a shared rotary key of rope_dim) and expanded per head again, queries likewise
   // through q_lora_rank (0: projected directly). Each head's keys and queries are head_dim (no rotary
@@ -85,7 +92,8 @@ struct TransformerShape {
   }
   static constexpr int kDenseFfn = 1;         // a mixture of experts' layer with a dense FFN of ffn
   static constexpr int kSlidingAttention = 2; // a layer attending through the sliding window
-  static constexpr int kLayerKinds = 4;
+  static constexpr int kMtpModule = 4;        // a multi-token prediction module's layer
+  static constexpr int kLayerKinds = 8;
 };
 
 /// The shape every layer of kind `kind` (TransformerShape::layer_kind) has, as a model of such layers

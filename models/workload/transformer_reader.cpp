@@ -68,6 +68,8 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
   }
   if (auto sinks = map.optional("attention_sinks"))
     m.attention_sinks = sinks->as_bool();
+  if (auto mtp = map.optional("mtp_layers"))
+    m.mtp_layers = static_cast<int>(mtp->as_int(0, 64));
   if (auto kr = map.optional("kv_lora_rank")) {
     m.kv_lora_rank = static_cast<int>(kr->as_int(1, 1 << 20));
     m.rope_dim = static_cast<int>(map.required("qk_rope_head_dim",

@@ -1,6 +1,7 @@
 #include "sim/estimate/step_estimate.hpp"
 
 #include "models/calibration/profile.hpp"
+#include "models/workload/layer_kinds.hpp"
 #include "sim/estimate/checkpoint_estimate.hpp"
 #include "sim/estimate/comm_costs.hpp"
 #include "sim/model/checkpoint/checkpoint.hpp"
@@ -108,11 +109,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::map<std::tuple<std::vector<int>, bool, bool>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
   for (int vs = 0; vs < stages; ++vs) {
-    const int layers = workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs);
-    const int first_layer = workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs);
-    std::vector<int> layer_kinds;
-    for (int l = first_layer; l < first_layer + layers; ++l)
-      layer_kinds.push_back(w.model.layer_kind(l));
+    auto layer_kinds = workload::chunk_layer_kinds(w.model, p, w.virtual_stages, vs);
     const std::tuple<std::vector<int>, bool, bool> kind{std::move(layer_kinds), vs == 0, vs == stages - 1};
     auto it = kinds.find(kind);
     if (it == kinds.end())

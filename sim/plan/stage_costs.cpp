@@ -1,5 +1,7 @@
 #include "sim/plan/stage_costs.hpp"
 
+#include "models/workload/layer_kinds.hpp"
+
 #include <algorithm>
 
 namespace dpusim::plan {
@@ -70,7 +72,6 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   const int chunks = p.pp * w.virtual_stages;
   StageCosts c;
   c.stage = stage;
-  c.layers = workload::chunk_layers(p, m.layers, w.virtual_stages, stage);
   const bool first = stage == 0;
   const bool last = stage == chunks - 1;
   c.first = first;
@@ -87,10 +88,8 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.precision = w.precision;
 
   // One LayerCosts per kind of layer the chunk holds, in the order they first appear.
-  const int first_layer = workload::chunk_first_layer(p, m.layers, w.virtual_stages, stage);
   std::vector<int> kind_codes;
-  for (int l = first_layer; l < first_layer + c.layers; ++l) {
-    const int code = m.layer_kind(l);
+  for (const int code : workload::chunk_layer_kinds(m, p, w.virtual_stages, stage)) {
     auto it = std::find(kind_codes.begin(), kind_codes.end(), code);
     if (it == kind_codes.end()) {
       kind_codes.push_back(code);
@@ -99,6 +98,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     }
     c.layer_kinds.push_back(static_cast<int>(it - kind_codes.begin()));
   }
+  c.layers = static_cast<int>(c.layer_kinds.size());
   auto total = [&](auto field) { return c.total(field); };
 
   double head_fwd_s = 0;

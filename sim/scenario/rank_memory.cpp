@@ -1,6 +1,7 @@
 #include "sim/scenario/rank_memory.hpp"
 
 #include "models/catalog/gpu_spec.hpp"
+#include "models/workload/layer_kinds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,14 +33,12 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.precision = w.precision;
     c.low_precision_params = w.fp8_param_gather;
     c.zero_stage = w.zero_stage;
-    c.layers_on_rank = workload::stage_layers(p, w.model.layers, s);
-    for (int chunk = 0; chunk < w.virtual_stages; ++chunk) { // the stage's chunks are vs = chunk x pp + s
-      const int vs = chunk * p.pp + s;
-      const int first = workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs);
-      const int layers = workload::chunk_layers(p, w.model.layers, w.virtual_stages, vs);
-      for (int l = first; l < first + layers; ++l)
-        ++c.layers_by_kind.at(w.model.layer_kind(l));
-    }
+    c.layers_on_rank = 0;
+    for (int chunk = 0; chunk < w.virtual_stages; ++chunk) // the stage's chunks are vs = chunk x pp + s
+      for (const int kind : workload::chunk_layer_kinds(w.model, p, w.virtual_stages, chunk * p.pp + s)) {
+        ++c.layers_by_kind.at(kind);
+        ++c.layers_on_rank;
+      }
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
     // 1F1B keeps up to (pp - stage) micro-batches of activations alive; Megatron's interleaving keeps
     // more of them, each on a 1/v share of the stage's layers (its warm-up of 2(pp-s-1) + (v-1)pp chunks).

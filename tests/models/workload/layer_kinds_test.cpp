@@ -145,3 +145,29 @@ TEST(LayerKinds, ASlidingWindowLayersAttentionMeetsTheWindowsKeysOnly) {
   no_sinks.attention_sinks = false;
   EXPECT_DOUBLE_EQ(layer_parameter_count(m) - layer_parameter_count(no_sinks), 64);
 }
+
+TEST(LayerKinds, AMultiTokenPredictionModuleIsALayerItsProjectionAndTheHeadOnceMore) {
+  // DSV3-TR section 2.2: the module projects its two normalised inputs (2h -> h), runs one transformer
+  // layer and the shared output head and loss: its FLOPs are exactly those three, its parameters the
+  // layer's, the projection's and three norms.
+  auto m = latent(4);
+  m.mtp_layers = 1;
+  EXPECT_EQ(m.layer_kind(4), 0); // the layer after the last would have experts
+  const auto module = layer_shape(m, TransformerShape::kMtpModule);
+  const auto plain = layer_shape(m, 0);
+  for (int tp : {1, 2}) {
+    LayerConfig c;
+    c.seq_len = 4096;
+    c.tp = tp;
+    const double projection = 2.0 * 4096 * (7168.0 / tp) * (2 * 7168);
+    EXPECT_NEAR(layer_forward(module, c).flops(),
+                layer_forward(plain, c).flops() + projection + head_forward(m, c).flops(), 1.0);
+    EXPECT_NEAR(layer_backward(module, c).flops(),
+                layer_backward(plain, c).flops() + 2 * projection + head_backward(m, c).flops(), 1.0);
+  }
+  EXPECT_DOUBLE_EQ(layer_parameter_count(module) - layer_parameter_count(plain),
+                   2.0 * 7168 * 7168 + 3 * 7168);
+  auto without = m;
+  without.mtp_layers = 0;
+  EXPECT_DOUBLE_EQ(parameter_count(m, 4096) - parameter_count(without, 4096), layer_parameter_count(module));
+}

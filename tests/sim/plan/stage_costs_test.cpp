@@ -180,3 +180,20 @@ TEST(StageCosts, AMixtureOfExpertsDenseFirstLayersGoWhereTheLayerOrderPutsThem) 
   EXPECT_GT(second.at(0).params, second.at(2).params);
   EXPECT_EQ(second.at(1).fwd_ep, 0);
 }
+
+TEST(StageCosts, MultiTokenPredictionModulesEndTheLastChunk) {
+  // Two modules after a 12-layer model on 2 stages: the last virtual stage holds its 6 layers and both
+  // modules; the parameters over every chunk are the model's, modules included.
+  const auto gpu = h100();
+  auto w = gpt(2, 2, 4);
+  w.model.layers = 12;
+  w.model.mtp_layers = 2;
+  const auto first = plan::stage_costs(w, gpu, 0);
+  const auto last = plan::stage_costs(w, gpu, 1);
+  EXPECT_EQ(first.layers, 6);
+  EXPECT_EQ(last.layers, 8);
+  ASSERT_EQ(last.kinds.size(), 2u);
+  EXPECT_GT(last.at(7).fwd_s, last.at(0).fwd_s + last.head_fwd_s * 0.99);
+  const double params = first.params + last.params - (w.model.tied_embeddings ? first.embed_params : 0.0);
+  EXPECT_NEAR(params / (workload::parameter_count(w.model, w.seq_len) / 2), 1.0, 1e-9);
+}
