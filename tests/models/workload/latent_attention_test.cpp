@@ -2,39 +2,13 @@
 // the modules of DSV3-CONFIG and MCORE-MLA.
 #include "models/workload/memory.hpp"
 #include "models/workload/transformer.hpp"
+#include "tests/models/workload/model_shapes.hpp"
 
 #include <gtest/gtest.h>
 
 using namespace dpusim::workload;
 
 namespace {
-
-// DeepSeek-V3's attention and experts (DSV3-CONFIG) on fewer layers.
-TransformerShape latent(int layers = 4) {
-  TransformerShape m{.name = "test",
-                     .layers = layers,
-                     .hidden = 7168,
-                     .heads = 128,
-                     .kv_heads = 128,
-                     .head_width = 128,
-                     .ffn = 18432,
-                     .vocab = 129280,
-                     .activation = Activation::swiglu,
-                     .tied_embeddings = false,
-                     .learned_positions = false,
-                     .biases = false,
-                     .dropout = false,
-                     .experts = 256,
-                     .top_k = 8,
-                     .expert_ffn = 2048,
-                     .shared_experts = 1,
-                     .dense_layers = 1,
-                     .q_lora_rank = 1536,
-                     .kv_lora_rank = 512,
-                     .rope_dim = 64,
-                     .v_head_dim = 128};
-  return m;
-}
 
 double linear_flops(const LayerWork& w) {
   double f = 0;
@@ -56,7 +30,7 @@ double named_flops(const LayerWork& w, std::initializer_list<std::string_view> n
 } // namespace
 
 TEST(LatentAttention, ParametersAreTheDownAndUpProjectionsTheirNormsAndTheOutput) {
-  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
+  const auto m = layer_shape(test_shapes::deepseek_v3_layers(4), TransformerShape::kDenseFfn);
   auto standard = m;
   standard.q_lora_rank = standard.kv_lora_rank = standard.rope_dim = standard.v_head_dim = 0;
   const double h = 7168;
@@ -75,7 +49,7 @@ TEST(LatentAttention, ParametersAreTheDownAndUpProjectionsTheirNormsAndTheOutput
 }
 
 TEST(LatentAttention, LinearFlopsAreTwiceTokensTimesWeightsAndTensorParallelismSplitsTheUpProjections) {
-  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
+  const auto m = layer_shape(test_shapes::deepseek_v3_layers(4), TransformerShape::kDenseFfn);
   LayerConfig c;
   c.seq_len = 4096;
   const double tokens = 4096;
@@ -102,7 +76,7 @@ TEST(LatentAttention, LinearFlopsAreTwiceTokensTimesWeightsAndTensorParallelismS
 }
 
 TEST(LatentAttention, ScoresUseTheRotaryWidenedHeadsAndValuesTheirOwnWidth) {
-  const auto m = latent();
+  const auto m = test_shapes::deepseek_v3_layers(4);
   LayerConfig c;
   c.seq_len = 4096;
   c.attention = AttentionKernel::flash;
@@ -122,7 +96,7 @@ TEST(LatentAttention, KeptActivationsAreTheLatentsAndTheExpandedHeads) {
   // FFN's inputs (2 + 2), each latent before and after its norm (2 + 2 bytes per element, the rotary
   // key 2), Q and K (2 x 128 x 192 each), V and the output projection's input (2 x 128 x 128 each), and
   // the FFN's (dense here, SwiGLU: 4 + 2 per element of ffn).
-  const auto m = layer_shape(latent(), TransformerShape::kDenseFfn);
+  const auto m = layer_shape(test_shapes::deepseek_v3_layers(4), TransformerShape::kDenseFfn);
   const double s = 4096;
   const double h = 7168;
   const double per_token =

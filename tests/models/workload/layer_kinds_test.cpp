@@ -3,39 +3,13 @@
 // layer (GPT-OSS).
 #include "models/workload/memory.hpp"
 #include "models/workload/transformer.hpp"
+#include "tests/models/workload/model_shapes.hpp"
 
 #include <gtest/gtest.h>
 
 using namespace dpusim::workload;
 
 namespace {
-
-// DeepSeek-V3's attention and experts (DSV3-CONFIG) on 4 layers, the first dense.
-TransformerShape latent(int layers = 4) {
-  TransformerShape m{.name = "test",
-                     .layers = layers,
-                     .hidden = 7168,
-                     .heads = 128,
-                     .kv_heads = 128,
-                     .head_width = 128,
-                     .ffn = 18432,
-                     .vocab = 129280,
-                     .activation = Activation::swiglu,
-                     .tied_embeddings = false,
-                     .learned_positions = false,
-                     .biases = false,
-                     .dropout = false,
-                     .experts = 256,
-                     .top_k = 8,
-                     .expert_ffn = 2048,
-                     .shared_experts = 1,
-                     .dense_layers = 1,
-                     .q_lora_rank = 1536,
-                     .kv_lora_rank = 512,
-                     .rope_dim = 64,
-                     .v_head_dim = 128};
-  return m;
-}
 
 // GPT-OSS-120B's layer (GPT-OSS-CONFIG) on 4 layers.
 TransformerShape sliding() {
@@ -64,7 +38,7 @@ TransformerShape sliding() {
 } // namespace
 
 TEST(LayerKinds, AMixtureOfExpertsFirstLayersAreTheDenseShapesAndCountOnce) {
-  auto m = latent(4);
+  auto m = test_shapes::deepseek_v3_layers(4);
   const auto dense = layer_shape(m, TransformerShape::kDenseFfn);
   EXPECT_FALSE(dense.moe());
   EXPECT_TRUE(m.dense_layer(0));
@@ -84,7 +58,7 @@ TEST(LayerKinds, AMixtureOfExpertsFirstLayersAreTheDenseShapesAndCountOnce) {
 }
 
 TEST(LayerKinds, ARankHoldingOnlyDenseLayersNeedsWhatTheDenseModelNeeds) {
-  const auto m = latent(4);
+  const auto m = test_shapes::deepseek_v3_layers(4);
   MemoryConfig c;
   c.seq_len = 4096;
   c.tp = 2;
@@ -107,7 +81,7 @@ TEST(LayerKinds, ARankHoldingOnlyDenseLayersNeedsWhatTheDenseModelNeeds) {
 TEST(LayerKinds, ExpertsInEveryOtherLayerAfterTheDenseOnes) {
   // Llama 4 Maverick's pattern (moe_every 2: layers 1, 3, 5...), after DeepSeek's dense first layers
   // where both are given: with 2 dense first layers and every 2nd after them, layers 3, 5, 7 of 8.
-  auto m = latent(8);
+  auto m = test_shapes::deepseek_v3_layers(8);
   m.moe_every = 2;
   m.dense_layers = 2;
   std::vector<int> experts;
@@ -150,7 +124,7 @@ TEST(LayerKinds, AMultiTokenPredictionModuleIsALayerItsProjectionAndTheHeadOnceM
   // DSV3-TR section 2.2: the module projects its two normalised inputs (2h -> h), runs one transformer
   // layer and the shared output head and loss: its FLOPs are exactly those three, its parameters the
   // layer's, the projection's and three norms.
-  auto m = latent(4);
+  auto m = test_shapes::deepseek_v3_layers(4);
   m.mtp_layers = 1;
   EXPECT_EQ(m.layer_kind(4), 0); // the layer after the last would have experts
   const auto module = layer_shape(m, TransformerShape::kMtpModule);
