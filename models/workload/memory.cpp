@@ -58,6 +58,8 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
       m.moe() ? static_cast<double>(m.top_k + m.shared_experts) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
   double parallel = 2 * q + 4 * kv + e * q + mlp;
+  if (m.qk_norm) // the norms' inputs: the queries and keys before them
+    parallel += 2 * q + 2 * kv;
   if (m.mla()) {
     const double qk = static_cast<double>(m.heads) * m.qk_dim() / h;
     const double v = static_cast<double>(m.heads) * m.v_dim() / h;

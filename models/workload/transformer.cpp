@@ -75,10 +75,11 @@ double layer_parameter_count(const TransformerShape& m, int ep) {
                              : mlp_parameters(m, f);
   const double norms = m.biases ? 4 * h : 2 * h; // LayerNorm (scale + bias) or RMSNorm (scale)
   const double sinks = m.attention_sinks ? m.heads : 0.0;
+  const double qk_norms = m.qk_norm ? 2.0 * m.qk_dim() : 0.0; // one scale vector for queries, one for keys
   // A multi-token prediction module adds its projection of the two normalised inputs (2h -> h), their
   // two norms and its own final norm (DSV3-CONFIG's eh_proj, enorm, hnorm, shared_head.norm).
   const double mtp = m.mtp_module ? 2 * h * h + b * h + 3 * (m.biases ? 2 * h : h) : 0.0;
-  return attention + sinks + mlp + norms + mtp;
+  return attention + sinks + qk_norms + mlp + norms + mtp;
 }
 
 int layer_weight_matrices(const TransformerShape& m, int ep) {
@@ -352,6 +353,8 @@ LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c) {
   } else {
     add_linear(w, p, {"qkv", 1, d.tokens, (d.heads + 2 * d.kv) * d.hd, d.h});
   }
+  if (m.qk_norm) // reads and writes this rank's queries and keys
+    w.memory_ops.push_back({"qk_norm", 2 * d.tokens * (d.heads + d.kv) * d.qk * kActBytes});
   add_attention_core(w, d, c.attention, false);
   add_linear(w, p, {"attn_proj", 1, d.tokens, d.h, d.heads * d.vd});
   w.memory_ops.push_back({"dropout_residual1", 4 * d.ln_tokens * d.h * kActBytes});
@@ -402,6 +405,8 @@ LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c) {
   w.memory_ops.push_back({"dropout_residual1_bwd", 3 * d.ln_tokens * d.h * kActBytes});
   linear_bwd("attn_proj_bwd", d.heads * d.vd, d.h);
   add_attention_core(w, d, c.attention, true);
+  if (m.qk_norm)
+    w.memory_ops.push_back({"qk_norm_bwd", 4 * d.tokens * (d.heads + d.kv) * d.qk * kActBytes});
   if (m.mla())
     add_latent_projections_backward(w, m, d, c.precision);
   else

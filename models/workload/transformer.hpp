@@ -51,6 +51,8 @@ struct TransformerShape {
   int full_attention_every = 0;
   // Attention sinks (GPT-OSS): a learned logit per head added to each softmax's denominator.
   bool attention_sinks = false;
+  // An RMSNorm over each head's queries and keys before attention (Qwen3's QK-Norm, QWEN3-TR).
+  bool qk_norm = false;
   // Multi-token prediction modules (DeepSeek-V3: 1, DSV3-TR section 2.2), after the last layer: each
   // normalises the previous module's hidden states and the next token's embedding, projects the two
   // (2h -> h), runs one more transformer layer (of the kind the layer after the model's last would have)

@@ -68,6 +68,8 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
   }
   if (auto sinks = map.optional("attention_sinks"))
     m.attention_sinks = sinks->as_bool();
+  if (auto norm = map.optional("qk_norm"))
+    m.qk_norm = norm->as_bool();
   if (auto mtp = map.optional("mtp_layers"))
     m.mtp_layers = static_cast<int>(mtp->as_int(0, 64));
   if (auto kr = map.optional("kv_lora_rank")) {

@@ -145,3 +145,30 @@ TEST(LayerKinds, AMultiTokenPredictionModuleIsALayerItsProjectionAndTheHeadOnceM
   without.mtp_layers = 0;
   EXPECT_DOUBLE_EQ(parameter_count(m, 4096) - parameter_count(without, 4096), layer_parameter_count(module));
 }
+
+TEST(LayerKinds, QueryKeyNormsAreTwoVectorsAKernelAndTheirInputs) {
+  // Qwen3's QK-Norm on 64 query heads and 4 key-value heads of 128 (QWEN3-TR): 256 parameters a layer; one
+  // memory-bound kernel reading and writing Q and K forward; the queries and keys kept before it.
+  TransformerShape m{.name = "test",
+                     .layers = 2,
+                     .hidden = 4096,
+                     .heads = 64,
+                     .kv_heads = 4,
+                     .head_width = 128,
+                     .ffn = 12288,
+                     .vocab = 151936,
+                     .activation = Activation::swiglu};
+  auto normed = m;
+  normed.qk_norm = true;
+  EXPECT_DOUBLE_EQ(layer_parameter_count(normed) - layer_parameter_count(m), 256);
+  LayerConfig c;
+  c.seq_len = 4096;
+  const auto f = layer_forward(normed, c);
+  EXPECT_EQ(f.kernels(), layer_forward(m, c).kernels() + 1);
+  EXPECT_DOUBLE_EQ(f.flops(), layer_forward(m, c).flops());
+  const double sbh = 4096.0 * 4096;
+  EXPECT_DOUBLE_EQ(
+      layer_activation_bytes(normed, 1, 4096, 1, false, Recompute::none, AttentionKernel::flash) -
+          layer_activation_bytes(m, 1, 4096, 1, false, Recompute::none, AttentionKernel::flash),
+      sbh * 2 * (64 + 4) * 128.0 / 4096);
+}
