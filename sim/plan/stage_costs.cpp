@@ -14,7 +14,7 @@ constexpr double kTeUbCommSms = 16;
 
 namespace {
 
-/// The costs of one layer of shape `m` (a mixture of experts' layer, or its dense first layers' shape).
+/// The costs of one layer of shape `m` (one kind of the model's layers: workload::layer_shape).
 LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,
                        const workload::TransformerShape& m, const workload::LayerConfig& lc) {
   using workload::Recompute;
@@ -99,7 +99,6 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     c.layer_kinds.push_back(static_cast<int>(it - kind_codes.begin()));
   }
   c.layers = static_cast<int>(c.layer_kinds.size());
-  auto total = [&](auto field) { return c.total(field); };
 
   double head_fwd_s = 0;
   double head_bwd_s = 0;
@@ -118,7 +117,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
 
   c.head_fwd_s = head_fwd_s;
   c.head_bwd_s = head_bwd_s;
-  c.bwd_tp_bwd_collectives = total(&LayerCosts::bwd_tp_bwd);
+  c.bwd_tp_bwd_collectives = c.total(&LayerCosts::bwd_tp_bwd);
   if (w.tp_comm_overlap && p.tp > 1) {
     // The GEMMs by name (models/workload/transformer.cpp): a linear layer's backward lists its data
     // gradient, then its weight gradient.
@@ -144,21 +143,21 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     c.tp_overlap.pipeline_splits = kTeUbPipelineSplits;
     c.tp_overlap.comm_sm_share = gpu.params().sms > 0 ? kTeUbCommSms / gpu.params().sms : 0.0;
   }
-  c.fwd_compute_s = total(&LayerCosts::fwd_s) + head_fwd_s;
-  c.bwd_compute_s = total(&LayerCosts::bwd_s) + head_bwd_s;
+  c.fwd_compute_s = c.total(&LayerCosts::fwd_s) + head_fwd_s;
+  c.bwd_compute_s = c.total(&LayerCosts::bwd_s) + head_bwd_s;
   c.fwd_tp_collectives =
-      total(&LayerCosts::fwd_tp) + (p.tp > 1 && first ? 1 : 0); // + vocab-parallel embedding
-  c.bwd_tp_collectives = total(&LayerCosts::bwd_tp);
+      c.total(&LayerCosts::fwd_tp) + (p.tp > 1 && first ? 1 : 0); // + vocab-parallel embedding
+  c.bwd_tp_collectives = c.total(&LayerCosts::bwd_tp);
   c.tp_bytes = workload::tp_activation_bytes(m, lc, 2.0);
-  c.fwd_ep_collectives = total(&LayerCosts::fwd_ep);
-  c.bwd_ep_collectives = total(&LayerCosts::bwd_ep);
+  c.fwd_ep_collectives = c.total(&LayerCosts::fwd_ep);
+  c.bwd_ep_collectives = c.total(&LayerCosts::bwd_ep);
   c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
-  c.fwd_cp_collectives = total(&LayerCosts::fwd_cp);
-  c.bwd_cp_collectives = total(&LayerCosts::bwd_cp);
+  c.fwd_cp_collectives = c.total(&LayerCosts::fwd_cp);
+  c.bwd_cp_collectives = c.total(&LayerCosts::bwd_cp);
   c.cp_bytes = p.cp > 1 ? workload::cp_kv_bytes(m, lc) : 0.0;
   c.cp_hide_s = p.cp > 1 ? gpu.time(workload::attention_core_forward(m, lc), w.precision).si() : 0.0;
-  c.model_flops = total(&LayerCosts::model_flops) + head_flops_fwd + head_flops_bwd;
-  c.hw_flops = c.model_flops + total(&LayerCosts::recompute_flops);
+  c.model_flops = c.total(&LayerCosts::model_flops) + head_flops_fwd + head_flops_bwd;
+  c.hw_flops = c.model_flops + c.total(&LayerCosts::recompute_flops);
   // Activations to the next stage, scattered over the tensor-parallel ranks (Megatron's scatter/gather).
   c.p2p_bytes = last ? 0.0 : workload::tp_activation_bytes(m, lc, 2.0) / p.tp;
 
@@ -166,7 +165,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
       (first || last) ? workload::embedding_parameter_count(m, w.seq_len) / p.tp : 0.0;
   c.embed_params = embed_params;
   c.embed_tensors = (first || last) ? workload::embedding_weight_matrices(m) : 0;
-  const double layers_params = total(&LayerCosts::params);
+  const double layers_params = c.total(&LayerCosts::params);
   c.params = layers_params + embed_params;
   c.grad_bytes = c.params * w.grad_bytes_per_param;
 
