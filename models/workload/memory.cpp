@@ -58,13 +58,13 @@ double layer_activation_bytes(const TransformerShape& m, int micro_batch, int se
       m.moe() ? static_cast<double>(m.top_k + m.shared_experts) * m.expert_ffn : static_cast<double>(m.ffn);
   const double mlp = ((m.activation == Activation::gelu ? 2.0 : 4.0) + e) * ffn / h;
   double parallel = 2 * q + 4 * kv + e * q + mlp;
-  if (m.qk_norm) // the norms' inputs: the queries and keys before them
-    parallel += 2 * q + 2 * kv;
   if (m.mla()) {
     const double qk = static_cast<double>(m.heads) * m.qk_dim() / h;
     const double v = static_cast<double>(m.heads) * m.v_dim() / h;
     parallel = 2 * qk + 2 * qk + 2 * v + e * v + mlp;
   }
+  if (m.qk_norm) // the norms' inputs: the queries and keys before them
+    parallel += 2.0 * (m.heads + m.kv_heads) * m.qk_dim() / h;
   if (recompute == Recompute::none && attention == AttentionKernel::unfused)
     parallel += scores * a * s / h;
   return sequence_parallel ? sbh * (outside + parallel) / t : sbh * (outside + parallel / t);
