@@ -51,11 +51,14 @@ TransformerShape layer_shape(const TransformerShape& m, int kind) {
   return d;
 }
 
-int layers_of_kind(const TransformerShape& m, int first, int count, int kind) {
-  int n = 0;
-  for (int l = first; l < first + count; ++l)
-    n += m.layer_kind(l) == kind ? 1 : 0;
-  return n;
+std::vector<int> layer_kinds(const TransformerShape& m) {
+  std::vector<int> kinds;
+  kinds.reserve(static_cast<std::size_t>(m.layers + m.mtp_layers));
+  for (int l = 0; l < m.layers; ++l)
+    kinds.push_back(m.layer_kind(l));
+  for (int k = 0; k < m.mtp_layers; ++k)
+    kinds.push_back(m.layer_kind(m.layers + k) | TransformerShape::kMtpModule);
+  return kinds;
 }
 
 double expert_parameter_count(const TransformerShape& m, int ep) {
@@ -106,22 +109,22 @@ double embedding_parameter_count(const TransformerShape& m, int seq_len) {
 }
 
 double parameter_count(const TransformerShape& m, int seq_len) {
+  const auto kinds = layer_kinds(m);
   double p = embedding_parameter_count(m, seq_len);
   for (int kind = 0; kind < TransformerShape::kLayerKinds; ++kind)
-    if (const int n = layers_of_kind(m, 0, m.layers, kind); n > 0)
-      p += n * layer_parameter_count(layer_shape(m, kind));
-  for (int k = 0; k < m.mtp_layers; ++k)
-    p += layer_parameter_count(layer_shape(m, m.layer_kind(m.layers + k) | TransformerShape::kMtpModule));
+    if (const auto n = std::count(kinds.begin(), kinds.end(), kind); n > 0)
+      p += static_cast<double>(n) * layer_parameter_count(layer_shape(m, kind));
   return p;
 }
 
 double active_parameter_count(const TransformerShape& m, int seq_len) {
-  int moe_layers = 0;
-  for (int l = 0; l < m.layers + m.mtp_layers; ++l)
-    moe_layers += m.moe() && !m.dense_layer(l) ? 1 : 0;
+  const auto kinds = layer_kinds(m);
+  const auto moe_layers = std::count_if(kinds.begin(), kinds.end(), [&](int kind) {
+    return m.moe() && (kind & TransformerShape::kDenseFfn) == 0;
+  });
   const double idle_experts =
       m.moe() ? static_cast<double>(m.experts - m.top_k) * mlp_parameters(m, m.expert_ffn) : 0.0;
-  return parameter_count(m, seq_len) - moe_layers * idle_experts;
+  return parameter_count(m, seq_len) - static_cast<double>(moe_layers) * idle_experts;
 }
 
 double megatron_eq2_parameters(int layers, int hidden, int vocab, int seq_len) {

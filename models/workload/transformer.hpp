@@ -101,8 +101,9 @@ struct TransformerShape {
 /// The shape every layer of kind `kind` (TransformerShape::layer_kind) has, as a model of such layers
 /// only: a dense FFN of `ffn` in place of the experts, or full attention in place of the window.
 TransformerShape layer_shape(const TransformerShape& m, int kind);
-/// Of the layers [first, first + count), those of kind `kind`.
-int layers_of_kind(const TransformerShape& m, int first, int count, int kind);
+/// The kind of every layer in model order, then of each multi-token prediction module (its layer's kind
+/// with kMtpModule): the one list of the model's layers that the counts and the chunks read.
+std::vector<int> layer_kinds(const TransformerShape& m);
 
 /// Total trainable parameters (embeddings included once when tied).
 double parameter_count(const TransformerShape& m, int seq_len);

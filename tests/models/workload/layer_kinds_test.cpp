@@ -43,9 +43,9 @@ TEST(LayerKinds, AMixtureOfExpertsFirstLayersAreTheDenseShapesAndCountOnce) {
   EXPECT_FALSE(dense.moe());
   EXPECT_TRUE(m.dense_layer(0));
   EXPECT_FALSE(m.dense_layer(1));
-  EXPECT_EQ(layers_of_kind(m, 0, 4, TransformerShape::kDenseFfn), 1);
-  EXPECT_EQ(layers_of_kind(m, 1, 3, TransformerShape::kDenseFfn), 0);
-  EXPECT_EQ(layers_of_kind(dense, 1, 3, 0), 3); // every layer of a dense model is of its one kind
+  EXPECT_EQ(layer_kinds(m), (std::vector<int>{TransformerShape::kDenseFfn, 0, 0, 0}));
+  EXPECT_EQ(layer_kinds(dense),
+            (std::vector<int>{0, 0, 0, 0})); // every layer of a dense model is of its one kind
   // Total: one dense layer, three with experts, the embeddings; active: top_k of each layer's experts.
   const double emb = embedding_parameter_count(m, 4096);
   EXPECT_DOUBLE_EQ(parameter_count(m, 4096),
@@ -127,6 +127,8 @@ TEST(LayerKinds, AMultiTokenPredictionModuleIsALayerItsProjectionAndTheHeadOnceM
   auto m = test_shapes::deepseek_v3_layers(4);
   m.mtp_layers = 1;
   EXPECT_EQ(m.layer_kind(4), 0); // the layer after the last would have experts
+  EXPECT_EQ(layer_kinds(m).size(), 5u);
+  EXPECT_EQ(layer_kinds(m).back(), TransformerShape::kMtpModule);
   const auto module = layer_shape(m, TransformerShape::kMtpModule);
   const auto plain = layer_shape(m, 0);
   for (int tp : {1, 2}) {
