@@ -1,19 +1,26 @@
 #include "models/collectives/all_to_all.hpp"
 
+#include <map>
+#include <stdexcept>
 #include <utility>
 
 namespace dpusim::collectives {
 
 AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
-                        const std::vector<int>& rail_of_local, bool forward) {
+                        const std::vector<int>& rail_of_local, bool forward,
+                        const std::vector<double>& shares) {
   AllToAllPlan plan;
   const int n = static_cast<int>(gpus.size());
   if (n < 2 || bytes <= 0)
     return plan;
+  if (!shares.empty() && shares.size() != gpus.size())
+    throw std::invalid_argument("all_to_all: one share per rank");
+  std::map<int, double> share_of; // destination GPU -> its share of every sender's bytes
+  for (std::size_t i = 0; i < shares.size(); ++i)
+    share_of[gpus[i]] = shares[i];
   const int per_node = gpus_per_node;
   const auto by_node = group_by_node(gpus, per_node);
   plan.nodes = static_cast<int>(by_node.size());
-  const double chunk = bytes / n;
   auto rail = [&](int g) { return rail_of_local.at(static_cast<std::size_t>(g % per_node)); };
   for (const auto& [node_id, members] : by_node) {
     // Payload per hop from this node, summed over its sources (in a fixed order, for determinism).
@@ -21,7 +28,8 @@ AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
     for (std::size_t s = 0; s < members.size(); ++s) {
       const int src = members[s];
       for (int dst : gpus) {
-        if (dst == src)
+        const double chunk = shares.empty() ? bytes / n : bytes * share_of.at(dst);
+        if (dst == src || chunk <= 0)
           continue;
         if (dst / per_node == node_id) {
           hops[{src, dst}] += chunk;

@@ -19,8 +19,11 @@ struct AllToAllPlan {
 
 /// The all-to-all of `bytes` per rank over `gpus`. `rail_of_local[i]` is the NIC (rail) of a node's
 /// GPU i (`gpus_per_node` entries); `forward` lets a GPU forward through the GPU of the destination's
-/// rail. No parts for fewer than two ranks or no bytes.
+/// rail. `shares`, where given, is the part of its bytes every rank sends to the i-th of `gpus` (one
+/// per rank; an expert-parallel dispatch under uneven routing: docs/models/workload.md); empty: bytes/N
+/// to each. No parts for fewer than two ranks or no bytes.
 AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
-                        const std::vector<int>& rail_of_local, bool forward);
+                        const std::vector<int>& rail_of_local, bool forward,
+                        const std::vector<double>& shares = {});
 
 } // namespace dpusim::collectives

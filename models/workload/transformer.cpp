@@ -166,7 +166,8 @@ struct Dims {
   double sq;     // queries on this rank: seq_len / cp
   double b;
   // Mixture of experts, on this rank: its local experts, the tokens each receives (balanced routing:
-  // every rank's tokens x top_k spread over all experts), and each expert's FFN columns.
+  // every rank's tokens x top_k spread over all experts; LayerConfig::expert_load times as many on a
+  // rank that processes more or fewer), and each expert's FFN columns.
   double local_experts = 0;
   double expert_tokens = 0;
   double ef = 0;
@@ -190,7 +191,7 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   d.f = static_cast<double>(m.ffn) / c.tp;
   if (m.moe()) {
     d.local_experts = static_cast<double>(m.experts) / c.ep;
-    d.expert_tokens = d.tokens * m.top_k * c.ep / m.experts;
+    d.expert_tokens = d.tokens * m.top_k * c.ep / m.experts * c.expert_load;
     d.ef = static_cast<double>(m.expert_ffn) / c.tp;
     d.sf = static_cast<double>(m.shared_experts) * m.expert_ffn / c.tp;
   }

@@ -164,6 +164,9 @@ struct LayerConfig {
   int tp = 1;
   int ep = 1; // expert-parallel ranks (MoE): each holds experts / ep experts
   int cp = 1; // context-parallel ranks: each holds seq_len / cp of every sequence's tokens
+  // The routed token copies this rank's experts process, over a balanced rank's (ep x its share of the
+  // group's; expert_routing.hpp): 1 under balanced routing.
+  double expert_load = 1;
   bool sequence_parallel = false;
   AttentionKernel attention = AttentionKernel::unfused;
   Precision precision = Precision::bf16; // of the linear layers: their GEMMs and the casts they need

@@ -406,7 +406,8 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
   return as_rings(kind);
 }
 
-CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups) const {
+CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups,
+                               const std::vector<double>& shares) const {
   CommCost c;
   LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
@@ -416,7 +417,7 @@ CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups) cons
     rail_of_local.push_back(i * layout_.node.nics / per_node);
   const bool rdma = path_.transport() == offload::Transport::rdma;
   for (const auto& g : groups) {
-    const auto plan = collectives::all_to_all(g, 1.0, per_node, rail_of_local, rdma);
+    const auto plan = collectives::all_to_all(g, 1.0, per_node, rail_of_local, rdma, shares);
     for (const auto& part : plan.parts)
       for (const auto& hop : part)
         b.hop(l, hop.src, hop.dst, hop.bytes, false);

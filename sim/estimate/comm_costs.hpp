@@ -44,8 +44,10 @@ public:
   [[nodiscard]] CommCost collective(CollectiveKind kind, CollectiveAlgorithm algo,
                                     const std::vector<std::vector<int>>& groups) const;
   /// An all-to-all over each of `groups` at the same time (every expert group of a stage), per byte
-  /// of each rank's send buffer.
-  [[nodiscard]] CommCost all_to_all(const std::vector<std::vector<int>>& groups) const;
+  /// of each rank's send buffer; `shares`, where given, is the part of it each rank sends to the i-th
+  /// rank of its group (uneven expert routing), else 1/N each.
+  [[nodiscard]] CommCost all_to_all(const std::vector<std::vector<int>>& groups,
+                                    const std::vector<double>& shares = {}) const;
   /// Sends from[i] -> to[i], all at the same time (a pipeline stage's tensor-parallel ranks).
   [[nodiscard]] CommCost sends(const std::vector<int>& from, const std::vector<int>& to) const;
 

@@ -102,15 +102,18 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
   // A virtual stage's costs depend only on its layers (how many, of which kinds) and on whether it holds
-  // the embedding or the head: computed once per kind (a deep pipeline has a handful, not
-  // pp x virtual_stages).
+  // the embedding or the head — and, under uneven expert routing, on which layers they are (each draws
+  // its own load): computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
   const auto gpu = scenario::gpu_compute(hw);
   std::vector<plan::StageCosts> costs;
-  std::map<std::tuple<std::vector<int>, bool, bool>, plan::StageCosts> kinds;
+  std::map<std::tuple<std::vector<int>, bool, bool, int>, plan::StageCosts> kinds;
   const int stages = p.pp * w.virtual_stages;
+  const bool layers_differ = w.model.moe() && w.routing && w.routing->uneven();
   for (int vs = 0; vs < stages; ++vs) {
     auto layer_kinds = workload::chunk_layer_kinds(w.model, p, w.virtual_stages, vs);
-    const std::tuple<std::vector<int>, bool, bool> kind{std::move(layer_kinds), vs == 0, vs == stages - 1};
+    const std::tuple<std::vector<int>, bool, bool, int> kind{
+        std::move(layer_kinds), vs == 0, vs == stages - 1,
+        layers_differ ? workload::chunk_first_layer(p, w.model.layers, w.virtual_stages, vs) : -1};
     auto it = kinds.find(kind);
     if (it == kinds.end())
       it = kinds.emplace(kind, plan::stage_costs(w, gpu, vs)).first;
@@ -133,7 +136,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     for (int t = 0; t < p.tp; ++t)
       for (int d = 0; d < p.dp; d += p.ep)
         groups.push_back(workload::ep_group(p, t, d, 0));
-    const auto a2a = comm.all_to_all(groups);
+    const auto a2a = comm.all_to_all(groups, first.ep_rank_shares);
     e.ep_collective_s = a2a.time(first.ep_bytes);
     ep_core_s_per_use = a2a.host_core_s_per_byte * first.ep_bytes;
   }

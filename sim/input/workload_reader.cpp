@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <limits>
 
 namespace dpusim::input {
 
@@ -27,6 +28,52 @@ workload::TransformerShape read_model(const yaml::Node& node, const catalog::Cat
   }
   origin = "catalog";
   return cat.model(catalog_name(node, cat.model_names(), "model", cat, "llm"))->shape;
+}
+
+workload::ExpertRouting read_routing(const yaml::Node& node) {
+  auto rm = node.as_map();
+  rm.declare(keys_of("workload.routing"));
+  workload::ExpertRouting r;
+  if (auto l = rm.optional("load")) {
+    const auto s = l->as_choice({"balanced", "zipf", "measured"});
+    r.load = s == "balanced" ? workload::ExpertRouting::Load::balanced
+             : s == "zipf"   ? workload::ExpertRouting::Load::zipf
+                             : workload::ExpertRouting::Load::measured;
+  }
+  const auto only_with = [&](std::string_view key, workload::ExpertRouting::Load needs,
+                             std::string_view what) {
+    auto n = rm.optional(key);
+    if (n && r.load != needs)
+      n->fail(fmt::format("{} is read only with load: {}", key, what));
+    return n;
+  };
+  if (auto z = only_with("zipf_exponent", workload::ExpertRouting::Load::zipf, "zipf"))
+    r.zipf_exponent = z->as_number(0, 16);
+  else if (r.load == workload::ExpertRouting::Load::zipf)
+    (void)rm.required("zipf_exponent",
+                      "the Zipf law's exponent s (an expert of popularity rank i gets 1/i^s)");
+  if (auto s = only_with("seed", workload::ExpertRouting::Load::zipf, "zipf"))
+    r.seed = static_cast<std::uint64_t>(s->as_int(0, std::numeric_limits<std::int64_t>::max()));
+  if (auto e = only_with("expert_load", workload::ExpertRouting::Load::measured, "measured")) {
+    double sum = 0;
+    for (const auto& item : e->as_sequence().items()) {
+      r.expert_load.push_back(item.as_number(0, 1e18));
+      sum += r.expert_load.back();
+    }
+    if (!(sum > 0))
+      e->fail("no expert receives any token: give each expert's tokens or share, at least one above 0");
+  } else if (r.load == workload::ExpertRouting::Load::measured) {
+    (void)rm.required("expert_load", "a list of each expert's tokens or share, in expert order");
+  }
+  if (auto c = rm.optional("capacity_factor")) {
+    const double f = c->as_number(-1e9, 1e9);
+    if (!(f > 0))
+      c->fail(
+          fmt::format("must be above 0 (a multiple of a balanced expert's tokens, e.g. 1.25), found {}", f));
+    r.capacity_factor = f;
+  }
+  rm.finish();
+  return r;
 }
 
 } // namespace
@@ -156,6 +203,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     cm.finish();
     w.checkpoint = c;
   }
+  if (auto r = m.optional("routing"))
+    w.routing = read_routing(*r);
   m.finish();
   return w;
 }

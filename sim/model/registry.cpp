@@ -24,6 +24,7 @@ std::unique_ptr<Model> make_storage_model();
 std::unique_ptr<Model> make_workload_model();
 std::unique_ptr<Model> make_parallelism_model();
 std::unique_ptr<Model> make_expert_parallel_model();
+std::unique_ptr<Model> make_expert_routing_model();
 std::unique_ptr<Model> make_context_parallel_model();
 std::unique_ptr<Model> make_pipeline_model();
 std::unique_ptr<Model> make_memory_model();
@@ -50,6 +51,7 @@ std::vector<std::unique_ptr<Model>> builtin_models() {
   m.push_back(make_workload_model());
   m.push_back(make_parallelism_model());
   m.push_back(make_expert_parallel_model());
+  m.push_back(make_expert_routing_model());
   m.push_back(make_context_parallel_model());
   m.push_back(make_pipeline_model());
   m.push_back(make_memory_model());

@@ -493,6 +493,11 @@ Lowered CollectiveLowering::nvls(CollectiveKind kind, std::vector<int> gpus, dou
 }
 
 Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
+  return all_to_all(std::move(gpus), bytes, {});
+}
+
+Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes,
+                                       const std::vector<double>& shares) {
   Lowered out;
   const auto& topo = hosts_.topology();
   const int per_node = topo.layout().node.gpus;
@@ -502,7 +507,7 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
   // GPUDirect RDMA lets a GPU hand data to the local GPU on the destination's rail, which sends it
   // through its own NIC (NCCL's PXN); staged host TCP sends from the source's NIC.
   const auto plan = collectives::all_to_all(std::move(gpus), bytes, per_node, rail_of_local,
-                                            transport_ == offload::Transport::rdma);
+                                            transport_ == offload::Transport::rdma, shares);
   if (plan.parts.empty())
     return out;
   for (const auto& channel : plan.parts) {

@@ -139,6 +139,8 @@ public:
   /// that rail first, as NCCL's PXN does). One part per source node: SimGrid's solver slows with the
   /// number of activities far more than with their flows.
   Lowered all_to_all(std::vector<int> gpus, double bytes);
+  /// The same, each rank sending the i-th of `gpus` `shares[i]` of its bytes (uneven expert routing).
+  Lowered all_to_all(std::vector<int> gpus, double bytes, const std::vector<double>& shares);
   /// Independent point-to-point sends of `bytes` each, one part per pair (src, dst).
   Lowered send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes);
 

@@ -3,6 +3,7 @@
 #include "models/workload/layer_kinds.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace dpusim::plan {
 namespace {
@@ -64,6 +65,45 @@ LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   return l;
 }
 
+/// Under uneven routing, each expert layer takes as long as on its group's busiest rank: the all-to-all
+/// that combines the experts' results holds every rank until that rank's come back. An expert kind's
+/// costs are its layers' mean: their time on the busiest rank, their FLOPs on the mean one (what the
+/// group computes, over its ranks, fewer where tokens are dropped). Layers of the same loads share one
+/// computation.
+LayerCosts uneven_layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,
+                              const workload::TransformerShape& shape, workload::LayerConfig lc,
+                              const std::vector<workload::GroupLoad>& loads) {
+  std::map<std::pair<double, double>, std::pair<LayerCosts, LayerCosts>> by_load;
+  double fwd_s = 0;
+  double bwd_s = 0;
+  double model_flops = 0;
+  double recompute_flops = 0;
+  for (const auto& g : loads) {
+    const double kept = 1 - g.dropped;
+    auto it = by_load.find({g.max_load, kept});
+    if (it == by_load.end()) {
+      lc.expert_load = g.max_load;
+      auto busiest = layer_costs(w, gpu, shape, lc);
+      lc.expert_load = kept;
+      it = by_load.emplace(std::pair{g.max_load, kept}, std::pair{busiest, layer_costs(w, gpu, shape, lc)})
+               .first;
+    }
+    const auto& [busiest, average] = it->second;
+    fwd_s += busiest.fwd_s;
+    bwd_s += busiest.bwd_s;
+    model_flops += average.model_flops;
+    recompute_flops += average.recompute_flops;
+  }
+  // Counts, parameters and kernels do not depend on the load.
+  LayerCosts mean = by_load.begin()->second.first;
+  const auto n = static_cast<double>(loads.size());
+  mean.fwd_s = fwd_s / n;
+  mean.bwd_s = bwd_s / n;
+  mean.model_flops = model_flops / n;
+  mean.recompute_flops = recompute_flops / n;
+  return mean;
+}
+
 } // namespace
 
 StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu, int stage) {
@@ -87,18 +127,48 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   lc.attention = w.attention;
   lc.precision = w.precision;
 
-  // One LayerCosts per kind of layer the chunk holds, in the order they first appear.
+  // One LayerCosts per kind of layer the chunk holds, in the order they first appear; under uneven
+  // expert routing, an expert kind's from the loads of its layers in the chunk (each layer's own draw,
+  // by its index in the model).
+  const bool uneven = m.moe() && w.routing && w.routing->uneven();
+  const int first_layer = workload::chunk_first_layer(p, m.layers, w.virtual_stages, stage);
   std::vector<int> kind_codes;
+  std::vector<std::vector<workload::GroupLoad>> kind_loads;
   for (const int code : workload::chunk_layer_kinds(m, p, w.virtual_stages, stage)) {
     auto it = std::find(kind_codes.begin(), kind_codes.end(), code);
     if (it == kind_codes.end()) {
       kind_codes.push_back(code);
-      c.kinds.push_back(layer_costs(w, gpu, workload::layer_shape(m, code), lc));
+      kind_loads.emplace_back();
       it = kind_codes.end() - 1;
     }
-    c.layer_kinds.push_back(static_cast<int>(it - kind_codes.begin()));
+    const auto k = static_cast<std::size_t>(it - kind_codes.begin());
+    if (uneven && workload::layer_shape(m, code).moe())
+      kind_loads[k].push_back(
+          workload::group_load(workload::expert_shares(*w.routing, m.experts, first_layer + c.layers), p.ep,
+                               w.routing->capacity_factor));
+    c.layer_kinds.push_back(static_cast<int>(k));
+    ++c.layers;
   }
-  c.layers = static_cast<int>(c.layer_kinds.size());
+  double expert_layers = 0;
+  double max_loads = 0;
+  double dropped = 0;
+  for (std::size_t k = 0; k < kind_codes.size(); ++k) {
+    const auto shape = workload::layer_shape(m, kind_codes[k]);
+    const auto& loads = kind_loads[k];
+    c.kinds.push_back(loads.empty() ? layer_costs(w, gpu, shape, lc)
+                                    : uneven_layer_costs(w, gpu, shape, lc, loads));
+    for (const auto& g : loads) {
+      max_loads += g.max_load;
+      dropped += g.dropped;
+      ++expert_layers;
+    }
+  }
+  if (expert_layers > 0) {
+    c.expert_load_max = max_loads / expert_layers;
+    c.dropped_tokens = dropped / expert_layers;
+  }
+  if (uneven && p.ep > 1)
+    c.ep_rank_shares = workload::summarize_routing(m, *w.routing, p.ep).representative_shares;
 
   double head_fwd_s = 0;
   double head_bwd_s = 0;

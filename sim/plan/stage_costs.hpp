@@ -88,6 +88,13 @@ struct StageCosts {
   int fwd_ep_collectives = 0;
   int bwd_ep_collectives = 0;
   double ep_bytes = 0; // bytes one rank sends in one expert-parallel all-to-all
+  // Uneven expert routing (workload.routing): the part of its bytes every rank of an expert-parallel group
+  // sends to each rank, as in the model's representative expert layer (empty: balanced, 1/ep each); of
+  // the chunk's expert layers, the mean of their busiest rank's load over a balanced rank's, and the
+  // mean share of the routed token copies dropped at the experts' capacity.
+  std::vector<double> ep_rank_shares;
+  double expert_load_max = 1;
+  double dropped_tokens = 0;
   int fwd_cp_collectives = 0;
   int bwd_cp_collectives = 0;
   double cp_bytes = 0;             // keys and values one rank gathers in one exchange (all-gather output)

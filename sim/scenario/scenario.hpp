@@ -4,6 +4,7 @@
 
 #include "models/core/input_error.hpp"
 #include "models/core/units.hpp"
+#include "models/workload/expert_routing.hpp"
 #include "models/workload/memory.hpp"
 #include "models/workload/parallelism.hpp"
 #include "models/workload/transformer.hpp"
@@ -147,7 +148,8 @@ struct WorkloadConfig {
   int virtual_stages = 1;                     // interleaved 1F1B: model chunks per GPU
   std::optional<DataConfig> data;             // absent: input loading is not simulated (negligible for text)
   std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated
-  std::string collective_algorithm = "ring";  // ring | tree | hierarchical | nvls (NCCL_ALGO)
+  std::optional<workload::ExpertRouting> routing; // absent: balanced, dropless (a mixture of experts)
+  std::string collective_algorithm = "ring";      // ring | tree | hierarchical | nvls (NCCL_ALGO)
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)

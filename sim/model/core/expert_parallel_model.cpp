@@ -50,11 +50,15 @@ public:
     if (p.ep > 1 && ctx.first_stage.ep_bytes > 0)
       for (int t = 0; t < p.tp; ++t)
         for (int d = 0; d < p.dp; d += p.ep)
-          (void)plan::append_to_graph(ctx.plan.ep_probe,
-                                      ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
-                                                              workload::ep_group(p, t, d, 0),
-                                                              ctx.first_stage.ep_bytes),
-                                      {});
+          (void)plan::append_to_graph(
+              ctx.plan.ep_probe,
+              // Under uneven routing (workload.routing) every rank sends each expert rank its share.
+              ctx.first_stage.ep_rank_shares.empty()
+                  ? ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
+                                            workload::ep_group(p, t, d, 0), ctx.first_stage.ep_bytes)
+                  : ctx.lowering.all_to_all(workload::ep_group(p, t, d, 0), ctx.first_stage.ep_bytes,
+                                            ctx.first_stage.ep_rank_shares),
+              {});
   }
 };
 

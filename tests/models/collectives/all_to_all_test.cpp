@@ -106,3 +106,30 @@ TEST(AllToAllStructure, NothingForOneRankOrNoBytes) {
   EXPECT_TRUE(all_to_all({5}, 1e9, 4, kRails, true).parts.empty());
   EXPECT_TRUE(all_to_all(iota(8), 0, 4, kRails, true).parts.empty());
 }
+
+TEST(AllToAllStructure, SharesSendEachRankItsPartOfEverySendersBytes) {
+  // Uneven expert routing: every rank sends S x shares[i] to rank i, forwarded as without shares; the
+  // bytes reaching each rank from the others add to (N - 1) S shares[i]. Uniform shares are the plain plan.
+  const double S = 8e9;
+  const std::vector<double> shares{0.3, 0.1, 0.1, 0.1, 0.2, 0.05, 0.1, 0.05};
+  const auto plan = all_to_all(iota(8), S, 4, kRails, true, shares);
+  std::map<int, double> into; // final hops only: a forwarded share enters its rail GPU first
+  for (const auto& part : plan.parts)
+    for (const auto& h : part)
+      into[h.dst] += h.bytes;
+  for (int dst = 0; dst < 8; ++dst) {
+    // Into dst: the 7 others' shares, plus what its node forwards through it for remote GPUs on its rail
+    // (the three local others' share of the remote GPU on dst's rail).
+    const int remote_on_rail = dst < 4 ? dst + 4 : dst - 4;
+    EXPECT_NEAR(into[dst], 7 * S * shares[dst] + 3 * S * shares[remote_on_rail], 1) << dst;
+  }
+  const auto uniform = all_to_all(iota(8), S, 4, kRails, true, std::vector<double>(8, 1.0 / 8));
+  const auto plain = all_to_all(iota(8), S, 4, kRails, true);
+  ASSERT_EQ(uniform.parts.size(), plain.parts.size());
+  for (std::size_t p = 0; p < plain.parts.size(); ++p) {
+    ASSERT_EQ(uniform.parts[p].size(), plain.parts[p].size());
+    for (std::size_t i = 0; i < plain.parts[p].size(); ++i)
+      EXPECT_DOUBLE_EQ(uniform.parts[p][i].bytes, plain.parts[p][i].bytes);
+  }
+  EXPECT_THROW((void)all_to_all(iota(8), S, 4, kRails, true, {0.5, 0.5}), std::invalid_argument);
+}

@@ -2,6 +2,7 @@
 #include "sim/plan/stage_costs.hpp"
 
 #include <gtest/gtest.h>
+#include <numeric>
 
 using namespace dpusim;
 
@@ -196,4 +197,53 @@ TEST(StageCosts, MultiTokenPredictionModulesEndTheLastChunk) {
   EXPECT_GT(last.at(7).fwd_s, last.at(0).fwd_s + last.head_fwd_s * 0.99);
   const double params = first.params + last.params - (w.model.tied_embeddings ? first.embed_params : 0.0);
   EXPECT_NEAR(params / (workload::parameter_count(w.model, w.seq_len) / 2), 1.0, 1e-9);
+}
+
+TEST(StageCosts, UnevenRoutingTimesEachExpertLayerOnItsBusiestRankAndKeepsItsFlops) {
+  // 16 experts (top-2) on 8 expert-parallel ranks, 6 layers, the first dense. Under a Zipf law the
+  // expert layers take longer (their busiest rank's GEMMs), the dense one does not change, the FLOPs
+  // stay the balanced ones (every copy is still processed: dropless) and the collectives are the same.
+  const auto gpu = h100();
+  auto w = gpt(1, 1, 8);
+  w.model.layers = 6;
+  w.model.activation = workload::Activation::swiglu;
+  w.model.experts = 16;
+  w.model.top_k = 2;
+  w.model.expert_ffn = 4096;
+  w.model.dense_layers = 1;
+  w.parallelism.ep = 8;
+  const auto balanced = plan::stage_costs(w, gpu, 0);
+  workload::ExpertRouting r;
+  r.load = workload::ExpertRouting::Load::zipf;
+  r.zipf_exponent = 1.0;
+  w.routing = r;
+  const auto zipf = plan::stage_costs(w, gpu, 0);
+  EXPECT_DOUBLE_EQ(zipf.at(0).fwd_s, balanced.at(0).fwd_s);
+  EXPECT_GT(zipf.at(1).fwd_s, balanced.at(1).fwd_s);
+  EXPECT_GT(zipf.at(1).bwd_s, balanced.at(1).bwd_s);
+  EXPECT_NEAR(zipf.model_flops / balanced.model_flops, 1.0, 1e-12);
+  EXPECT_EQ(zipf.fwd_ep_collectives, balanced.fwd_ep_collectives);
+  EXPECT_EQ(zipf.ep_bytes, balanced.ep_bytes);
+  EXPECT_GT(zipf.expert_load_max, 1.0);
+  EXPECT_EQ(zipf.dropped_tokens, 0.0);
+  EXPECT_TRUE(balanced.ep_rank_shares.empty());
+  ASSERT_EQ(zipf.ep_rank_shares.size(), 8u);
+  EXPECT_NEAR(std::accumulate(zipf.ep_rank_shares.begin(), zipf.ep_rank_shares.end(), 0.0), 1.0, 1e-12);
+  // The layers' time is the mean of their busiest ranks': between the least and the most loaded layer's.
+  const auto sum = workload::summarize_routing(w.model, r, 8);
+  EXPECT_NEAR(zipf.expert_load_max, sum.mean_max_load, 1e-12);
+  // A capacity factor drops copies: fewer FLOPs, and a rank can no longer exceed the factor.
+  w.routing->capacity_factor = 1.25;
+  const auto capped = plan::stage_costs(w, gpu, 0);
+  EXPECT_GT(capped.dropped_tokens, 0.0);
+  EXPECT_LT(capped.model_flops, balanced.model_flops);
+  EXPECT_LE(capped.expert_load_max, 1.25 + 1e-12);
+  EXPECT_LT(capped.at(1).fwd_s, zipf.at(1).fwd_s);
+  // With every expert on each rank (ep = 1) nobody waits for a busier rank: the time is balanced.
+  w.routing->capacity_factor.reset();
+  w.parallelism.ep = 1;
+  auto one = w;
+  one.routing.reset();
+  EXPECT_NEAR(plan::stage_costs(w, gpu, 0).fwd_compute_s, plan::stage_costs(one, gpu, 0).fwd_compute_s,
+              1e-15);
 }
