@@ -25,6 +25,9 @@ struct ExpertRouting {
   // Tokens an expert takes per micro-batch, as a multiple of a balanced expert's (Megatron-Core's
   // --moe-expert-capacity-factor, without padding): copies beyond it are dropped. None: dropless.
   std::optional<double> capacity_factor;
+  // Nodes a token may reach (DeepSeek-V3: 4, DSV3-TR section 2.1.2): bounds a per-node dispatch's RDMA
+  // bytes (collectives::expert_dispatch). 0: any.
+  int node_limit = 0;
 
   /// Whether some expert-parallel rank can process more than a balanced one, or tokens can be dropped.
   [[nodiscard]] bool uneven() const { return load != Load::balanced || capacity_factor.has_value(); }

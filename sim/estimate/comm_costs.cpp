@@ -430,6 +430,26 @@ CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups,
   return b.cost(l, c.latency_s);
 }
 
+CommCost CommCosts::expert_dispatch(const std::vector<std::vector<int>>& groups,
+                                    collectives::ExpertDispatch d) const {
+  CommCost c;
+  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
+  Loads l;
+  const int per_node = layout_.node.gpus;
+  d.token_bytes = 1.0;
+  for (const auto& g : groups) {
+    const auto plan = collectives::expert_dispatch(g, d, per_node);
+    for (const auto& part : plan.parts)
+      for (const auto& hop : part)
+        b.hop(l, hop.src, hop.dst, hop.bytes, false);
+    const double lat =
+        plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node)) : nvlink_step_s();
+    if (!plan.parts.empty())
+      c.latency_s = std::max(c.latency_s, lat);
+  }
+  return b.cost(l, c.latency_s);
+}
+
 CommCost CommCosts::sends(const std::vector<int>& from, const std::vector<int>& to) const {
   CommCost c;
   LoadBuilder b(layout_, shape_, hw_, path_, hashed_);

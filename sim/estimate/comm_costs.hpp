@@ -9,6 +9,7 @@
 #pragma once
 
 #include "models/collectives/collective.hpp"
+#include "models/collectives/expert_dispatch.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/scenario/hardware.hpp"
@@ -48,6 +49,10 @@ public:
   /// rank of its group (uneven expert routing), else 1/N each.
   [[nodiscard]] CommCost all_to_all(const std::vector<std::vector<int>>& groups,
                                     const std::vector<double>& shares = {}) const;
+  /// A per-node expert dispatch (collectives::expert_dispatch) over each of `groups` at once, per byte
+  /// of `d.token_bytes`.
+  [[nodiscard]] CommCost expert_dispatch(const std::vector<std::vector<int>>& groups,
+                                         collectives::ExpertDispatch d) const;
   /// Sends from[i] -> to[i], all at the same time (a pipeline stage's tensor-parallel ranks).
   [[nodiscard]] CommCost sends(const std::vector<int>& from, const std::vector<int>& to) const;
 

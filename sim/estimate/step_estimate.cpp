@@ -136,9 +136,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     for (int t = 0; t < p.tp; ++t)
       for (int d = 0; d < p.dp; d += p.ep)
         groups.push_back(workload::ep_group(p, t, d, 0));
-    const auto a2a = comm.all_to_all(groups, first.ep_rank_shares);
-    e.ep_collective_s = a2a.time(first.ep_bytes);
-    ep_core_s_per_use = a2a.host_core_s_per_byte * first.ep_bytes;
+    // Per byte of what each rank sends: a per-node dispatch sends each token once per node it reaches.
+    const double bytes = first.ep_dispatch ? first.ep_dispatch->token_bytes : first.ep_bytes;
+    const auto a2a = first.ep_dispatch ? comm.expert_dispatch(groups, *first.ep_dispatch)
+                                       : comm.all_to_all(groups, first.ep_rank_shares);
+    e.ep_collective_s = a2a.time(bytes);
+    ep_core_s_per_use = a2a.host_core_s_per_byte * bytes;
   }
   const auto tp_each = workload::tp_each_s(first.tp_overlap_gemms, first.tp_overlap, e.tp_collective_s);
   // What `all` fused tensor-parallel all-reduces add, `bwd` of them in a backward pass proper.

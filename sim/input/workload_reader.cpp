@@ -65,6 +65,8 @@ workload::ExpertRouting read_routing(const yaml::Node& node) {
   } else if (r.load == workload::ExpertRouting::Load::measured) {
     (void)rm.required("expert_load", "a list of each expert's tokens or share, in expert order");
   }
+  if (auto n = rm.optional("node_limit"))
+    r.node_limit = static_cast<int>(n->as_int(1, 1 << 20));
   if (auto c = rm.optional("capacity_factor")) {
     const double f = c->as_number(-1e9, 1e9);
     if (!(f > 0))
@@ -161,6 +163,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
       w.qps_per_connection = static_cast<int>(q->as_int(1, 128));
     if (auto p = cm.optional("pxn"))
       w.pxn = p->as_bool();
+    if (auto e = cm.optional("ep_dispatch"))
+      w.ep_dispatch_per_node = e->as_choice({"all_to_all", "deepep"}) == "deepep";
     cm.finish();
   }
   if (auto d = m.optional("data")) {

@@ -1,6 +1,7 @@
 #include "sim/plan/collective_lowering.hpp"
 
 #include "models/collectives/all_to_all.hpp"
+#include "models/collectives/expert_dispatch.hpp"
 #include "models/collectives/hierarchical.hpp"
 #include "models/collectives/nvls.hpp"
 #include "models/collectives/point_to_point.hpp"
@@ -498,7 +499,6 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes) {
 
 Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes,
                                        const std::vector<double>& shares) {
-  Lowered out;
   const auto& topo = hosts_.topology();
   const int per_node = topo.layout().node.gpus;
   std::vector<int> rail_of_local;
@@ -506,8 +506,16 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes,
     rail_of_local.push_back(topo.nic_of_gpu(i));
   // GPUDirect RDMA lets a GPU hand data to the local GPU on the destination's rail, which sends it
   // through its own NIC (NCCL's PXN); staged host TCP sends from the source's NIC.
-  const auto plan = collectives::all_to_all(std::move(gpus), bytes, per_node, rail_of_local,
-                                            transport_ == offload::Transport::rdma, shares);
+  return direct_sends(collectives::all_to_all(std::move(gpus), bytes, per_node, rail_of_local,
+                                              transport_ == offload::Transport::rdma, shares));
+}
+
+Lowered CollectiveLowering::expert_dispatch(std::vector<int> gpus, const collectives::ExpertDispatch& d) {
+  return direct_sends(collectives::expert_dispatch(std::move(gpus), d, hosts_.topology().layout().node.gpus));
+}
+
+Lowered CollectiveLowering::direct_sends(const collectives::AllToAllPlan& plan) {
+  Lowered out;
   if (plan.parts.empty())
     return out;
   for (const auto& channel : plan.parts) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "models/collectives/collective.hpp"
+#include "models/collectives/expert_dispatch.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
 #include "sim/platform/route_registry.hpp"
@@ -141,6 +142,9 @@ public:
   Lowered all_to_all(std::vector<int> gpus, double bytes);
   /// The same, each rank sending the i-th of `gpus` `shares[i]` of its bytes (uneven expert routing).
   Lowered all_to_all(std::vector<int> gpus, double bytes, const std::vector<double>& shares);
+  /// An expert-parallel dispatch as DeepEP runs it (collectives::expert_dispatch): once over RDMA to each
+  /// node a token reaches, then over NVLink to each GPU there; one part per source node.
+  Lowered expert_dispatch(std::vector<int> gpus, const collectives::ExpertDispatch& d);
   /// Independent point-to-point sends of `bytes` each, one part per pair (src, dst).
   Lowered send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes);
 
@@ -149,6 +153,8 @@ public:
 
 private:
   enum class Protocol { collective, p2p };
+  /// Sends posted at once, one part per channel of `plan` (an all-to-all's or a dispatch's).
+  Lowered direct_sends(const collectives::AllToAllPlan& plan);
   void add_hop(Lowered& out, Transfer& part, int src, int dst, double payload,
                Protocol protocol = Protocol::collective);
   void add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes);

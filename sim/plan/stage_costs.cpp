@@ -222,6 +222,11 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.fwd_ep_collectives = c.total(&LayerCosts::fwd_ep);
   c.bwd_ep_collectives = c.total(&LayerCosts::bwd_ep);
   c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
+  if (w.ep_dispatch_per_node && m.moe() && p.ep > 1)
+    c.ep_dispatch = collectives::ExpertDispatch{.token_bytes = c.ep_bytes / m.top_k,
+                                                .top_k = m.top_k,
+                                                .node_limit = w.routing ? w.routing->node_limit : 0,
+                                                .rank_shares = c.ep_rank_shares};
   c.fwd_cp_collectives = c.total(&LayerCosts::fwd_cp);
   c.bwd_cp_collectives = c.total(&LayerCosts::bwd_cp);
   c.cp_bytes = p.cp > 1 ? workload::cp_kv_bytes(m, lc) : 0.0;

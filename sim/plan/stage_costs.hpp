@@ -3,6 +3,7 @@
 // micro-batch, on one GPU of its tensor-parallel group. Pure model arithmetic; no simulation here.
 #pragma once
 
+#include "models/collectives/expert_dispatch.hpp"
 #include "models/compute/gpu_compute.hpp"
 #include "models/workload/tp_comm_overlap.hpp"
 #include "sim/scenario/scenario.hpp"
@@ -93,6 +94,8 @@ struct StageCosts {
   // the chunk's expert layers, the mean of their busiest rank's load over a balanced rank's, and the
   // mean share of the routed token copies dropped at the experts' capacity.
   std::vector<double> ep_rank_shares;
+  // With a per-node dispatch (workload.communication.ep_dispatch: deepep): how the probe dispatches.
+  std::optional<collectives::ExpertDispatch> ep_dispatch;
   double expert_load_max = 1;
   double dropped_tokens = 0;
   int fwd_cp_collectives = 0;

@@ -150,6 +150,9 @@ struct WorkloadConfig {
   std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated
   std::optional<workload::ExpertRouting> routing; // absent: balanced, dropless (a mixture of experts)
   std::string collective_algorithm = "ring";      // ring | tree | hierarchical | nvls (NCCL_ALGO)
+  // How expert-parallel dispatches and combines run: NCCL's all-to-all (every copy sent, PXN), or as
+  // DeepEP does (once per node over RDMA, then NVLink; collectives::expert_dispatch).
+  bool ep_dispatch_per_node = false;
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)

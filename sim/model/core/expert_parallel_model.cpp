@@ -18,8 +18,13 @@ public:
            "simulated together once (probe)";
   }
   [[nodiscard]] std::vector<Key> keys() const override {
-    return {{"workload.parallelism.ep", "count", "1",
-             "expert-parallel degree (MoE), a divisor of dp and of the model's experts"}};
+    return {
+        {"workload.parallelism.ep", "count", "1",
+         "expert-parallel degree (MoE), a divisor of dp and of the model's experts"},
+        {"workload.communication.ep_dispatch", "choice", "all_to_all",
+         "all_to_all (NCCL's: every copy of a token to its expert's rank, through the GPU on the "
+         "destination's rail) | deepep (DeepSeek-V3's: a token once over RDMA to each node it reaches, to "
+         "the GPU of the same position, then over NVLink to each GPU it reaches there; needs ep > 1)"}};
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
     const auto& w = s.workload;
@@ -38,6 +43,10 @@ public:
            fmt::format("ep = {} must divide dp = {} (expert-parallel groups are made of data-parallel "
                        "ranks)",
                        p.ep, p.dp)});
+    if (w.ep_dispatch_per_node && p.ep < 2)
+      out.push_back({"workload.communication.ep_dispatch",
+                     "deepep dispatches tokens to expert-parallel ranks: it needs ep > 1",
+                     "workload.parallelism.ep"});
     if (w.model.moe() && w.model.experts % p.ep != 0)
       out.push_back({"workload.parallelism.ep",
                      fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});
@@ -52,8 +61,11 @@ public:
         for (int d = 0; d < p.dp; d += p.ep)
           (void)plan::append_to_graph(
               ctx.plan.ep_probe,
-              // Under uneven routing (workload.routing) every rank sends each expert rank its share.
-              ctx.first_stage.ep_rank_shares.empty()
+              // Per node, as DeepEP dispatches; under uneven routing (workload.routing) every rank sends
+              // each expert rank its share.
+              ctx.first_stage.ep_dispatch
+                  ? ctx.lowering.expert_dispatch(workload::ep_group(p, t, d, 0), *ctx.first_stage.ep_dispatch)
+              : ctx.first_stage.ep_rank_shares.empty()
                   ? ctx.lowering.collective(plan::CollectiveKind::all_to_all, ctx.algorithm,
                                             workload::ep_group(p, t, d, 0), ctx.first_stage.ep_bytes)
                   : ctx.lowering.all_to_all(workload::ep_group(p, t, d, 0), ctx.first_stage.ep_bytes,

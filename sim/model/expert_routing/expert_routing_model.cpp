@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <memory>
+#include <set>
 
 namespace dpusim::model {
 namespace {
@@ -48,6 +49,10 @@ public:
         {"workload.routing.expert_load", "list of numbers", "required with measured",
          "each expert's tokens or share in expert order (as many as the model's experts), the same in "
          "every expert layer"},
+        {"workload.routing.node_limit", "count", "— (any)",
+         "nodes a token's experts may lie on (DeepSeek-V3: 4); bounds the RDMA bytes of a per-node "
+         "dispatch (needs workload.communication.ep_dispatch: deepep), at most the nodes an expert group "
+         "spans"},
         {"workload.routing.capacity_factor", "number", "— (dropless)",
          "tokens an expert takes, as a multiple of a balanced expert's (above 0); copies beyond it are "
          "dropped (Megatron-Core's --moe-expert-capacity-factor, without padding)"},
@@ -64,6 +69,22 @@ public:
       return;
     }
     const auto& r = *w.routing;
+    if (r.node_limit > 0) {
+      if (!w.ep_dispatch_per_node)
+        out.push_back(
+            {"workload.routing.node_limit",
+             "a node limit changes what crosses the network only where a token is sent once per node: "
+             "add workload.communication.ep_dispatch: deepep (NCCL's all-to-all sends every copy)"});
+      std::set<int> nodes;
+      if (s.cluster.gpus_per_node > 0 && w.parallelism.ep > 1)
+        for (int g : workload::ep_group(w.parallelism, 0, 0, 0))
+          nodes.insert(g / s.cluster.gpus_per_node);
+      if (!nodes.empty() && r.node_limit > static_cast<int>(nodes.size()))
+        out.push_back(
+            {"workload.routing.node_limit",
+             fmt::format("{} is more nodes than an expert group spans ({}: ep = {} over {} GPUs a node)",
+                         r.node_limit, nodes.size(), w.parallelism.ep, s.cluster.gpus_per_node)});
+    }
     if (r.load == ExpertRouting::Load::measured && static_cast<int>(r.expert_load.size()) != w.model.experts)
       out.push_back(
           {"workload.routing.expert_load",
