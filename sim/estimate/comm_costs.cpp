@@ -408,40 +408,37 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
 
 CommCost CommCosts::all_to_all(const std::vector<std::vector<int>>& groups,
                                const std::vector<double>& shares) const {
-  CommCost c;
-  LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
-  Loads l;
   const int per_node = layout_.node.gpus;
   std::vector<int> rail_of_local;
   for (int i = 0; i < per_node; ++i)
     rail_of_local.push_back(i * layout_.node.nics / per_node);
   const bool rdma = path_.transport() == offload::Transport::rdma;
-  for (const auto& g : groups) {
-    const auto plan = collectives::all_to_all(g, 1.0, per_node, rail_of_local, rdma, shares);
-    for (const auto& part : plan.parts)
-      for (const auto& hop : part)
-        b.hop(l, hop.src, hop.dst, hop.bytes, false);
-    // Every send posted at once: one step of the slowest hop kind, then its route.
-    const double lat =
-        plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node)) : nvlink_step_s();
-    if (!plan.parts.empty())
-      c.latency_s = std::max(c.latency_s, lat);
-  }
-  return b.cost(l, c.latency_s);
+  return direct_sends(groups, [&](const std::vector<int>& g) {
+    return collectives::all_to_all(g, 1.0, per_node, rail_of_local, rdma, shares);
+  });
 }
 
 CommCost CommCosts::expert_dispatch(const std::vector<std::vector<int>>& groups,
                                     collectives::ExpertDispatch d) const {
+  d.token_bytes = 1.0;
+  return direct_sends(groups, [&](const std::vector<int>& g) {
+    return collectives::expert_dispatch(g, d, layout_.node.gpus);
+  });
+}
+
+CommCost CommCosts::direct_sends(
+    const std::vector<std::vector<int>>& groups,
+    const std::function<collectives::AllToAllPlan(const std::vector<int>&)>& plan_of) const {
   CommCost c;
   LoadBuilder b(layout_, shape_, hw_, path_, hashed_);
   Loads l;
   const int per_node = layout_.node.gpus;
-  d.token_bytes = 1.0;
   for (const auto& g : groups) {
-    const auto plan = collectives::expert_dispatch(g, d, per_node);
+    const auto plan = plan_of(g);
     for (const auto& part : plan.parts)
       for (const auto& hop : part)
         b.hop(l, hop.src, hop.dst, hop.bytes, false);
+    // Every send posted at once: one step of the slowest hop kind, then its route.
     const double lat =
         plan.nodes > 1 ? network_step_s(plan.nodes) + network_route_s(span_of(g, per_node)) : nvlink_step_s();
     if (!plan.parts.empty())

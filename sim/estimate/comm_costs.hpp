@@ -16,6 +16,7 @@
 #include "sim/topology/fabric_kind.hpp"
 #include "sim/topology/topology.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace dpusim::estimate {
@@ -65,6 +66,11 @@ private:
   [[nodiscard]] CommCost rings(const std::vector<Ring>& calls) const;
   [[nodiscard]] CommCost tree(const std::vector<std::vector<int>>& groups) const;
   [[nodiscard]] CommCost nvls(const std::vector<std::vector<int>>& groups) const;
+  /// Sends posted at once over each of `groups`, as `plan_of` lays them out per byte (an all-to-all's or a
+  /// dispatch's).
+  [[nodiscard]] CommCost
+  direct_sends(const std::vector<std::vector<int>>& groups,
+               const std::function<collectives::AllToAllPlan(const std::vector<int>&)>& plan_of) const;
   /// The longest route of a network hop between nodes that span `nodes` consecutive nodes.
   [[nodiscard]] double network_route_s(int nodes) const;
   [[nodiscard]] double network_step_s(int nodes) const;

@@ -3,8 +3,10 @@
 #include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"
+#include "sim/report/variant_result.hpp"
 
 #include <fmt/format.h>
+#include <map>
 #include <memory>
 
 namespace dpusim::model {
@@ -71,6 +73,43 @@ public:
                   : ctx.lowering.all_to_all(workload::ep_group(p, t, d, 0), ctx.first_stage.ep_bytes,
                                             ctx.first_stage.ep_rank_shares),
               {});
+  }
+  /// With a per-node dispatch: how many of its group's other nodes a token crosses to, against the
+  /// copies NCCL's all-to-all would send across (what the network carries, per token).
+  void report(const RunView& run, report::VariantResult& r) const override {
+    const auto& w = run.scenario.workload;
+    const auto& p = w.parallelism;
+    const int per_node = run.scenario.cluster.gpus_per_node;
+    if (!w.ep_dispatch_per_node || !w.model.moe() || p.ep < 2 || per_node < 1)
+      return;
+    std::map<int, int> index; // node -> its place among the group's nodes
+    std::vector<int> nodes;
+    for (int g : workload::ep_group(p, 0, 0, 0))
+      nodes.push_back(index.emplace(g / per_node, static_cast<int>(index.size())).first->second);
+    collectives::ExpertDispatch d;
+    d.token_bytes = 1;
+    d.top_k = w.model.top_k;
+    d.node_limit = w.routing ? w.routing->node_limit : 0;
+    if (w.routing && w.routing->uneven())
+      d.rank_shares = workload::summarize_routing(w.model, *w.routing, p.ep).representative_shares;
+    const auto reach = collectives::dispatch_reach(d, nodes);
+    // From the group's first node: its other nodes reached, and the copies landing on them.
+    double crossed = 0;
+    double copies = 0;
+    for (std::size_t n = 1; n < reach.node.size(); ++n)
+      crossed += reach.node[n];
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i] != 0)
+        copies +=
+            d.top_k * (d.rank_shares.empty() ? 1.0 / static_cast<double>(nodes.size()) : d.rank_shares[i]);
+    if (index.size() < 2 || copies <= 0)
+      return;
+    r.notes.push_back(fmt::format(
+        "Expert dispatch per node (DeepEP){}: a token crosses to {:.2f} of its expert group's {} other nodes "
+        "on "
+        "average, where NCCL's all-to-all sends {:.2f} of its {} copies across: {:.0f}% of the network bytes",
+        d.node_limit > 0 ? fmt::format(", at most {} nodes a token", d.node_limit) : std::string(), crossed,
+        index.size() - 1, copies, d.top_k, 100 * crossed / copies));
   }
 };
 

@@ -1,18 +1,13 @@
 #include "models/collectives/all_to_all.hpp"
+#include "tests/models/collectives/ranks.hpp"
 
 #include <gtest/gtest.h>
 #include <map>
 
 using namespace dpusim::collectives;
+using dpusim::collectives::test_ranks::iota;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 const std::vector<int> kRails{0, 1, 2, 3}; // one NIC per GPU, four GPUs per node
 

@@ -1,4 +1,5 @@
 // A per-node expert dispatch (models/collectives/expert_dispatch.hpp): the chance a token reaches each
+#include "tests/models/collectives/ranks.hpp"
 // rank and node, once over RDMA per node, then NVLink, and what a node limit saves.
 #include "models/collectives/expert_dispatch.hpp"
 
@@ -8,15 +9,9 @@
 #include <map>
 
 using namespace dpusim::collectives;
+using dpusim::collectives::test_ranks::iota;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 /// Every rank's node: `per_node` consecutive ranks a node.
 std::vector<int> nodes_of(int ranks, int per_node) {

@@ -1,17 +1,12 @@
 #include "models/collectives/hierarchical.hpp"
+#include "tests/models/collectives/ranks.hpp"
 
 #include <gtest/gtest.h>
 
 using namespace dpusim::collectives;
+using dpusim::collectives::test_ranks::iota;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 void expect_intra(const HierarchicalPhase& phase, CollectiveKind kind, double bytes, int nodes, int k) {
   ASSERT_EQ(phase.size(), static_cast<std::size_t>(nodes));

@@ -1,18 +1,13 @@
 #include "models/collectives/nvls.hpp"
+#include "tests/models/collectives/ranks.hpp"
 
 #include <gtest/gtest.h>
 #include <set>
 
 using namespace dpusim::collectives;
+using dpusim::collectives::test_ranks::iota;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 NodeMembers members(std::vector<int> gpus, int per_node = 8) {
   return group_by_node(gpus, per_node);

@@ -1,19 +1,14 @@
 #include "models/collectives/tree.hpp"
+#include "tests/models/collectives/ranks.hpp"
 
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
 
 using namespace dpusim::collectives;
+using dpusim::collectives::test_ranks::iota;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 /// Tree edges at each rank: its children and its parent.
 std::vector<int> edges_at(const std::vector<int>& parent) {

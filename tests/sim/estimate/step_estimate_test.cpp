@@ -292,17 +292,18 @@ seed: 1
   RecordProperty("estimated_step_s", std::to_string(r.metrics.step_time_s));
 }
 
-TEST(Estimate, UnevenExpertRoutingWithinFivePercent) {
-  // 32 experts (top-4) over 16 ranks on 4 nodes, routed by a Zipf law: the estimator reads the stage
-  // costs (each expert layer on its busiest rank) and sends each rank its share in the all-to-all, as
-  // the simulation's probe does. It stays within 5% and, like the simulation, above the balanced step.
-  TempDir tmp;
-  const std::string shape = R"(name: uneven
+namespace {
+
+/// 32 experts (top-4) over 16 ranks of 2-way tensor parallelism on 4 DGX H100 nodes; `workload_extra`
+/// (indented lines) ends the workload section.
+std::string expert_job(const std::string& workload_extra) {
+  return R"(name: experts
 cluster:
   nodes: 4
   node: dgx-h100
   nic: connectx-7
-  )" + kPinned + R"(
+  )" + kPinned +
+         R"(
 workload:
   model: {layers: 8, hidden: 4096, heads: 32, ffn: 14336, experts: 32, top_k: 4, expert_ffn: 2048,
           vocab: 32000, activation: swiglu, tied_embeddings: false, position_embeddings: rotary,
@@ -311,14 +312,23 @@ workload:
   global_batch: 64
   micro_batch: 1
   parallelism: {tp: 2, pp: 1, dp: 16, ep: 16}
-)";
-  const std::string tail = R"(offload: {baseline: rdma-nic}
+)" + workload_extra +
+         R"(offload: {baseline: rdma-nic}
 seed: 1
 )";
-  const std::string text = shape + "  routing: {load: zipf, zipf_exponent: 1.0}\n" + tail;
+}
+
+} // namespace
+
+TEST(Estimate, UnevenExpertRoutingWithinFivePercent) {
+  // Routed by a Zipf law: the estimator reads the stage costs (each expert layer on its busiest rank)
+  // and sends each rank its share in the all-to-all, as the simulation's probe does. It stays within 5%
+  // and, like the simulation, above the balanced step.
+  TempDir tmp;
+  const std::string text = expert_job("  routing: {load: zipf, zipf_exponent: 1.0}\n");
   const double simulated = dpusim::testing::simulate(tmp, "uneven", text, "step_time_s", nullptr, {});
   const double balanced =
-      dpusim::testing::simulate(tmp, "balanced", shape + tail, "step_time_s", nullptr, {});
+      dpusim::testing::simulate(tmp, "balanced", expert_job(""), "step_time_s", nullptr, {});
   const auto r = estimated_result(with_variant(tmp.path() + "/uneven.yaml", "rdma-nic"), bundled_catalog());
   EXPECT_NEAR(r.metrics.step_time_s, simulated, 0.05 * simulated);
   EXPECT_GT(simulated, 1.05 * balanced);
@@ -332,32 +342,11 @@ TEST(Estimate, PerNodeExpertDispatchWithinFivePercent) {
   // 4 nodes, under a Zipf law: the estimator books the dispatch's hops as the simulation's probe runs
   // them. Both put it below NCCL's per-copy all-to-all.
   TempDir tmp;
-  const std::string head = R"(name: dispatch
-cluster:
-  nodes: 4
-  node: dgx-h100
-  nic: connectx-7
-  )" + kPinned + R"(
-workload:
-  model: {layers: 8, hidden: 4096, heads: 32, ffn: 14336, experts: 32, top_k: 4, expert_ffn: 2048,
-          vocab: 32000, activation: swiglu, tied_embeddings: false, position_embeddings: rotary,
-          biases: false, dropout: false}
-  seq_len: 4096
-  global_batch: 64
-  micro_batch: 1
-  parallelism: {tp: 2, pp: 1, dp: 16, ep: 16}
-)";
-  const std::string tail = R"(offload: {baseline: rdma-nic}
-seed: 1
-)";
-  const std::string text = head +
-                           "  routing: {load: zipf, zipf_exponent: 0.5, node_limit: 2}\n"
-                           "  communication: {ep_dispatch: deepep}\n" +
-                           tail;
+  const std::string text = expert_job("  routing: {load: zipf, zipf_exponent: 0.5, node_limit: 2}\n"
+                                      "  communication: {ep_dispatch: deepep}\n");
   const double simulated = dpusim::testing::simulate(tmp, "dispatch", text, "ep_comm_s", nullptr, {});
   const double per_copy = dpusim::testing::simulate(
-      tmp, "per_copy", head + "  routing: {load: zipf, zipf_exponent: 0.5}\n" + tail, "ep_comm_s", nullptr,
-      {});
+      tmp, "per_copy", expert_job("  routing: {load: zipf, zipf_exponent: 0.5}\n"), "ep_comm_s", nullptr, {});
   const auto r = estimated_result(with_variant(tmp.path() + "/dispatch.yaml", "rdma-nic"), bundled_catalog());
   const double step = dpusim::testing::simulate(tmp, "dispatch", text, "step_time_s", nullptr, {});
   EXPECT_NEAR(r.metrics.step_time_s, step, 0.05 * step);

@@ -11,6 +11,7 @@
 // comes from RoCE congestion behaviour, which the fabric model does not have, and the two-node value
 // exceeds the line rate, i.e. a tree whose algorithm the row does not state).
 #include "sim/plan/collective_lowering.hpp"
+#include "tests/models/collectives/ranks.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>
@@ -19,16 +20,10 @@
 #include <string>
 
 using namespace dpusim;
+using dpusim::collectives::test_ranks::iota;
 using dpusim::testing::Rig;
 
 namespace {
-
-std::vector<int> iota(int n) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i)
-    v.push_back(i);
-  return v;
-}
 
 double flow_bytes(const plan::Lowered& low) {
   double sum = 0;
