@@ -165,6 +165,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
       w.pxn = p->as_bool();
     if (auto e = cm.optional("ep_dispatch"))
       w.ep_dispatch_per_node = e->as_choice({"all_to_all", "deepep"}) == "deepep";
+    if (auto f = cm.optional("ep_dispatch_fp8"))
+      w.ep_dispatch_fp8 = f->as_bool();
     cm.finish();
   }
   if (auto d = m.optional("data")) {

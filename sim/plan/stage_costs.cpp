@@ -65,6 +65,20 @@ LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   return l;
 }
 
+/// A per-node dispatch's bytes per 16-bit byte, averaged over an expert layer's exchanges: one probe
+/// stands for all of them, and where bandwidth sets their pace the sum is what counts. With an FP8
+/// dispatch, the forward dispatch (and its recomputation) sends a byte and a 4-byte scale per 128
+/// values (DSV3-TR section 3.3) of the 2 bytes; the combine and the backward's two stay 16-bit.
+double fp8_dispatch_factor(const scenario::WorkloadConfig& w) {
+  if (!w.ep_dispatch_fp8)
+    return 1.0;
+  const bool recomputed = w.recompute == workload::Recompute::full;
+  const double exchanges = recomputed ? 6 : 4;
+  const double fp8 = recomputed ? 2 : 1;
+  constexpr double kFp8PerBf16 = (1.0 + 4.0 / 128) / 2.0;
+  return (fp8 * kFp8PerBf16 + (exchanges - fp8)) / exchanges;
+}
+
 /// Under uneven routing, each expert layer takes as long as on its group's busiest rank: the all-to-all
 /// that combines the experts' results holds every rank until that rank's come back. An expert kind's
 /// costs are its layers' mean: their time on the busiest rank, their FLOPs on the mean one (what the
@@ -223,7 +237,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   c.bwd_ep_collectives = c.total(&LayerCosts::bwd_ep);
   c.ep_bytes = workload::ep_dispatch_bytes(m, lc);
   if (w.ep_dispatch_per_node && m.moe() && p.ep > 1)
-    c.ep_dispatch = collectives::ExpertDispatch{.token_bytes = c.ep_bytes / m.top_k,
+    c.ep_dispatch = collectives::ExpertDispatch{.token_bytes = c.ep_bytes / m.top_k * fp8_dispatch_factor(w),
                                                 .top_k = m.top_k,
                                                 .node_limit = w.routing ? w.routing->node_limit : 0,
                                                 .rank_shares = c.ep_rank_shares};

@@ -153,6 +153,9 @@ struct WorkloadConfig {
   // How expert-parallel dispatches and combines run: NCCL's all-to-all (every copy sent, PXN), or as
   // DeepEP does (once per node over RDMA, then NVLink; collectives::expert_dispatch).
   bool ep_dispatch_per_node = false;
+  // With it: the forward dispatch in FP8 with a scale per 128 values (DSV3-TR section 3.3); the combine
+  // and the backward pass's exchanges stay 16-bit.
+  bool ep_dispatch_fp8 = false;
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)

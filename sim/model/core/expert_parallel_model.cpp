@@ -26,7 +26,10 @@ public:
         {"workload.communication.ep_dispatch", "choice", "all_to_all",
          "all_to_all (NCCL's: every copy of a token to its expert's rank, through the GPU on the "
          "destination's rail) | deepep (DeepSeek-V3's: a token once over RDMA to each node it reaches, to "
-         "the GPU of the same position, then over NVLink to each GPU it reaches there; needs ep > 1)"}};
+         "the GPU of the same position, then over NVLink to each GPU it reaches there; needs ep > 1)"},
+        {"workload.communication.ep_dispatch_fp8", "bool", "false",
+         "with ep_dispatch: deepep, the forward dispatch in FP8 with a scale per 128 values (DeepSeek-V3); "
+         "the combine and the backward pass's exchanges stay 16-bit"}};
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
     const auto& w = s.workload;
@@ -49,6 +52,9 @@ public:
       out.push_back({"workload.communication.ep_dispatch",
                      "deepep dispatches tokens to expert-parallel ranks: it needs ep > 1",
                      "workload.parallelism.ep"});
+    if (w.ep_dispatch_fp8 && !w.ep_dispatch_per_node)
+      out.push_back({"workload.communication.ep_dispatch_fp8",
+                     "an FP8 dispatch is DeepEP's: add workload.communication.ep_dispatch: deepep"});
     if (w.model.moe() && w.model.experts % p.ep != 0)
       out.push_back({"workload.parallelism.ep",
                      fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});

@@ -247,3 +247,31 @@ TEST(StageCosts, UnevenRoutingTimesEachExpertLayerOnItsBusiestRankAndKeepsItsFlo
   EXPECT_NEAR(plan::stage_costs(w, gpu, 0).fwd_compute_s, plan::stage_costs(one, gpu, 0).fwd_compute_s,
               1e-15);
 }
+
+TEST(StageCosts, AnFp8DispatchSendsAByteAndAScalePer128ValuesInTheForwardDispatchOnly) {
+  // DeepEP's dispatch once per node: a token's 16-bit hidden state, or, with ep_dispatch_fp8, the
+  // forward dispatch (and its recomputation) in FP8 with a 4-byte scale per 128 values; the probe's
+  // bytes are the mean over an expert layer's exchanges (4, or 6 recomputing).
+  const auto gpu = h100();
+  auto w = gpt(1, 1, 8);
+  w.model.layers = 2;
+  w.model.activation = workload::Activation::swiglu;
+  w.model.experts = 16;
+  w.model.top_k = 4;
+  w.model.expert_ffn = 4096;
+  w.parallelism.ep = 8;
+  w.ep_dispatch_per_node = true;
+  const auto bf16 = plan::stage_costs(w, gpu, 0);
+  ASSERT_TRUE(bf16.ep_dispatch.has_value());
+  EXPECT_DOUBLE_EQ(bf16.ep_dispatch->token_bytes, bf16.ep_bytes / 4);
+  EXPECT_EQ(bf16.ep_dispatch->top_k, 4);
+  w.ep_dispatch_fp8 = true;
+  const double fp8_per_bf16 = (1 + 4.0 / 128) / 2;
+  EXPECT_DOUBLE_EQ(plan::stage_costs(w, gpu, 0).ep_dispatch->token_bytes,
+                   bf16.ep_dispatch->token_bytes * (fp8_per_bf16 + 3) / 4);
+  w.recompute = workload::Recompute::full;
+  EXPECT_DOUBLE_EQ(plan::stage_costs(w, gpu, 0).ep_dispatch->token_bytes,
+                   bf16.ep_dispatch->token_bytes * (2 * fp8_per_bf16 + 4) / 6);
+  w.ep_dispatch_per_node = false;
+  EXPECT_FALSE(plan::stage_costs(w, gpu, 0).ep_dispatch.has_value());
+}
