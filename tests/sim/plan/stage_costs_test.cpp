@@ -35,6 +35,18 @@ scenario::WorkloadConfig gpt(int tp, int pp, int dp) {
   return w;
 }
 
+/// A mixture of `layers` layers of 16 SwiGLU experts of 4096 (top `top_k`) on 8 expert-parallel ranks.
+scenario::WorkloadConfig experts_on_8(int layers, int top_k) {
+  auto w = gpt(1, 1, 8);
+  w.model.layers = layers;
+  w.model.activation = workload::Activation::swiglu;
+  w.model.experts = 16;
+  w.model.top_k = top_k;
+  w.model.expert_ffn = 4096;
+  w.parallelism.ep = 8;
+  return w;
+}
+
 } // namespace
 
 TEST(StageCosts, BucketsConserveGradientBytesAndBackwardTime) {
@@ -204,14 +216,8 @@ TEST(StageCosts, UnevenRoutingTimesEachExpertLayerOnItsBusiestRankAndKeepsItsFlo
   // expert layers take longer (their busiest rank's GEMMs), the dense one does not change, the FLOPs
   // stay the balanced ones (every copy is still processed: dropless) and the collectives are the same.
   const auto gpu = h100();
-  auto w = gpt(1, 1, 8);
-  w.model.layers = 6;
-  w.model.activation = workload::Activation::swiglu;
-  w.model.experts = 16;
-  w.model.top_k = 2;
-  w.model.expert_ffn = 4096;
+  auto w = experts_on_8(6, 2);
   w.model.dense_layers = 1;
-  w.parallelism.ep = 8;
   const auto balanced = plan::stage_costs(w, gpu, 0);
   workload::ExpertRouting r;
   r.load = workload::ExpertRouting::Load::zipf;
@@ -253,13 +259,7 @@ TEST(StageCosts, AnFp8DispatchSendsAByteAndAScalePer128ValuesInTheForwardDispatc
   // forward dispatch (and its recomputation) in FP8 with a 4-byte scale per 128 values; the probe's
   // bytes are the mean over an expert layer's exchanges (4, or 6 recomputing).
   const auto gpu = h100();
-  auto w = gpt(1, 1, 8);
-  w.model.layers = 2;
-  w.model.activation = workload::Activation::swiglu;
-  w.model.experts = 16;
-  w.model.top_k = 4;
-  w.model.expert_ffn = 4096;
-  w.parallelism.ep = 8;
+  auto w = experts_on_8(2, 4);
   w.ep_dispatch_per_node = true;
   const auto bf16 = plan::stage_costs(w, gpu, 0);
   ASSERT_TRUE(bf16.ep_dispatch.has_value());
