@@ -1,5 +1,6 @@
 #include "models/workload/expert_routing.hpp"
 
+#include "models/core/seed_mix.hpp"
 #include "models/workload/transformer.hpp"
 
 #include <algorithm>
@@ -25,12 +26,9 @@ std::vector<int> permutation(int n, std::uint64_t seed) {
   return p;
 }
 
-/// The layer's own stream: splitmix64's finaliser over the seed and the layer's index.
+/// The layer's own stream.
 std::uint64_t layer_seed(std::uint64_t seed, int layer) {
-  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(layer) + 1);
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
+  return mix(seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(layer));
 }
 
 } // namespace
@@ -76,9 +74,7 @@ GroupLoad group_load(const std::vector<double>& shares, int ep, std::optional<do
     g.dropped += sent - kept;
     g.rank_shares[static_cast<std::size_t>(e / per_rank)] += kept;
   }
-  const auto busiest = std::max_element(g.rank_shares.begin(), g.rank_shares.end());
-  g.busiest = static_cast<int>(busiest - g.rank_shares.begin());
-  g.max_load = *busiest * ep;
+  g.max_load = *std::max_element(g.rank_shares.begin(), g.rank_shares.end()) * ep;
   return g;
 }
 

@@ -43,7 +43,6 @@ struct GroupLoad {
   std::vector<double> rank_shares;
   double dropped = 0;  // share of the routed copies dropped at the experts' capacity
   double max_load = 1; // the busiest rank's copies over a balanced rank's (ep x its share)
-  int busiest = 0;     // that rank
 };
 
 /// The load of `ep` ranks holding the experts whose shares are `shares`, each expert taking at most

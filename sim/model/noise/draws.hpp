@@ -7,7 +7,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/noise/os_noise.hpp"
-#include "sim/model/seed_mix.hpp"
+#include "models/core/seed_mix.hpp"
 #include "sim/plan/iteration_plan.hpp"
 
 #include <boost/random/mersenne_twister.hpp>

@@ -5,7 +5,7 @@
 // the job's placement.
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
-#include "sim/model/seed_mix.hpp"
+#include "models/core/seed_mix.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/topology/topology.hpp"
 

@@ -1,10 +1,11 @@
-// Seeds of the random streams the models draw from, each from the scenario's seed and a tag of its own,
-// so that turning one source of draws on does not move another's.
+// Seeds of the random streams the models draw from, each from a seed and a tag of its own (the
+// scenario's seed and a noise source's, a routing seed and a layer's index), so that turning one source
+// of draws on does not move another's.
 #pragma once
 
 #include <cstdint>
 
-namespace dpusim::model {
+namespace dpusim {
 
 /// A 64-bit mix of the seed (splitmix64's finaliser): each stream's seed.
 inline std::uint64_t mix(std::uint64_t x) {
@@ -14,4 +15,4 @@ inline std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31U);
 }
 
-} // namespace dpusim::model
+} // namespace dpusim
