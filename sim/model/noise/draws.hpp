@@ -4,10 +4,10 @@
 // and a node's stalls, drawn once per node and task label, by its loaders, storage client and GPUs.
 #pragma once
 
+#include "models/core/seed_mix.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/noise/os_noise.hpp"
-#include "models/core/seed_mix.hpp"
 #include "sim/plan/iteration_plan.hpp"
 
 #include <boost/random/mersenne_twister.hpp>
