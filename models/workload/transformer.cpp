@@ -140,6 +140,23 @@ double megatron_eq3_flops(double batch, int seq_len, int layers, int hidden, int
   return 96.0 * batch * s * l * h * h * (1.0 + s / (6.0 * h) + vocab / (16.0 * l * h));
 }
 
+LayerWork mlp_part(const LayerWork& pass) {
+  auto in_mlp = [](std::string_view name) {
+    for (std::string_view prefix : {"fc1", "fc2", "gelu", "swiglu", "expert_", "shared_"})
+      if (name.starts_with(prefix))
+        return true;
+    return false;
+  };
+  LayerWork part;
+  for (const auto& g : pass.gemms)
+    if (in_mlp(g.name))
+      part.gemms.push_back(g);
+  for (const auto& op : pass.memory_ops)
+    if (in_mlp(op.name))
+      part.memory_ops.push_back(op);
+  return part;
+}
+
 double LayerWork::flops() const {
   double f = 0;
   for (const auto& g : gemms)

@@ -175,6 +175,11 @@ struct LayerConfig {
 LayerWork layer_forward(const TransformerShape& m, const LayerConfig& c);
 /// Only the attention core (scores, softmax, weighted values): what selective recomputation repeats.
 LayerWork attention_core_forward(const TransformerShape& m, const LayerConfig& c);
+/// The kernels of a layer's pass that belong to its feed-forward part: the routed and shared experts or
+/// the dense MLP (projections and activation), forward or backward; what a mixture of experts runs
+/// between its dispatch and its combine. The rest (norms, attention, router, the tokens' permutation,
+/// residuals) runs before the dispatch or after the combine.
+LayerWork mlp_part(const LayerWork& pass);
 LayerWork layer_backward(const TransformerShape& m, const LayerConfig& c);
 /// Final norm, output head (vocabulary-parallel) and loss, forward and backward.
 LayerWork head_forward(const TransformerShape& m, const LayerConfig& c);

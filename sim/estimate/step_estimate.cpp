@@ -9,7 +9,7 @@
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
-#include "sim/plan/pipeline_schedule.hpp"
+#include "sim/plan/combined_step.hpp"
 #include "sim/plan/stage_costs.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/cluster_layout.hpp"
@@ -177,7 +177,21 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   // input has arrived. Stages advance in turn until every operation has run.
   std::vector<std::vector<plan::PipelineOp>> ops(static_cast<std::size_t>(pp));
   for (int st = 0; st < pp; ++st)
-    ops[static_cast<std::size_t>(st)] = plan::pipeline_schedule(st, pp, v, m);
+    ops[static_cast<std::size_t>(st)] = plan::stage_schedule(w, st);
+  // Combined steps (workload.overlap_ep_comm), by the forward's and the backward's virtual stage.
+  std::map<std::pair<int, int>, double> combined_s;
+  const auto combined_step_s = [&](int vf, int vb) {
+    auto it = combined_s.find({vf, vb});
+    if (it == combined_s.end()) {
+      const auto& cb = costs[static_cast<std::size_t>(vb)];
+      it = combined_s
+               .emplace(std::pair{vf, vb}, plan::combined_step(costs[static_cast<std::size_t>(vf)], cb)
+                                               .time_s(1.0, tp_each.forward_s, tp_each.backward_s,
+                                                       cp_each(cb), e.ep_collective_s))
+               .first;
+    }
+    return it->second;
+  };
   std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
   std::vector<double> free_at(static_cast<std::size_t>(pp), 0.0);
   std::vector<double> last_backward(static_cast<std::size_t>(pp), 0.0);
@@ -324,18 +338,27 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         const auto& op = ops[si][next[si]];
         const int vs = plan::virtual_stage(st, pp, op.chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
+        // When an operation's input arrives (false: not yet known).
+        const auto input = [&](const plan::PipelineOp& o, double& ready) {
+          const int ovs = plan::virtual_stage(st, pp, o.chunk);
+          if (o.forward && ovs > 0) {
+            const double from = fwd_end[at(ovs - 1, o.micro)];
+            if (from < 0)
+              return false;
+            ready = std::max(ready, from + send_s(ovs - 1));
+          } else if (!o.forward && ovs + 1 < chunks) {
+            const double from = bwd_end[at(ovs + 1, o.micro)];
+            if (from < 0)
+              return false;
+            ready = std::max(ready, from + send_s(ovs));
+          }
+          return true;
+        };
+        // A combined step waits for both its passes' inputs.
+        const plan::PipelineOp* with = op.with_next ? &ops[si][next[si] + 1] : nullptr;
         double ready = 0;
-        if (op.forward && vs > 0) {
-          const double from = fwd_end[at(vs - 1, op.micro)];
-          if (from < 0)
-            break;
-          ready = from + send_s(vs - 1);
-        } else if (!op.forward && vs + 1 < chunks) {
-          const double from = bwd_end[at(vs + 1, op.micro)];
-          if (from < 0)
-            break;
-          ready = from + send_s(vs);
-        }
+        if (!input(op, ready) || (with != nullptr && !input(*with, ready)))
+          break;
         if (w.data && st == 0 && op.forward && op.chunk == 0) {
           const auto k = static_cast<std::size_t>(op.micro);
           const double popped = last_compute[si];
@@ -348,7 +371,19 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         }
         const double start = std::max(free_at[si], ready);
         double end = start;
-        if (zero3 && op.forward) {
+        if (with != nullptr) {
+          const int vb = plan::virtual_stage(st, pp, with->chunk);
+          const auto& cb = costs[static_cast<std::size_t>(vb)];
+          end += combined_step_s(vs, vb);
+          kernel_s[si] += c.fwd_compute_s + cb.bwd_compute_s;
+          tp_s[si] +=
+              tp_time(c.fwd_tp_collectives, 0) + tp_time(cb.bwd_tp_collectives, cb.bwd_tp_bwd_collectives);
+          ep_uses += c.fwd_ep_collectives + cb.bwd_ep_collectives;
+          cp_s[si] += (c.fwd_cp_collectives + cb.bwd_cp_collectives) * cp_each(cb);
+          fwd_end[at(vs, op.micro)] = end;
+          bwd_end[at(vb, with->micro)] = end;
+          last_backward[si] = std::max(last_backward[si], end);
+        } else if (zero3 && op.forward) {
           for (int l = 0; l < c.layers + (c.last ? 1 : 0); ++l) {
             const bool head = l == c.layers;
             const double compute = head
@@ -419,7 +454,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           end += c.bwd_compute_s + tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives) +
                  c.bwd_ep_collectives * e.ep_collective_s + c.bwd_cp_collectives * cp_each(c);
         }
-        if (!op.forward) {
+        if (!op.forward && with == nullptr) {
           kernel_s[si] += c.bwd_compute_s;
           tp_s[si] += tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives);
           ep_uses += c.bwd_ep_collectives;
@@ -434,12 +469,17 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         }
         // Without overlap the sender's next operation waits for its send (a blocking send/receive).
         if (!w.overlap_p2p) {
-          if (op.forward && vs + 1 < chunks)
-            free_at[si] = end + send_s(vs);
-          else if (!op.forward && vs > 0)
-            free_at[si] = end + send_s(vs - 1);
+          for (const auto* o : {&op, with}) {
+            if (o == nullptr)
+              continue;
+            const int ovs = plan::virtual_stage(st, pp, o->chunk);
+            if (o->forward && ovs + 1 < chunks)
+              free_at[si] = std::max(free_at[si], end + send_s(ovs));
+            else if (!o->forward && ovs > 0)
+              free_at[si] = std::max(free_at[si], end + send_s(ovs - 1));
+          }
         }
-        ++next[si];
+        next[si] += with != nullptr ? 2 : 1;
         progress = true;
       }
     }

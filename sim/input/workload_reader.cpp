@@ -136,6 +136,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     w.overlap_param_gather = o->as_bool();
   if (auto o = m.optional("tp_comm_overlap"))
     w.tp_comm_overlap = o->as_bool();
+  if (auto o = m.optional("overlap_ep_comm"))
+    w.overlap_ep_comm = o->as_bool();
   if (auto o = m.optional("align_param_gather"))
     w.align_param_gather = o->as_bool();
   if (auto o = m.optional("overlap_p2p"))
@@ -167,6 +169,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
       w.ep_dispatch_per_node = e->as_choice({"all_to_all", "deepep"}) == "deepep";
     if (auto f = cm.optional("ep_dispatch_fp8"))
       w.ep_dispatch_fp8 = f->as_bool();
+    if (auto n = cm.optional("ep_comm_sms"))
+      w.ep_comm_sms = static_cast<int>(n->as_int(1, 1024));
     cm.finish();
   }
   if (auto d = m.optional("data")) {

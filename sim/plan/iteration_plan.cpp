@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <map>
 #include <tuple>
 
 namespace dpusim::plan {
@@ -83,14 +84,23 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, 
   tp_fwd_each_s = each.forward_s;
   tp_bwd_each_s = each.backward_s;
   for (std::size_t i = 0; i < info.size(); ++i) {
-    const auto& ti = info[i];
+    auto& ti = info[i];
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
         ti.category != TaskCategory::optimizer)
       continue;
     // The first load is the GPU's; any others are its launch threads on the host.
     auto& task = graph.mutable_task(static_cast<engine::TaskId>(i));
-    task.loads.front().amount = ti.compute_s + tp_exposed_s(ti) + ti.ep_collectives * ep_collective_s +
-                                ti.cp_collectives * std::max(0.0, cp_collective_s - ti.cp_hide_s);
+    const double cp_each = std::max(0.0, cp_collective_s - ti.cp_hide_s);
+    const double alone = ti.compute_s + tp_exposed_s(ti) + ti.cp_collectives * cp_each;
+    if (ti.ep_step < 0) {
+      task.loads.front().amount = alone + ti.ep_collectives * ep_collective_s;
+      continue;
+    }
+    // A combined step: its parts scaled alike where its GPU work was drawn or slowed.
+    const auto& step = combined_steps.at(static_cast<std::size_t>(ti.ep_step));
+    const double scale = step.compute_s > 0 ? ti.compute_s / step.compute_s : 1.0;
+    task.loads.front().amount = step.time_s(scale, tp_fwd_each_s, tp_bwd_each_s, cp_each, ep_collective_s);
+    ti.ep_step_exposed_s = task.loads.front().amount - alone;
   }
 }
 
@@ -127,24 +137,38 @@ public:
     shared_next_.assign(groups, 0);
     data_slot_.assign(static_cast<std::size_t>(replicas_ * m_), -1);
     next_op_.assign(op_first_.size(), -1);
+    std::vector<std::vector<PipelineOp>> schedules;
+    for (int s = 0; s < p_.pp; ++s)
+      schedules.push_back(stage_schedule(w_, s));
     for (int d = 0; d < replicas_; ++d)
       for (int s = 0; s < p_.pp; ++s) {
-        std::size_t previous = op_first_.size();
-        for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
+        // The ops of one step (a combined step's two) all wait for the next step's first.
+        std::vector<std::size_t> step;
+        bool joins_previous = false;
+        for (const auto& op : schedules[static_cast<std::size_t>(s)]) {
           const auto index = op_index(d, s, op.chunk, op.micro, op.forward);
-          if (previous < op_first_.size())
-            next_op_[previous] = static_cast<std::int64_t>(index);
-          previous = index;
+          if (!joins_previous) {
+            for (auto previous : step)
+              next_op_[previous] = static_cast<std::int64_t>(index);
+            step.clear();
+          }
+          step.push_back(index);
+          joins_previous = op.with_next;
         }
       }
     for (int d = 0; d < replicas_; ++d)
-      for (int s = 0; s < p_.pp; ++s)
-        for (const auto& op : pipeline_schedule(s, p_.pp, v_, m_)) {
-          if (op.forward)
+      for (int s = 0; s < p_.pp; ++s) {
+        const auto& ops = schedules[static_cast<std::size_t>(s)];
+        for (std::size_t k = 0; k < ops.size(); ++k) {
+          const auto& op = ops[k];
+          if (op.with_next)
+            combined(d, s, op, ops[++k]);
+          else if (op.forward)
             forward(d, s, op.chunk, op.micro);
           else
             backward(d, s, op.chunk, op.micro);
         }
+      }
     for (int d = 0; d < replicas_; ++d)
       pipeline_transfers(d);
     std::vector<engine::TaskId> finals;
@@ -397,6 +421,44 @@ private:
     if (l == c.layers)
       return c.embed_tensors;
     return c.at(l).tensors + (l == 0 && c.first ? c.embed_tensors : 0);
+  }
+
+  /// One combined step (workload.overlap_ep_comm): the forward `f` beside the backward `b`, one task on
+  /// the group's compute stream that waits for both passes' inputs; the backward's FLOPs are booked on it.
+  void combined(int d, int s, const PipelineOp& f, const PipelineOp& b) {
+    const auto& cf = cost(s, f.chunk);
+    const auto& cb = cost(s, b.chunk);
+    if (host_.data && s == 0 && f.chunk == 0)
+      data_slot_[static_cast<std::size_t>(d * m_ + f.micro)] =
+          stream_last_[static_cast<std::size_t>(group(d, s))];
+    const auto key = std::pair{virtual_stage(s, p_.pp, f.chunk), virtual_stage(s, p_.pp, b.chunk)};
+    auto it = step_of_.find(key);
+    if (it == step_of_.end()) {
+      it = step_of_.emplace(key, static_cast<int>(plan_.combined_steps.size())).first;
+      plan_.combined_steps.push_back(combined_step(cf, cb));
+    }
+    TaskInfo i = make_info(TaskCategory::backward,
+                           v_ > 1 ? fmt::format("F{}.{}+B{}.{}", f.micro, f.chunk, b.micro, b.chunk)
+                                  : fmt::format("F{}+B{}", f.micro, b.micro));
+    i.micro = b.micro;
+    i.fwd_micro = f.micro;
+    i.ep_step = it->second;
+    i.compute_s = cf.fwd_compute_s + cb.bwd_compute_s;
+    i.tp_collectives = cf.fwd_tp_collectives + cb.bwd_tp_collectives;
+    i.tp_bwd_collectives = cb.bwd_tp_bwd_collectives;
+    i.ep_collectives = cf.fwd_ep_collectives + cb.bwd_ep_collectives;
+    i.cp_collectives = cf.fwd_cp_collectives + cb.bwd_cp_collectives;
+    i.cp_hide_s = cb.cp_hide_s;
+    i.hw_flops = cb.hw_flops;
+    i.model_flops = cb.model_flops;
+    const double kernels =
+        cf.layers_fwd_kernels() + cf.head_fwd_kernels + cb.layers_bwd_kernels() + cb.head_bwd_kernels;
+    const auto id = compute(d, s, std::move(i), kernels);
+    for (const bool fwd : {true, false}) {
+      const auto& op = fwd ? f : b;
+      op_first_[op_index(d, s, op.chunk, op.micro, fwd)] = id;
+      op_last_[op_index(d, s, op.chunk, op.micro, fwd)] = id;
+    }
   }
 
   void forward(int d, int s, int chunk, int mb) {
@@ -675,6 +737,7 @@ private:
   bool zero3_;
   bool gather_in_forward_; // ZeRO-1/2 gather the updated parameters during the first forward
   CollectiveAlgorithm algorithm_;
+  std::map<std::pair<int, int>, int> step_of_; // (forward's, backward's virtual stage) -> combined step
   IterationPlan plan_;
   std::vector<engine::TaskId> op_first_, op_last_;      // by op_index
   std::vector<std::int64_t> next_op_;                   // by op_index: the stage's next op, -1 for none

@@ -11,6 +11,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/plan/combined_step.hpp"
 #include "sim/plan/cpu_use.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/plan/stage_costs.hpp"
@@ -73,6 +74,12 @@ struct TaskInfo {
   [[nodiscard]] double host_cpu_core_s() const;
   [[nodiscard]] double arm_cpu_core_s() const;
   engine::TaskId span_from = -1; // a communication's last task: the task its span starts with (its latency)
+  // A combined step (workload.overlap_ep_comm): the micro-batch whose forward it runs beside the backward
+  // of `micro`, its index in IterationPlan::combined_steps, and (after apply_probe) what its all-to-alls
+  // add to its GPU work beside the other pass.
+  int fwd_micro = -1;
+  int ep_step = -1;
+  double ep_step_exposed_s = 0;
 };
 
 struct IterationPlan {
@@ -90,6 +97,7 @@ struct IterationPlan {
   // With tp_comm_overlap: the GEMMs a layer's tensor-parallel communications overlap with.
   std::optional<workload::TpOverlapGemms> tp_overlap_gemms;
   workload::TpOverlapConfig tp_overlap;
+  std::vector<CombinedStep> combined_steps; // with workload.overlap_ep_comm: by TaskInfo::ep_step
   double tp_fwd_each_s = 0; // set by apply_probe: what one fused forward (backward) all-reduce adds to its
   double tp_bwd_each_s = 0; //   task: the probe's duration, or with tp_comm_overlap its exposed part
 

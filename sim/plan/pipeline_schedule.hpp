@@ -9,14 +9,19 @@ namespace dpusim::plan {
 
 struct PipelineOp {
   bool forward = true;
-  int chunk = 0; // model chunk on this GPU (0 .. virtual_stages-1)
-  int micro = 0; // micro-batch
+  int chunk = 0;          // model chunk on this GPU (0 .. virtual_stages-1)
+  int micro = 0;          // micro-batch
+  bool with_next = false; // a forward that runs as one combined step with the backward after it
 };
 
 /// Ops of pipeline stage `stage` (0-based) of `stages`, for `micro_batches` micro-batches and
 /// `virtual_stages` model chunks per GPU (1: plain 1F1B). Interleaving requires micro_batches to be a
-/// multiple of stages, as in Megatron-LM.
-std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_stages, int micro_batches);
+/// multiple of stages, as in Megatron-LM. `combined`: Megatron-Core's combined 1F1B (expert-parallel
+/// overlap): one more forward in the warm-up, so that each steady-state forward and the backward after it
+/// are independent, and each such pair marked to run as one step (megatron/core/pipeline_parallel/
+/// schedules.py: "we schedule one extra micro-batch forward step before the 1f1b stages").
+std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_stages, int micro_batches,
+                                          bool combined = false);
 
 /// The model chunk (virtual pipeline stage, 0 .. stages*virtual_stages-1) that chunk `chunk` of stage
 /// `stage` holds: chunks are dealt round-robin, chunk c of stage s is virtual stage c*stages + s.

@@ -3,6 +3,7 @@
 #include "models/workload/layer_kinds.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace dpusim::plan {
@@ -11,6 +12,9 @@ namespace {
 // pipelined and bulk overlaps take 16 SMs for their communication and split a GEMM into 4 chunks.
 constexpr int kTeUbPipelineSplits = 4;
 constexpr double kTeUbCommSms = 16;
+// The SMs DeepEP's dispatch and combine kernels take beside the computation (DSV3-TR section 3.2.2; what
+// Megatron-Bridge gives DeepEP with the expert-parallel overlap: MCORE-A2A-OVERLAP).
+constexpr int kDeepEpSms = 20;
 } // namespace
 
 namespace {
@@ -25,6 +29,8 @@ LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   const auto bwd = workload::layer_backward(m, lc);
   l.fwd_s = gpu.time(fwd, w.precision).si();
   l.bwd_s = gpu.time(bwd, w.precision).si();
+  l.fwd_mlp_s = gpu.time(workload::mlp_part(fwd), w.precision).si();
+  l.bwd_mlp_s = gpu.time(workload::mlp_part(bwd), w.precision).si();
   l.fwd_tp = p.tp > 1 ? 2 : 0;
   l.bwd_tp = l.fwd_tp;
   l.bwd_tp_bwd = l.fwd_tp;
@@ -42,6 +48,7 @@ LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   if (w.recompute == Recompute::full) {
     l.bwd_kernels += fwd.kernels();
     l.bwd_s += l.fwd_s;
+    l.bwd_recompute_s = l.fwd_s;
     l.recompute_flops = fwd.flops();
     l.bwd_tp += l.fwd_tp;
     l.bwd_ep += l.fwd_ep;
@@ -79,6 +86,10 @@ double fp8_dispatch_factor(const scenario::WorkloadConfig& w) {
   return (fp8 * kFp8PerBf16 + (exchanges - fp8)) / exchanges;
 }
 
+/// A layer's times, which depend on its experts' load.
+constexpr std::array kTimes{&LayerCosts::fwd_s, &LayerCosts::bwd_s, &LayerCosts::fwd_mlp_s,
+                            &LayerCosts::bwd_mlp_s, &LayerCosts::bwd_recompute_s};
+
 /// Under uneven routing, each expert layer takes as long as on its group's busiest rank: the all-to-all
 /// that combines the experts' results holds every rank until that rank's come back. An expert kind's
 /// costs are its layers' mean: their time on the busiest rank, their FLOPs on the mean one (what the
@@ -88,8 +99,7 @@ LayerCosts uneven_layer_costs(const scenario::WorkloadConfig& w, const compute::
                               const workload::TransformerShape& shape, workload::LayerConfig lc,
                               const std::vector<workload::GroupLoad>& loads) {
   std::map<std::pair<double, double>, std::pair<LayerCosts, LayerCosts>> by_load;
-  double fwd_s = 0;
-  double bwd_s = 0;
+  LayerCosts sum;
   double model_flops = 0;
   double recompute_flops = 0;
   for (const auto& g : loads) {
@@ -103,16 +113,16 @@ LayerCosts uneven_layer_costs(const scenario::WorkloadConfig& w, const compute::
                .first;
     }
     const auto& [busiest, average] = it->second;
-    fwd_s += busiest.fwd_s;
-    bwd_s += busiest.bwd_s;
+    for (auto field : kTimes)
+      sum.*field += busiest.*field;
     model_flops += average.model_flops;
     recompute_flops += average.recompute_flops;
   }
   // Counts, parameters and kernels do not depend on the load.
   LayerCosts mean = by_load.begin()->second.first;
   const auto n = static_cast<double>(loads.size());
-  mean.fwd_s = fwd_s / n;
-  mean.bwd_s = bwd_s / n;
+  for (auto field : kTimes)
+    mean.*field = sum.*field / n;
   mean.model_flops = model_flops / n;
   mean.recompute_flops = recompute_flops / n;
   return mean;
@@ -241,6 +251,9 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
                                                 .top_k = m.top_k,
                                                 .node_limit = w.routing ? w.routing->node_limit : 0,
                                                 .rank_shares = c.ep_rank_shares};
+  if (w.overlap_ep_comm && m.moe() && p.ep > 1 && gpu.params().sms > 0)
+    c.ep_comm_sm_share =
+        std::min(1.0, static_cast<double>(w.ep_comm_sms.value_or(kDeepEpSms)) / gpu.params().sms);
   c.fwd_cp_collectives = c.total(&LayerCosts::fwd_cp);
   c.bwd_cp_collectives = c.total(&LayerCosts::bwd_cp);
   c.cp_bytes = p.cp > 1 ? workload::cp_kv_bytes(m, lc) : 0.0;

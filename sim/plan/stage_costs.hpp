@@ -34,7 +34,12 @@ struct GradBucket {
 struct LayerCosts {
   double fwd_s = 0; // forward
   double bwd_s = 0; // backward with its recomputation
-  int fwd_tp = 0;   // tensor-parallel all-reduces of the forward / backward
+  // Of them, the experts' or dense MLP's kernels (workload::mlp_part), and under full recomputation the
+  // forward pass the backward repeats first: the parts an expert-parallel overlap schedules apart.
+  double fwd_mlp_s = 0;
+  double bwd_mlp_s = 0;
+  double bwd_recompute_s = 0;
+  int fwd_tp = 0; // tensor-parallel all-reduces of the forward / backward
   int bwd_tp = 0;
   int bwd_tp_bwd = 0; // of the backward's, those of the backward pass proper (not recomputed)
   int fwd_ep = 0;     // expert-parallel all-to-alls of the forward / backward
@@ -96,6 +101,9 @@ struct StageCosts {
   std::vector<double> ep_rank_shares;
   // With a per-node dispatch (workload.communication.ep_dispatch: deepep): how the probe dispatches.
   std::optional<collectives::ExpertDispatch> ep_dispatch;
+  // With workload.overlap_ep_comm: the share of the GPU's SMs the all-to-all's kernels take while they run
+  // beside another micro-batch's computation (0: no overlap).
+  double ep_comm_sm_share = 0;
   double expert_load_max = 1;
   double dropped_tokens = 0;
   int fwd_cp_collectives = 0;

@@ -156,6 +156,12 @@ struct WorkloadConfig {
   // With it: the forward dispatch in FP8 with a scale per 128 values (DSV3-TR section 3.3); the combine
   // and the backward pass's exchanges stay 16-bit.
   bool ep_dispatch_fp8 = false;
+  // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): in the steady state each stage runs
+  // one micro-batch's forward beside another's backward, every all-to-all beside the other's computation
+  // (models/workload/ep_overlap.hpp); the communication kernels take ep_comm_sms of the GPU's SMs while
+  // they run (20: DeepEP's with the overlap, DSV3-TR section 3.2.2).
+  bool overlap_ep_comm = false;
+  std::optional<int> ep_comm_sms;    // absent: 20
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)

@@ -29,9 +29,16 @@ public:
          "the GPU of the same position, then over NVLink to each GPU it reaches there; needs ep > 1)"},
         {"workload.communication.ep_dispatch_fp8", "bool", "false",
          "with ep_dispatch: deepep, the forward dispatch in FP8 with a scale per 128 values (DeepSeek-V3); "
-         "the combine and the backward pass's exchanges stay 16-bit"}};
+         "the combine and the backward pass's exchanges stay 16-bit"},
+        {"workload.overlap_ep_comm", "bool", "false",
+         "Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): in the steady state each stage "
+         "runs one micro-batch's forward beside another's backward, layer by layer, every dispatch and "
+         "combine beside the other pass's computation; needs ep > 1, and virtual_stages > 1 with pp > 1"},
+        {"workload.communication.ep_comm_sms", "count", "20",
+         "with overlap_ep_comm: the GPU's SMs the all-to-all's kernels take while they run beside the "
+         "computation (20: DeepEP's with the overlap, DeepSeek-V3)"}};
   }
-  void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {
+  void check(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) const override {
     const auto& w = s.workload;
     const auto& p = w.parallelism;
     if (p.ep < 1) {
@@ -55,9 +62,48 @@ public:
     if (w.ep_dispatch_fp8 && !w.ep_dispatch_per_node)
       out.push_back({"workload.communication.ep_dispatch_fp8",
                      "an FP8 dispatch is DeepEP's: add workload.communication.ep_dispatch: deepep"});
+    if (w.overlap_ep_comm)
+      check_overlap(s, cat, out);
+    else if (w.ep_comm_sms)
+      out.push_back(
+          {"workload.communication.ep_comm_sms",
+           "the SMs of the all-to-alls beside the computation: add workload.overlap_ep_comm: true"});
     if (w.model.moe() && w.model.experts % p.ep != 0)
       out.push_back({"workload.parallelism.ep",
                      fmt::format("ep = {} must divide the model's {} experts", p.ep, w.model.experts)});
+  }
+  /// Megatron-Core's rules for --overlap-moe-expert-parallel-comm (megatron/training/arguments.py), and
+  /// what the overlap's model needs.
+  static void check_overlap(const scenario::Scenario& s, const catalog::Catalog& cat, Problems& out) {
+    const auto& w = s.workload;
+    const auto& p = w.parallelism;
+    constexpr std::string_view key = "workload.overlap_ep_comm";
+    if (p.ep < 2 || !w.model.moe())
+      out.push_back(
+          {std::string(key),
+           "overlap_ep_comm hides expert-parallel all-to-alls: it needs a mixture of experts and ep > 1",
+           "workload.parallelism.ep"});
+    if (p.pp > 1 && w.virtual_stages < 2)
+      out.push_back(
+          {std::string(key),
+           fmt::format("with pp = {} Megatron-Core's combined 1F1B runs on the interleaved schedule "
+                       "only: set workload.parallelism.virtual_stages to 2 or more",
+                       p.pp),
+           "workload.parallelism.virtual_stages"});
+    if (w.zero_stage >= 3)
+      out.push_back(
+          {std::string(key),
+           "overlap_ep_comm is not modelled with zero 3 (its per-layer parameter gathers); use zero "
+           "1 or 2",
+           "workload.zero"});
+    const auto* node = cat.node(s.cluster.node);
+    const auto* gpu = node != nullptr ? cat.gpu(node->gpu) : nullptr;
+    if (gpu != nullptr && !gpu->sms)
+      out.push_back({std::string(key),
+                     fmt::format("overlap_ep_comm needs the GPU's SM count (the all-to-all's kernels take "
+                                 "some), and the catalog's {} has no sms; add it to the GPU's entry or "
+                                 "remove the key",
+                                 gpu->name)});
   }
   void add_probes(plan::ProbeContext& ctx) const override {
     // The all-to-all of every expert group of the first stage at once (dispatch, and likewise combine):

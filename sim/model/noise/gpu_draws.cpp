@@ -33,8 +33,9 @@ void draw_gpu_work(plan::IterationPlan& noisy, const OsNoise* os, Draws& d) {
     if (info.category != plan::TaskCategory::forward && info.category != plan::TaskCategory::backward &&
         info.category != plan::TaskCategory::optimizer)
       continue;
-    const bool fwd = info.category == plan::TaskCategory::forward &&
-                     delayed.insert({info.dp, info.stage, info.micro}).second;
+    // A forward's first task takes the micro-batch's delay (a combined step runs a forward too).
+    const int fwd_micro = info.category == plan::TaskCategory::forward ? info.micro : info.fwd_micro;
+    const bool fwd = fwd_micro >= 0 && delayed.insert({info.dp, info.stage, fwd_micro}).second;
     double factor = 0;
     double delay = 0;
     double late_launch = 0;

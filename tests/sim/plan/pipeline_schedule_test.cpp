@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 using dpusim::plan::pipeline_schedule;
 using dpusim::plan::PipelineOp;
@@ -58,4 +59,39 @@ TEST(PipelineSchedule, InterleavedFollowsMegatronsOrder) {
     expect_complete(pipeline_schedule(s, 2, 2, 4), 2, 4);
   for (int s = 0; s < 4; ++s)
     expect_complete(pipeline_schedule(s, 4, 3, 8), 3, 8);
+}
+
+TEST(PipelineSchedule, CombinedOneFOneBWarmsUpOnceMoreAndPairsIndependentPasses) {
+  // Megatron-Core's combined 1F1B: one more warm-up forward, then each forward runs with the backward after
+  // it, of another micro-batch (or chunk) whose forward ran earlier; the last backward runs alone.
+  for (const auto& [stages, chunks, micro] : {std::tuple{1, 1, 4}, {4, 1, 8}, {2, 2, 4}, {4, 3, 8}})
+    for (int s = 0; s < stages; ++s) {
+      const auto plain = pipeline_schedule(s, stages, chunks, micro);
+      const auto ops = pipeline_schedule(s, stages, chunks, micro, true);
+      expect_complete(ops, chunks, micro);
+      // The forwards before the first backward: the warm-up, and the first steady-state one if any.
+      const int total = chunks * micro;
+      auto leading = [](const std::vector<PipelineOp>& o) {
+        int n = 0;
+        while (n < static_cast<int>(o.size()) && o[static_cast<std::size_t>(n)].forward)
+          ++n;
+        return n;
+      };
+      const int plain_warmup = leading(plain) - (leading(plain) < total ? 1 : 0);
+      const int warmup = std::min(plain_warmup + 1, total);
+      EXPECT_EQ(leading(ops), std::min(warmup + 1, total));
+      int pairs = 0;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!ops[i].with_next)
+          continue;
+        ++pairs;
+        ASSERT_TRUE(ops[i].forward);
+        ASSERT_LT(i + 1, ops.size());
+        const auto& b = ops[i + 1];
+        EXPECT_FALSE(b.forward);
+        EXPECT_FALSE(b.chunk == ops[i].chunk && b.micro == ops[i].micro) << "a pass beside its own backward";
+      }
+      EXPECT_EQ(pairs, total - warmup);
+      EXPECT_FALSE(ops.back().with_next);
+    }
 }
