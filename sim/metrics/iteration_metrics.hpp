@@ -20,7 +20,7 @@ struct IterationMetrics {
   double data_stall_s = 0;        // first-stage GPUs waiting for their input micro-batches
   double host_cpu_stall_s = 0;    // GPU time lost to launch threads starved of host cores
   double tp_comm_s = 0;           // tensor-parallel collectives (never overlapped), part of exposed_comm_s
-  double ep_comm_s = 0;           // expert-parallel all-to-alls (never overlapped), part of exposed_comm_s
+  double ep_comm_s = 0;           // expert-parallel all-to-alls (exposed), part of exposed_comm_s
   double cp_comm_s = 0;           // context-parallel key/value exchanges not hidden by attention compute
   double dp_comm_s = 0;           // data-parallel reduction time on the busiest GPU's communicator
   double dp_exposed_s = 0;        // data-parallel reduction after the busiest GPU's last backward task

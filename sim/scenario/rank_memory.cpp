@@ -42,13 +42,15 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
     // 1F1B keeps up to (pp - stage) micro-batches of activations alive; Megatron's interleaving keeps
     // more of them, each on a 1/v share of the stage's layers (its warm-up of 2(pp-s-1) + (v-1)pp chunks).
+    // The expert-parallel overlap's combined 1F1B warms up with one more forward (pipeline_schedule).
+    const int extra = w.overlap_ep_comm && w.model.moe() && p.ep > 1 ? 1 : 0;
     if (w.virtual_stages > 1 && in_flight == InFlight::megatron)
       c.in_flight_micro_batches = static_cast<int>(
-          std::ceil(std::min<double>(2.0 * (p.pp - s - 1) + (w.virtual_stages - 1) * p.pp + 1,
+          std::ceil(std::min<double>(2.0 * (p.pp - s - 1) + (w.virtual_stages - 1) * p.pp + 1 + extra,
                                      static_cast<double>(w.micro_batches()) * w.virtual_stages) /
                     w.virtual_stages));
     else
-      c.in_flight_micro_batches = std::min(p.pp - s, std::max(1, w.micro_batches()));
+      c.in_flight_micro_batches = std::min(p.pp - s + extra, std::max(1, w.micro_batches()));
     const auto m = workload::rank_memory(w.model, c);
     if (m.total() > worst.total()) {
       worst = m;

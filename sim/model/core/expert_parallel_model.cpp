@@ -5,6 +5,7 @@
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -126,9 +127,39 @@ public:
                                             ctx.first_stage.ep_rank_shares),
               {});
   }
+  /// With the overlap: of the all-to-alls a GPU runs, the share that holds up its computation, on the
+  /// stages where it is least and most (the longer a stage's warm-up, the more of its passes run alone).
+  static void report_overlap(const RunView& run, report::VariantResult& r) {
+    std::map<int, std::pair<double, double>> by_stage; // stage -> (all-to-all time, exposed)
+    for (const auto& ti : run.iteration.info) {
+      if (ti.dp != 0 || ti.ep_collectives == 0)
+        continue;
+      auto& [all, exposed] = by_stage[ti.stage];
+      all += ti.ep_collectives * r.ep_collective_s;
+      exposed += ti.ep_step >= 0 ? ti.ep_step_exposed_s : ti.ep_collectives * r.ep_collective_s;
+    }
+    std::erase_if(by_stage, [](const auto& e) { return e.second.first <= 0; });
+    if (by_stage.empty())
+      return;
+    const auto share = [](const auto& e) { return e.second.second / e.second.first; };
+    const auto [least, most] = std::minmax_element(
+        by_stage.begin(), by_stage.end(), [&](const auto& a, const auto& b) { return share(a) < share(b); });
+    const auto at = [&](const auto& e) {
+      return fmt::format("{:.0f}% of {:.2f} s on stage {}", 100 * share(e), e.second.first, e.first);
+    };
+    r.notes.push_back(fmt::format(
+        "Expert-parallel overlap (combined 1F1B): of the all-to-alls a GPU runs per step, {} hold up its "
+        "computation{}: those of the warm-up's and the drain's passes and of recomputed forwards run alone, "
+        "and beside the other pass they take SMs from it or outlast it",
+        least == most ? at(*least) : fmt::format("from {} to {}", at(*least), at(*most)),
+        by_stage.size() > 1 ? " (the longer a stage's warm-up, the more)" : ""));
+  }
+
   /// With a per-node dispatch: how many of its group's other nodes a token crosses to, against the
   /// copies NCCL's all-to-all would send across (what the network carries, per token).
   void report(const RunView& run, report::VariantResult& r) const override {
+    if (run.scenario.workload.overlap_ep_comm)
+      report_overlap(run, r);
     const auto& w = run.scenario.workload;
     const auto& p = w.parallelism;
     const int per_node = run.scenario.cluster.gpus_per_node;
