@@ -78,9 +78,25 @@ int stage_layers(const Parallelism& p, int layers, int stage) {
   return each;
 }
 
+int virtual_stage_of(const Parallelism& p, int chunks, int stage, int chunk) {
+  if (p.v_shape && chunks == 2 && chunk == 1)
+    return 2 * p.pp - 1 - stage;
+  return chunk * p.pp + stage;
+}
+
+int stage_of_virtual(const Parallelism& p, int chunks, int vs) {
+  if (p.v_shape && chunks == 2 && vs >= p.pp)
+    return 2 * p.pp - 1 - vs;
+  return vs % p.pp;
+}
+
+int chunk_of_virtual(const Parallelism& p, int /*chunks*/, int vs) {
+  return vs / p.pp;
+}
+
 int chunk_layers(const Parallelism& p, int layers, int chunks, int vs) {
-  const int stage = vs % p.pp;
-  const int chunk = vs / p.pp;
+  const int stage = stage_of_virtual(p, chunks, vs);
+  const int chunk = chunk_of_virtual(p, chunks, vs);
   const int total = stage_layers(p, layers, stage);
   return total / chunks + (chunk < total % chunks ? 1 : 0);
 }

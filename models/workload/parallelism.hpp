@@ -16,6 +16,8 @@ struct Parallelism {
   // evenly (Megatron-LM's --decoder-first/last-pipeline-num-layers).
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  // DualPipeV: each stage's two model chunks placed in a V (virtual_stage_of), not round-robin.
+  bool v_shape = false;
   /// GPUs the layout needs (a double: the product of unchecked degrees may exceed any integer type).
   [[nodiscard]] double world() const {
     return static_cast<double>(tp) * static_cast<double>(cp) * static_cast<double>(pp) *
@@ -25,8 +27,16 @@ struct Parallelism {
 
 /// Transformer layers held by pipeline stage `stage` of a model of `layers`.
 int stage_layers(const Parallelism& p, int layers, int stage);
-/// Layers of virtual stage `vs` (chunk vs / pp of stage vs % pp) when each stage's layers are split over
-/// `chunks` model chunks, the first ones taking one more where they do not divide evenly.
+/// The virtual stage (model chunk, 0 .. pp x chunks - 1, in model order) that chunk `chunk` of pipeline
+/// stage `stage` holds when each stage holds `chunks`: dealt round-robin (Megatron-LM's interleaving:
+/// chunk c of stage s is virtual stage c x pp + s), or with v_shape (DualPipeV, two chunks) in a V: chunk 0
+/// of stage s is virtual stage s, chunk 1 is 2 pp - 1 - s, so that the last stage holds the middle two
+/// and the first stage both ends. And back: the stage and chunk of virtual stage `vs`.
+int virtual_stage_of(const Parallelism& p, int chunks, int stage, int chunk);
+int stage_of_virtual(const Parallelism& p, int chunks, int vs);
+int chunk_of_virtual(const Parallelism& p, int chunks, int vs);
+/// Layers of virtual stage `vs` when each stage's layers are split over its `chunks` model chunks, the
+/// first ones taking one more where they do not divide evenly.
 int chunk_layers(const Parallelism& p, int layers, int chunks, int vs);
 /// The model's index of the first layer of virtual stage `vs` (the layers run through the virtual stages
 /// in order: chunk 0 of every stage, then chunk 1...).

@@ -164,10 +164,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   // Sends between consecutive virtual stages (activations forward, their gradients back).
   std::vector<CommCost> send_to_next(static_cast<std::size_t>(chunks));
   for (int vs = 0; vs + 1 < chunks; ++vs) {
-    const int s0 = vs % pp;
-    const int s1 = (vs + 1) % pp;
-    send_to_next[static_cast<std::size_t>(vs)] =
-        comm.sends(workload::replica_group(p, 0, s0), workload::replica_group(p, 0, s1));
+    // A V's last stage passes its first chunk's output to its second on the same GPUs: nothing to send.
+    const int s0 = workload::stage_of_virtual(p, v, vs);
+    const int s1 = workload::stage_of_virtual(p, v, vs + 1);
+    if (s0 != s1)
+      send_to_next[static_cast<std::size_t>(vs)] =
+          comm.sends(workload::replica_group(p, 0, s0), workload::replica_group(p, 0, s1));
   }
   const auto send_s = [&](int vs) {
     return send_to_next[static_cast<std::size_t>(vs)].time(costs[static_cast<std::size_t>(vs)].p2p_bytes);
@@ -336,11 +338,11 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
       const auto si = static_cast<std::size_t>(st);
       while (next[si] < ops[si].size()) {
         const auto& op = ops[si][next[si]];
-        const int vs = plan::virtual_stage(st, pp, op.chunk);
+        const int vs = workload::virtual_stage_of(p, v, st, op.chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
         // When an operation's input arrives (false: not yet known).
         const auto input = [&](const plan::PipelineOp& o, double& ready) {
-          const int ovs = plan::virtual_stage(st, pp, o.chunk);
+          const int ovs = workload::virtual_stage_of(p, v, st, o.chunk);
           if (o.forward && ovs > 0) {
             const double from = fwd_end[at(ovs - 1, o.micro)];
             if (from < 0)
@@ -372,7 +374,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         const double start = std::max(free_at[si], ready);
         double end = start;
         if (with != nullptr) {
-          const int vb = plan::virtual_stage(st, pp, with->chunk);
+          const int vb = workload::virtual_stage_of(p, v, st, with->chunk);
           const auto& cb = costs[static_cast<std::size_t>(vb)];
           end += combined_step_s(vs, vb);
           kernel_s[si] += c.fwd_compute_s + cb.bwd_compute_s;
@@ -472,7 +474,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           for (const auto* o : {&op, with}) {
             if (o == nullptr)
               continue;
-            const int ovs = plan::virtual_stage(st, pp, o->chunk);
+            const int ovs = workload::virtual_stage_of(p, v, st, o->chunk);
             if (o->forward && ovs + 1 < chunks)
               free_at[si] = std::max(free_at[si], end + send_s(ovs));
             else if (!o->forward && ovs > 0)
@@ -499,7 +501,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     if (reduce) {
       const auto& reduction = stage_collective(kind, st);
       for (int chunk : chunk_order[si]) {
-        const int vs = plan::virtual_stage(st, pp, chunk);
+        const int vs = workload::virtual_stage_of(p, v, st, chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
         for (std::size_t k = 0; k < c.buckets.size(); ++k) {
           const double ready =
@@ -516,8 +518,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     double optimizer_s = 0;
     double params = 0;
     for (int chunk = 0; chunk < v; ++chunk) {
-      optimizer_s += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].optimizer_s;
-      params += costs[static_cast<std::size_t>(plan::virtual_stage(st, pp, chunk))].params;
+      optimizer_s += costs[static_cast<std::size_t>(workload::virtual_stage_of(p, v, st, chunk))].optimizer_s;
+      params += costs[static_cast<std::size_t>(workload::virtual_stage_of(p, v, st, chunk))].params;
     }
     if (zero3) {
       chain = scatter_chain[si];

@@ -105,6 +105,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     if (auto v = p.optional("virtual_stages"))
       w.virtual_stages = static_cast<int>(v->as_int(1, 1 << 10));
     auto& par = w.parallelism;
+    if (auto sch = p.optional("schedule"))
+      par.v_shape = sch->as_choice({"1f1b", "dualpipev"}) == "dualpipev";
     // Uneven pipeline stages: the first and/or last stage hold a given number of layers.
     for (const auto* key : {"first_stage_layers", "last_stage_layers"})
       if (auto n = p.optional(key))

@@ -7,6 +7,7 @@ namespace dpusim::plan {
 CombinedStep combined_step(const StageCosts& fwd, const StageCosts& bwd) {
   CombinedStep step;
   step.sm_share = std::max(fwd.ep_comm_sm_share, bwd.ep_comm_sm_share);
+  step.overlapped = step.sm_share > 0;
   step.compute_s = fwd.fwd_compute_s + bwd.bwd_compute_s;
   // A layer's tensor-parallel collectives: one after its attention, one after its MLP (each pass); its
   // context-parallel exchanges in its attention.
@@ -43,8 +44,9 @@ std::vector<PipelineOp> stage_schedule(const scenario::WorkloadConfig& w, int st
   const bool replicated = p.dp * p.cp > 1;
   const bool zero3 = w.zero_stage >= 3 && replicated;
   const bool gathering = w.zero_stage >= 1 && w.zero_stage < 3 && replicated && w.param_gather_overlapped();
-  auto ops =
-      pipeline_schedule(stage, p.pp, w.virtual_stages, m, w.overlap_ep_comm && w.model.moe() && p.ep > 1);
+  auto ops = p.v_shape ? dualpipev_schedule(stage, p.pp, m)
+                       : pipeline_schedule(stage, p.pp, w.virtual_stages, m,
+                                           w.overlap_ep_comm && w.model.moe() && p.ep > 1);
   for (std::size_t k = 0; k + 1 < ops.size(); ++k)
     if (ops[k].with_next &&
         (zero3 || (gathering && ops[k].micro == 0) || (replicated && ops[k + 1].micro == m - 1)))
@@ -64,7 +66,10 @@ double CombinedStep::time_s(double scale, double tp_fwd_each_s, double tp_bwd_ea
       out.layers.push_back({part(l.pre), part(l.mlp), l.exchanges, part(l.recompute), l.recompute_exchanges});
     return out;
   };
-  return workload::combined_step_s(pass(fwd, fwd_rest, true), pass(bwd, bwd_rest, false), a2a_s, sm_share);
+  const auto f = pass(fwd, fwd_rest, true);
+  const auto b = pass(bwd, bwd_rest, false);
+  return overlapped ? workload::combined_step_s(f, b, a2a_s, sm_share)
+                    : workload::alone_s(f, a2a_s) + workload::alone_s(b, a2a_s);
 }
 
 } // namespace dpusim::plan

@@ -29,8 +29,12 @@ struct CombinedStep {
   std::vector<Layer> bwd; // the backward's, as it runs them: last layer first
   Part fwd_rest;          // the forward's embedding collective and output head
   Part bwd_rest;          // the backward's output head
-  double sm_share = 0;    // of the GPU's SMs, what the all-to-all's kernels take while they run
-  double compute_s = 0;   // GPU work of both passes
+  // With the expert-parallel overlap (workload.overlap_ep_comm): the passes layer by layer, each
+  // all-to-all beside the other's computation, taking `sm_share` of the GPU's SMs while it runs. Without
+  // (a DualPipeV pair of a model that does not overlap them): the forward, then the backward.
+  bool overlapped = false;
+  double sm_share = 0;
+  double compute_s = 0; // GPU work of both passes
 
   /// What the probes' durations make of it: each compute part scaled by `scale` (the step's GPU work as
   /// drawn, over compute_s), `tp_fwd_each_s` / `tp_bwd_each_s` per tensor-parallel collective of a
@@ -42,10 +46,12 @@ struct CombinedStep {
 /// The forward pass of chunk `fwd` beside the backward pass of chunk `bwd`.
 CombinedStep combined_step(const StageCosts& fwd, const StageCosts& bwd);
 
-/// The operations of pipeline stage `stage` as the iteration runs them (pipeline_schedule): with the
-/// expert-parallel overlap (workload.overlap_ep_comm), each steady-state forward combined with the
-/// backward after it where both are single tasks: not under ZeRO-3 (a task per layer), nor a first
-/// forward that gathers the parameters, nor a last backward that completes the gradient buckets.
+/// The operations of pipeline stage `stage` as the iteration runs them: DualPipeV's
+/// (dualpipev_schedule) with workload.parallelism.schedule: dualpipev, else (interleaved) 1F1B's
+/// (pipeline_schedule), with the expert-parallel overlap (workload.overlap_ep_comm) each steady-state
+/// forward combined with the backward after it. A pair stays two tasks where either is not a single
+/// task: under ZeRO-3 (a task per layer), a first forward that gathers the parameters, a last backward
+/// that completes the gradient buckets.
 std::vector<PipelineOp> stage_schedule(const scenario::WorkloadConfig& w, int stage);
 
 } // namespace dpusim::plan

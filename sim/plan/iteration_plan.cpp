@@ -191,7 +191,7 @@ private:
   /// The GPUs that compute replica d's micro-batches on stage s: its tensor- and context-parallel ranks.
   [[nodiscard]] std::vector<int> gpus_of(int d, int s) const { return workload::replica_group(p_, d, s); }
   [[nodiscard]] const StageCosts& cost(int s, int chunk) const {
-    return costs_[static_cast<std::size_t>(virtual_stage(s, p_.pp, chunk))];
+    return costs_[static_cast<std::size_t>(workload::virtual_stage_of(p_, v_, s, chunk))];
   }
   [[nodiscard]] std::size_t op_index(int d, int s, int chunk, int mb, bool fwd) const {
     return ((static_cast<std::size_t>(group(d, s)) * static_cast<std::size_t>(v_) +
@@ -431,7 +431,8 @@ private:
     if (host_.data && s == 0 && f.chunk == 0)
       data_slot_[static_cast<std::size_t>(d * m_ + f.micro)] =
           stream_last_[static_cast<std::size_t>(group(d, s))];
-    const auto key = std::pair{virtual_stage(s, p_.pp, f.chunk), virtual_stage(s, p_.pp, b.chunk)};
+    const auto key = std::pair{workload::virtual_stage_of(p_, v_, s, f.chunk),
+                               workload::virtual_stage_of(p_, v_, s, b.chunk)};
     auto it = step_of_.find(key);
     if (it == step_of_.end()) {
       it = step_of_.emplace(key, static_cast<int>(plan_.combined_steps.size())).first;
@@ -623,16 +624,24 @@ private:
   void pipeline_transfers(int d) {
     if (p_.pp * v_ < 2)
       return;
+    // Each virtual stage's outputs to the next one's GPUs (interleaved: the next stage, or from the last
+    // stage to the first stage's next chunk; in a V, the last stage's second chunk follows its first).
     for (int s = 0; s < p_.pp; ++s)
       for (int chunk = 0; chunk < v_; ++chunk) {
-        // The virtual stage after (s, chunk): the next stage, or from the last stage to the first stage's
-        // next chunk.
-        const int ns = s + 1 < p_.pp ? s + 1 : 0;
-        const int nc = s + 1 < p_.pp ? chunk : chunk + 1;
-        if (nc >= v_)
+        const int vs = workload::virtual_stage_of(p_, v_, s, chunk);
+        if (vs + 1 >= p_.pp * v_)
           continue;
+        const int ns = workload::stage_of_virtual(p_, v_, vs + 1);
+        const int nc = workload::chunk_of_virtual(p_, v_, vs + 1);
         const auto& c = cost(s, chunk);
         for (int mb = 0; mb < m_; ++mb) {
+          if (ns == s) { // on the same GPUs: the next chunk's pass waits for this one, nothing is sent
+            plan_.graph.depend(op_last_[op_index(d, s, chunk, mb, true)],
+                               op_first_[op_index(d, s, nc, mb, true)]);
+            plan_.graph.depend(op_last_[op_index(d, s, nc, mb, false)],
+                               op_first_[op_index(d, s, chunk, mb, false)]);
+            continue;
+          }
           transfer(d, s, chunk, ns, nc, mb, c.p2p_bytes, true);
           transfer(d, ns, nc, s, chunk, mb, c.p2p_bytes, false);
         }

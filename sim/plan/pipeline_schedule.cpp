@@ -1,6 +1,7 @@
 #include "sim/plan/pipeline_schedule.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace dpusim::plan {
 
@@ -40,6 +41,46 @@ std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_sta
   }
   while (b < total)
     ops.push_back(bwd(b++));
+  return ops;
+}
+
+std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batches) {
+  std::vector<PipelineOp> ops;
+  std::array<int, 2> next_f{0, 0};
+  std::array<int, 2> next_b{0, 0};
+  const auto f = [&](int chunk, bool with_next = false) {
+    ops.push_back({true, chunk, next_f[static_cast<std::size_t>(chunk)]++, with_next});
+  };
+  const auto b = [&](int chunk) { ops.push_back({false, chunk, next_b[static_cast<std::size_t>(chunk)]++}); };
+  const int n = stages;
+  const int r = stage;
+  for (int i = 0; i < (n - r - 1) * 2; ++i) // 1: forwards of chunk 0
+    f(0);
+  for (int i = 0; i < r + 1; ++i) { // 2: forwards of chunks 0 and 1
+    f(0);
+    f(1);
+  }
+  for (int i = 0; i < n - r - 1; ++i) { // 3: a backward and a forward of chunk 1
+    b(1);
+    f(1);
+  }
+  for (int i = 0; i < micro_batches - 2 * n + r + 1; ++i) { // 4: the main step, two overlapped pairs
+    f(0, !(i == 0 && r == n - 1));
+    b(1);
+    f(1, true);
+    b(0);
+  }
+  for (int i = 0; i < n - r - 1; ++i) { // 5: a backward of chunk 1, then an overlapped pair
+    b(1);
+    f(1, true);
+    b(0);
+  }
+  for (int i = 0; i < r + 1; ++i) { // 6: backwards of chunks 1 and 0
+    b(1);
+    b(0);
+  }
+  for (int i = 0; i < n - r - 1; ++i) // 7: backwards of chunk 0
+    b(0);
   return ops;
 }
 

@@ -23,6 +23,18 @@ struct PipelineOp {
 std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_stages, int micro_batches,
                                           bool combined = false);
 
+/// Ops of pipeline stage `stage` of `stages` under DualPipeV (DUALPIPE-REPO `dualpipe/dualpipev.py`,
+/// `DualPipeV.step`): two model chunks a stage in a V (chunk 0 is virtual stage `stage`, chunk 1 is
+/// 2 stages - 1 - stage), `micro_batches` (at least 2 x stages) each through both, in its eight steps:
+/// (stages - stage - 1) x 2 forwards of chunk 0; stage + 1 pairs of forwards of chunks 0 and 1; stages -
+/// stage - 1 times a backward of chunk 1 and a forward of chunk 1; micro_batches - 2 stages + stage + 1
+/// times a forward of chunk 0 with a backward of chunk 1, then a forward of chunk 1 with a backward of
+/// chunk 0 (each pair one overlapped step, `with_next`, except the last stage's first, which it does not
+/// overlap); stages - stage - 1 times a backward of chunk 1 and a forward of chunk 1 with a backward of
+/// chunk 0; then the remaining backwards, chunk 1 before chunk 0. Each chunk's micro-batches run in order.
+/// Its zero-bubble weight steps are not split out: each backward computes its weight gradients.
+std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batches);
+
 /// The model chunk (virtual pipeline stage, 0 .. stages*virtual_stages-1) that chunk `chunk` of stage
 /// `stage` holds: chunks are dealt round-robin, chunk c of stage s is virtual stage c*stages + s.
 inline int virtual_stage(int stage, int stages, int chunk) {

@@ -34,17 +34,23 @@ workload::MemoryBreakdown peak_rank_memory(const WorkloadConfig& w, int* stage_o
     c.low_precision_params = w.fp8_param_gather;
     c.zero_stage = w.zero_stage;
     c.layers_on_rank = 0;
-    for (int chunk = 0; chunk < w.virtual_stages; ++chunk) // the stage's chunks are vs = chunk x pp + s
-      for (const int kind : workload::chunk_layer_kinds(w.model, p, w.virtual_stages, chunk * p.pp + s)) {
+    for (int chunk = 0; chunk < w.virtual_stages; ++chunk)
+      for (const int kind : workload::chunk_layer_kinds(
+               w.model, p, w.virtual_stages, workload::virtual_stage_of(p, w.virtual_stages, s, chunk))) {
         ++c.layers_by_kind.at(kind);
         ++c.layers_on_rank;
       }
-    c.holds_embedding = s == 0 || (s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1);
+    // In a V (DualPipeV) the first stage holds both ends of the model.
+    c.holds_embedding =
+        s == 0 ||
+        (!p.v_shape && ((s == p.pp - 1 && !w.model.tied_embeddings) || (s == p.pp - 1 && p.pp > 1)));
     // 1F1B keeps up to (pp - stage) micro-batches of activations alive; Megatron's interleaving keeps
     // more of them, each on a 1/v share of the stage's layers (its warm-up of 2(pp-s-1) + (v-1)pp chunks).
     // The expert-parallel overlap's combined 1F1B warms up with one more forward (pipeline_schedule).
     const int extra = w.overlap_ep_comm && w.model.moe() && p.ep > 1 ? 1 : 0;
-    if (w.virtual_stages > 1 && in_flight == InFlight::megatron)
+    if (p.v_shape) // DualPipeV: 2 pp + 1 chunks' activations, each half a stage's layers (DUALPIPE-REPO)
+      c.in_flight_micro_batches = std::min(p.pp + 1, std::max(1, w.micro_batches()));
+    else if (w.virtual_stages > 1 && in_flight == InFlight::megatron)
       c.in_flight_micro_batches = static_cast<int>(
           std::ceil(std::min<double>(2.0 * (p.pp - s - 1) + (w.virtual_stages - 1) * p.pp + 1 + extra,
                                      static_cast<double>(w.micro_batches()) * w.virtual_stages) /

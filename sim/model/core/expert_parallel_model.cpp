@@ -148,9 +148,10 @@ public:
       return fmt::format("{:.0f}% of {:.2f} s on stage {}", 100 * share(e), e.second.first, e.first);
     };
     r.notes.push_back(fmt::format(
-        "Expert-parallel overlap (combined 1F1B): of the all-to-alls a GPU runs per step, {} hold up its "
+        "Expert-parallel overlap ({}): of the all-to-alls a GPU runs per step, {} hold up its "
         "computation{}: those of the warm-up's and the drain's passes and of recomputed forwards run alone, "
         "and beside the other pass they take SMs from it or outlast it",
+        run.scenario.workload.parallelism.v_shape ? "DualPipeV" : "combined 1F1B",
         least == most ? at(*least) : fmt::format("from {} to {}", at(*least), at(*most)),
         by_stage.size() > 1 ? " (the longer a stage's warm-up, the more)" : ""));
   }

@@ -20,6 +20,10 @@ public:
     return {
         {"workload.parallelism.virtual_stages", "count", "1",
          "interleaved 1F1B: model chunks per GPU (needs pp > 1)"},
+        {"workload.parallelism.schedule", "choice", "1f1b",
+         "1f1b (Megatron-LM's, interleaved with virtual_stages > 1) | dualpipev (DeepSeek's DualPipeV: "
+         "two model chunks a GPU in a V, forwards and backwards of different micro-batches paired; needs "
+         "virtual_stages: 2 and at least 2 x pp micro-batches a replica)"},
         {"workload.parallelism.first_stage_layers", "count", "an even share",
          "layers of the first pipeline stage (the others share the rest evenly)"},
         {"workload.parallelism.last_stage_layers", "count", "an even share",
@@ -69,7 +73,9 @@ public:
                                    : fmt::format("they must share them evenly, at least {} each",
                                                  w.virtual_stages))});
     }
-    if (w.virtual_stages > 1 && w.micro_batches() % par.pp != 0)
+    if (par.v_shape)
+      check_dualpipev(w, out);
+    else if (w.virtual_stages > 1 && w.micro_batches() % par.pp != 0)
       out.push_back(
           {"workload.global_batch",
            fmt::format("the interleaved schedule needs a number of micro-batches per replica ({}) that is a "
@@ -78,6 +84,31 @@ public:
   }
 
 private:
+  /// DualPipeV's own requirements (DUALPIPE-REPO `dualpipev.py`: two modules a rank, `num_chunks >=
+  /// num_ranks * 2`), and what its model leaves out.
+  static void check_dualpipev(const scenario::WorkloadConfig& w, Problems& out) {
+    const auto& par = w.parallelism;
+    constexpr const char* key = "workload.parallelism.schedule";
+    if (par.pp < 2)
+      out.push_back({key, "dualpipev is a pipeline schedule: it needs pp > 1", "workload.parallelism.pp"});
+    if (w.virtual_stages != 2)
+      out.push_back({key,
+                     fmt::format("dualpipev places two model chunks on each GPU in a V: set virtual_stages: "
+                                 "2 (found {})",
+                                 w.virtual_stages),
+                     "workload.parallelism.virtual_stages"});
+    if (par.pp >= 2 && w.micro_batches() < 2 * par.pp)
+      out.push_back({"workload.global_batch",
+                     fmt::format("dualpipev needs at least 2 x pp = {} micro-batches per replica, found {} "
+                                 "(global_batch / (micro_batch x dp))",
+                                 2 * par.pp, w.micro_batches())});
+    if (w.zero_stage >= 3)
+      out.push_back({key,
+                     "dualpipev is not modelled with zero 3 (its per-layer parameter gathers); use zero 1 "
+                     "or 2",
+                     "workload.zero"});
+  }
+
   /// The work the schedule asks for, refused before a plan is built (plan_size.hpp).
   static void budgets(const scenario::Scenario& s, Problems& out) {
     const auto& w = s.workload;

@@ -386,6 +386,25 @@ TEST(Estimate, CombinedOneFOneBWithinFivePercent) {
   }
 }
 
+TEST(Estimate, DualPipeVWithinFivePercent) {
+  // DeepSeek's DualPipeV on 2 stages (4 chunks in two Vs), with and without the expert-parallel
+  // overlap: the estimator follows the same eight steps, waits for both inputs of a pair, and passes
+  // the last stage's first chunk to its second without a send.
+  TempDir tmp;
+  const std::string flat = "parallelism: {tp: 2, pp: 1, dp: 16, ep: 16}";
+  const std::string v = "parallelism: {tp: 2, pp: 2, virtual_stages: 2, schedule: dualpipev, dp: 8, ep: 8}";
+  for (const std::string extra : {"  overlap_ep_comm: true\n", ""}) {
+    const std::string name = extra.empty() ? "plain" : "overlap";
+    const std::string text = replaced(expert_job(extra), flat, v);
+    const double step = dpusim::testing::simulate(tmp, name, text, "step_time_s", nullptr, {});
+    const auto r =
+        estimated_result(with_variant(tmp.path() + "/" + name + ".yaml", "rdma-nic"), bundled_catalog());
+    EXPECT_NEAR(r.metrics.step_time_s, step, 0.05 * step) << name;
+    RecordProperty(name + "_simulated_step_s", std::to_string(step));
+    RecordProperty(name + "_estimated_step_s", std::to_string(r.metrics.step_time_s));
+  }
+}
+
 TEST(Estimate, EveryBundledScenarioItModelsWithinFivePercentOfItsReference) {
   // Each variant of each bundled example the estimator models, against its simulated reference
   // (results/<name>/comparison.csv, which the golden tests hold to the simulation), ECMP as bundled.

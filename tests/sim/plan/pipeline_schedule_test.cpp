@@ -1,10 +1,12 @@
 #include "sim/plan/pipeline_schedule.hpp"
 
+#include <array>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
 #include <tuple>
 
+using dpusim::plan::dualpipev_schedule;
 using dpusim::plan::pipeline_schedule;
 using dpusim::plan::PipelineOp;
 
@@ -94,4 +96,39 @@ TEST(PipelineSchedule, CombinedOneFOneBWarmsUpOnceMoreAndPairsIndependentPasses)
       EXPECT_EQ(pairs, total - warmup);
       EXPECT_FALSE(ops.back().with_next);
     }
+}
+
+TEST(PipelineSchedule, DualPipeVRunsEveryChunkOnceAndPairsIndependentPasses) {
+  // DeepSeek's DualPipeV on 4 stages and 10 micro-batches (its README's figure), and on others: every
+  // (chunk, micro-batch) forward then backward once, each chunk's micro-batches in order, 2 x stages
+  // warm-up forwards of chunk 0 less two a stage, and every pair a forward and a backward of different
+  // micro-batches (or chunks), the last stage's first pair apart.
+  for (const auto& [stages, micro] : {std::pair{4, 10}, {2, 4}, {8, 16}, {8, 20}}) {
+    for (int s = 0; s < stages; ++s) {
+      const auto ops = dualpipev_schedule(s, stages, micro);
+      expect_complete(ops, 2, micro);
+      std::array<int, 4> next{0, 0, 0, 0}; // forward chunk 0, 1; backward chunk 0, 1
+      for (const auto& op : ops) {
+        auto& n = next[static_cast<std::size_t>((op.forward ? 0 : 2) + op.chunk)];
+        EXPECT_EQ(op.micro, n++);
+      }
+      int leading = 0;
+      while (ops[static_cast<std::size_t>(leading)].forward &&
+             ops[static_cast<std::size_t>(leading)].chunk == 0)
+        ++leading;
+      EXPECT_EQ(leading, (stages - s - 1) * 2 + 1) << s;
+      int pairs = 0;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!ops[i].with_next)
+          continue;
+        ++pairs;
+        ASSERT_TRUE(ops[i].forward);
+        ASSERT_FALSE(ops[i + 1].forward);
+        EXPECT_NE(ops[i].chunk, ops[i + 1].chunk);
+      }
+      // The main step's two pairs each time and step 5's one, less the last stage's first.
+      const int main = micro - 2 * stages + s + 1;
+      EXPECT_EQ(pairs, 2 * main + (stages - s - 1) - (s == stages - 1 ? 1 : 0)) << s;
+    }
+  }
 }
