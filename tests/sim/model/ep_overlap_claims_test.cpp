@@ -1,29 +1,13 @@
 // Megatron-Core's expert-parallel overlap (combined 1F1B): the bundled DeepSeek-V3 scenario makes its
 // claims.
-#include "tests/support/golden_tables.hpp"
-#include "tests/support/run_csv.hpp"
+#include "tests/support/compare_columns.hpp"
 
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
 
+using dpusim::testing::compare_ep;
 using dpusim::testing::TempDir;
-
-namespace {
-
-/// step_time_s and ep_comm_s of each variant of `yaml`, compared.
-std::map<std::string, std::map<std::string, double>> compare(const TempDir& tmp, const std::string& name,
-                                                             const std::string& yaml) {
-  const auto r = dpusim::testing::run_text(tmp, "compare", name, yaml);
-  std::map<std::string, std::map<std::string, double>> out;
-  for (const auto& row : dpusim::testing::csv_rows(tmp.path() + "/" + name + "/comparison.csv"))
-    for (const char* column : {"step_time_s", "ep_comm_s", "compute_s"})
-      out[row.at("variant")][column] = std::stod(row.at(column));
-  EXPECT_EQ(out.size(), 2U) << r.out << r.err;
-  return out;
-}
-
-} // namespace
 
 TEST(EpOverlapClaims, TheSteadyStateHidesItsAllToAllsAndTheNicDoesNotMatter) {
   // scenarios/examples/moe-a2a-overlap.yaml: the overlap takes the step to 0.92x the one without it and
@@ -37,21 +21,21 @@ TEST(EpOverlapClaims, TheSteadyStateHidesItsAllToAllsAndTheNicDoesNotMatter) {
   const std::string overlap = "  overlap_ep_comm: true\n";
   const std::string batch = "  global_batch: 4096\n";
   const std::string fabric = "routing: adaptive}";
-  const auto on = compare(tmp, "on", text);
-  const auto off = compare(tmp, "off", dpusim::testing::replaced(text, overlap, ""));
+  const auto on = compare_ep(tmp, "on", text);
+  const auto off = compare_ep(tmp, "off", dpusim::testing::replaced(text, overlap, ""));
   const auto long_on =
-      compare(tmp, "long_on", dpusim::testing::replaced(text, batch, "  global_batch: 16384\n"));
+      compare_ep(tmp, "long_on", dpusim::testing::replaced(text, batch, "  global_batch: 16384\n"));
   const auto long_off =
-      compare(tmp, "long_off",
-              dpusim::testing::replaced(dpusim::testing::replaced(text, batch, "  global_batch: 16384\n"),
-                                        overlap, ""));
+      compare_ep(tmp, "long_off",
+                 dpusim::testing::replaced(dpusim::testing::replaced(text, batch, "  global_batch: 16384\n"),
+                                           overlap, ""));
   const auto ib =
-      compare(tmp, "ib", dpusim::testing::replaced(text, fabric, "routing: adaptive, switch: qm9700}"));
+      compare_ep(tmp, "ib", dpusim::testing::replaced(text, fabric, "routing: adaptive, switch: qm9700}"));
   // DualPipeV: the same chunks in a V.
   const std::string shaped = dpusim::testing::replaced(text, "pp: 16, virtual_stages: 2,",
                                                        "pp: 16, virtual_stages: 2, schedule: dualpipev,");
-  const auto v_on = compare(tmp, "v_on", shaped);
-  const auto v_off = compare(tmp, "v_off", dpusim::testing::replaced(shaped, overlap, ""));
+  const auto v_on = compare_ep(tmp, "v_on", shaped);
+  const auto v_off = compare_ep(tmp, "v_off", dpusim::testing::replaced(shaped, overlap, ""));
   for (const auto* v : {"rdma-nic", "dpu"}) {
     EXPECT_NEAR(on.at(v).at("step_time_s") / off.at(v).at("step_time_s"), 0.92, 0.01) << v;
     EXPECT_NEAR(on.at(v).at("ep_comm_s") / off.at(v).at("ep_comm_s"), 0.55, 0.03) << v;

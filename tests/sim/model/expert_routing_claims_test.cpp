@@ -1,28 +1,12 @@
 // Uneven expert routing: the bundled DeepSeek-V3 scenario makes its claims.
-#include "tests/support/golden_tables.hpp"
-#include "tests/support/run_csv.hpp"
+#include "tests/support/compare_columns.hpp"
 
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
 
+using dpusim::testing::compare_ep;
 using dpusim::testing::TempDir;
-
-namespace {
-
-/// step_time_s and ep_comm_s of each variant of `yaml`, compared.
-std::map<std::string, std::map<std::string, double>> compare(const TempDir& tmp, const std::string& name,
-                                                             const std::string& yaml) {
-  const auto r = dpusim::testing::run_text(tmp, "compare", name, yaml);
-  std::map<std::string, std::map<std::string, double>> out;
-  for (const auto& row : dpusim::testing::csv_rows(tmp.path() + "/" + name + "/comparison.csv"))
-    for (const char* column : {"step_time_s", "ep_comm_s", "compute_s"})
-      out[row.at("variant")][column] = std::stod(row.at(column));
-  EXPECT_EQ(out.size(), 2U) << r.out << r.err;
-  return out;
-}
-
-} // namespace
 
 TEST(ExpertRoutingClaims, TheBusiestExpertCostsAQuarterOfTheStepAndNoNicWinsItBack) {
   // scenarios/examples/moe-uneven-experts.yaml: under a Zipf law (s = 0.2) the step is about 1.28x the
@@ -33,12 +17,12 @@ TEST(ExpertRoutingClaims, TheBusiestExpertCostsAQuarterOfTheStepAndNoNicWinsItBa
                                                       "/scenarios/examples/moe-uneven-experts.yaml");
   const std::string zipf_line = "  routing: {load: zipf, zipf_exponent: 0.2}\n";
   ASSERT_NE(text.find(zipf_line), std::string::npos);
-  const auto uneven = compare(tmp, "uneven", text);
-  const auto balanced = compare(tmp, "balanced", dpusim::testing::replaced(text, zipf_line, ""));
+  const auto uneven = compare_ep(tmp, "uneven", text);
+  const auto balanced = compare_ep(tmp, "balanced", dpusim::testing::replaced(text, zipf_line, ""));
   const auto capped =
-      compare(tmp, "capped",
-              dpusim::testing::replaced(
-                  text, zipf_line, "  routing: {load: zipf, zipf_exponent: 0.2, capacity_factor: 1.1}\n"));
+      compare_ep(tmp, "capped",
+                 dpusim::testing::replaced(
+                     text, zipf_line, "  routing: {load: zipf, zipf_exponent: 0.2, capacity_factor: 1.1}\n"));
   for (const auto* v : {"rdma-nic", "dpu"}) {
     const auto& u = uneven.at(v);
     const auto& b = balanced.at(v);
@@ -64,11 +48,11 @@ TEST(ExpertRoutingClaims, APerNodeDispatchAndANodeLimitCutWhatCrossesTheNetwork)
                                                       "/scenarios/examples/moe-node-limited-dispatch.yaml");
   const std::string limit = "  routing: {node_limit: 4}\n";
   const std::string dispatch = "  communication: {ep_dispatch: deepep}\n";
-  const auto four = compare(tmp, "four", text);
-  const auto any = compare(tmp, "any", dpusim::testing::replaced(text, limit, ""));
+  const auto four = compare_ep(tmp, "four", text);
+  const auto any = compare_ep(tmp, "any", dpusim::testing::replaced(text, limit, ""));
   const auto two =
-      compare(tmp, "two", dpusim::testing::replaced(text, limit, "  routing: {node_limit: 2}\n"));
-  const auto per_copy = compare(
+      compare_ep(tmp, "two", dpusim::testing::replaced(text, limit, "  routing: {node_limit: 2}\n"));
+  const auto per_copy = compare_ep(
       tmp, "per_copy", dpusim::testing::replaced(dpusim::testing::replaced(text, limit, ""), dispatch, ""));
   for (const auto* v : {"rdma-nic", "dpu"}) {
     const double comm = per_copy.at(v).at("ep_comm_s");

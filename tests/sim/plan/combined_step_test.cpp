@@ -1,7 +1,7 @@
 // Megatron-Core's combined 1F1B from a model's stage costs: a layer's pass split at its dispatch and
 // combine, a step's parts adding up to both passes' GPU work, and the schedule the iteration builds.
-#include "models/catalog/catalog.hpp"
 #include "sim/plan/combined_step.hpp"
+#include "tests/sim/plan/catalog_h100.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,15 +10,7 @@ using namespace dpusim;
 namespace {
 
 compute::GpuComputeModel h100() {
-  static const auto cat =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  const auto* g = cat.gpu("h100-sxm");
-  compute::GpuComputeParams p;
-  p.gemm_bf16 = g->gemm;
-  p.hbm_bandwidth = g->hbm_bandwidth.value * g->hbm_efficiency.value;
-  p.kernel_floor = g->kernel_floor.value;
-  p.sms = static_cast<int>(g->sms->value);
-  return compute::GpuComputeModel(p);
+  return dpusim::testing::catalog_h100();
 }
 
 /// 4 layers of 16 SwiGLU experts (top-2) on 8 expert-parallel ranks, the first dense.

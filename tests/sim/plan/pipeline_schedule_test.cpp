@@ -29,6 +29,26 @@ void expect_complete(const std::vector<PipelineOp>& ops, int chunks, int micro) 
   EXPECT_EQ(bwd_seen.size(), static_cast<std::size_t>(chunks * micro));
 }
 
+/// The pairs of `ops` (a forward `with_next`), each a forward and then a backward of another chunk or
+/// micro-batch (independent passes); how many.
+int independent_pairs(const std::vector<PipelineOp>& ops) {
+  int pairs = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].with_next)
+      continue;
+    ++pairs;
+    EXPECT_TRUE(ops[i].forward);
+    if (i + 1 == ops.size()) {
+      ADD_FAILURE() << "a pair at the end";
+      break;
+    }
+    const auto& b = ops[i + 1];
+    EXPECT_FALSE(b.forward);
+    EXPECT_FALSE(b.chunk == ops[i].chunk && b.micro == ops[i].micro) << "a pass beside its own backward";
+  }
+  return pairs;
+}
+
 } // namespace
 
 TEST(PipelineSchedule, OneFOneBWarmsUpByTheStagesBehind) {
@@ -82,18 +102,7 @@ TEST(PipelineSchedule, CombinedOneFOneBWarmsUpOnceMoreAndPairsIndependentPasses)
       const int plain_warmup = leading(plain) - (leading(plain) < total ? 1 : 0);
       const int warmup = std::min(plain_warmup + 1, total);
       EXPECT_EQ(leading(ops), std::min(warmup + 1, total));
-      int pairs = 0;
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (!ops[i].with_next)
-          continue;
-        ++pairs;
-        ASSERT_TRUE(ops[i].forward);
-        ASSERT_LT(i + 1, ops.size());
-        const auto& b = ops[i + 1];
-        EXPECT_FALSE(b.forward);
-        EXPECT_FALSE(b.chunk == ops[i].chunk && b.micro == ops[i].micro) << "a pass beside its own backward";
-      }
-      EXPECT_EQ(pairs, total - warmup);
+      EXPECT_EQ(independent_pairs(ops), total - warmup);
       EXPECT_FALSE(ops.back().with_next);
     }
 }
@@ -117,15 +126,7 @@ TEST(PipelineSchedule, DualPipeVRunsEveryChunkOnceAndPairsIndependentPasses) {
              ops[static_cast<std::size_t>(leading)].chunk == 0)
         ++leading;
       EXPECT_EQ(leading, (stages - s - 1) * 2 + 1) << s;
-      int pairs = 0;
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (!ops[i].with_next)
-          continue;
-        ++pairs;
-        ASSERT_TRUE(ops[i].forward);
-        ASSERT_FALSE(ops[i + 1].forward);
-        EXPECT_NE(ops[i].chunk, ops[i + 1].chunk);
-      }
+      const int pairs = independent_pairs(ops);
       // The main step's two pairs each time and step 5's one, less the last stage's first.
       const int main = micro - 2 * stages + s + 1;
       EXPECT_EQ(pairs, 2 * main + (stages - s - 1) - (s == stages - 1 ? 1 : 0)) << s;

@@ -1,5 +1,5 @@
-#include "models/catalog/catalog.hpp"
 #include "sim/plan/stage_costs.hpp"
+#include "tests/sim/plan/catalog_h100.hpp"
 
 #include <gtest/gtest.h>
 #include <numeric>
@@ -9,14 +9,7 @@ using namespace dpusim;
 namespace {
 
 compute::GpuComputeModel h100() {
-  static const auto cat =
-      catalog::Catalog::load(std::filesystem::path(DPUSIM_SOURCE_DIR) / "models/catalog/data");
-  const auto* g = cat.gpu("h100-sxm");
-  compute::GpuComputeParams p;
-  p.gemm_bf16 = g->gemm;
-  p.hbm_bandwidth = g->hbm_bandwidth.value * g->hbm_efficiency.value;
-  p.kernel_floor = g->kernel_floor.value;
-  return compute::GpuComputeModel(p);
+  return dpusim::testing::catalog_h100();
 }
 
 scenario::WorkloadConfig gpt(int tp, int pp, int dp) {
