@@ -423,8 +423,9 @@ private:
     return c.at(l).tensors + (l == 0 && c.first ? c.embed_tensors : 0);
   }
 
-  /// One combined step (workload.overlap_ep_comm): the forward `f` beside the backward `b`, one task on
-  /// the group's compute stream that waits for both passes' inputs; the backward's FLOPs are booked on it.
+  /// One combined step (the expert-parallel overlap's, or a DualPipeV pair): the forward `f` and the
+  /// backward `b`, one task on the group's compute stream that waits for both passes' inputs and is timed
+  /// by its CombinedStep (apply_probe); the backward's FLOPs are booked on it.
   void combined(int d, int s, const PipelineOp& f, const PipelineOp& b) {
     const auto& cf = cost(s, f.chunk);
     const auto& cb = cost(s, b.chunk);
