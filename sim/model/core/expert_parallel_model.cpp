@@ -99,6 +99,12 @@ public:
            "workload.zero"});
     const auto* node = cat.node(s.cluster.node);
     const auto* gpu = node != nullptr ? cat.gpu(node->gpu) : nullptr;
+    if (gpu != nullptr && gpu->sms && w.ep_comm_sms && *w.ep_comm_sms >= gpu->sms->value)
+      out.push_back(
+          {"workload.communication.ep_comm_sms",
+           fmt::format("the all-to-alls cannot take {} of the {}'s {:.0f} SMs: the computation beside "
+                       "them needs some; give fewer",
+                       *w.ep_comm_sms, gpu->name, gpu->sms->value)});
     if (gpu != nullptr && !gpu->sms)
       out.push_back({std::string(key),
                      fmt::format("overlap_ep_comm needs the GPU's SM count (the all-to-all's kernels take "
