@@ -359,7 +359,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         // A combined step waits for both its passes' inputs.
         const plan::PipelineOp* with = op.with_next ? &ops[si][next[si] + 1] : nullptr;
         double ready = 0;
-        if (!input(op, ready) || (with != nullptr && !input(*with, ready)))
+        if (!op.weight && (!input(op, ready) || (with != nullptr && !input(*with, ready))))
           break;
         if (w.data && st == 0 && op.forward && op.chunk == 0) {
           const auto k = static_cast<std::size_t>(op.micro);
@@ -373,7 +373,19 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         }
         const double start = std::max(free_at[si], ready);
         double end = start;
-        if (with != nullptr) {
+        if (op.weight) {
+          // A zero-bubble weight op: the weight gradients of a backward that ran earlier; the chunk's last
+          // completes its buckets.
+          if (op.micro == m - 1 && reduce) {
+            for (const auto& b : c.buckets) {
+              end += b.wgrad_s;
+              bucket_ready[static_cast<std::size_t>(vs)].push_back(end);
+            }
+            chunk_order[si].push_back(op.chunk);
+          } else {
+            end += c.bwd_wgrad_s;
+          }
+        } else if (with != nullptr) {
           const int vb = workload::virtual_stage_of(p, v, st, with->chunk);
           const auto& cb = costs[static_cast<std::size_t>(vb)];
           end += combined_step_s(vs, vb);
@@ -444,7 +456,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           ep_uses += c.fwd_ep_collectives;
           cp_s[si] += c.fwd_cp_collectives * cp_each(c);
           fwd_end[at(vs, op.micro)] = end;
-        } else if (op.micro == m - 1 && reduce) {
+        } else if (op.micro == m - 1 && reduce && !op.weight_later) {
           // The chunk's last backward: each bucket's gradients are complete in turn.
           for (const auto& b : c.buckets) {
             end += b.compute_s + tp_time(b.tp_collectives, b.tp_bwd_collectives) +
@@ -453,11 +465,16 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           }
           chunk_order[si].push_back(op.chunk);
         } else {
-          end += c.bwd_compute_s + tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives) +
+          // A zero-bubble backward leaves its weight gradients to its weight op.
+          end += c.bwd_compute_s - (op.weight_later ? c.bwd_wgrad_s : 0.0) +
+                 tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives) +
                  c.bwd_ep_collectives * e.ep_collective_s + c.bwd_cp_collectives * cp_each(c);
         }
-        if (!op.forward && with == nullptr) {
-          kernel_s[si] += c.bwd_compute_s;
+        if (op.weight) {
+          kernel_s[si] += c.bwd_wgrad_s;
+          last_backward[si] = std::max(last_backward[si], end);
+        } else if (!op.forward && with == nullptr) {
+          kernel_s[si] += c.bwd_compute_s - (op.weight_later ? c.bwd_wgrad_s : 0.0);
           tp_s[si] += tp_time(c.bwd_tp_collectives, c.bwd_tp_bwd_collectives);
           ep_uses += c.bwd_ep_collectives;
           cp_s[si] += c.bwd_cp_collectives * cp_each(c);
@@ -472,7 +489,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         // Without overlap the sender's next operation waits for its send (a blocking send/receive).
         if (!w.overlap_p2p) {
           for (const auto* o : {&op, with}) {
-            if (o == nullptr)
+            if (o == nullptr || o->weight) // a weight op sends nothing
               continue;
             const int ovs = workload::virtual_stage_of(p, v, st, o->chunk);
             if (o->forward && ovs + 1 < chunks)

@@ -146,6 +146,8 @@ public:
         std::vector<std::size_t> step;
         bool joins_previous = false;
         for (const auto& op : schedules[static_cast<std::size_t>(s)]) {
+          if (op.weight) // sends nothing and waits for none
+            continue;
           const auto index = op_index(d, s, op.chunk, op.micro, op.forward);
           if (!joins_previous) {
             for (auto previous : step)
@@ -161,12 +163,14 @@ public:
         const auto& ops = schedules[static_cast<std::size_t>(s)];
         for (std::size_t k = 0; k < ops.size(); ++k) {
           const auto& op = ops[k];
-          if (op.with_next)
+          if (op.weight)
+            weight(d, s, op.chunk, op.micro);
+          else if (op.with_next)
             combined(d, s, op, ops[++k]);
           else if (op.forward)
             forward(d, s, op.chunk, op.micro);
           else
-            backward(d, s, op.chunk, op.micro);
+            backward(d, s, op.chunk, op.micro, op.weight_later);
         }
       }
     for (int d = 0; d < replicas_; ++d)
@@ -552,28 +556,65 @@ private:
     return {first, last};
   }
 
-  void backward(int d, int s, int chunk, int mb) {
-    const auto& c = cost(s, chunk);
-    const auto g = static_cast<std::size_t>(group(d, s));
-    const std::string tag = v_ > 1 ? fmt::format("B{}.{}", mb, chunk) : fmt::format("B{}", mb);
-    // A micro-batch's FLOPs (forward, recomputation, backward) are booked on its backward tasks.
+  /// A task of a backward pass of chunk `c` for micro-batch `mb`: `seconds` of its GPU work with the
+  /// collectives given. A micro-batch's FLOPs (forward, recomputation, backward) are booked on its
+  /// backward tasks, in proportion to their time.
+  engine::TaskId backward_task(int d, int s, const StageCosts& c, int mb, std::string label, double seconds,
+                               int tp, int tp_bwd, int ep, int cp) {
     const double per_s_hw = c.bwd_compute_s > 0 ? c.hw_flops / c.bwd_compute_s : 0.0;
     const double per_s_model = c.bwd_compute_s > 0 ? c.model_flops / c.bwd_compute_s : 0.0;
     const double per_s_kernels =
         c.bwd_compute_s > 0 ? (c.layers_bwd_kernels() + c.head_bwd_kernels) / c.bwd_compute_s : 0.0;
-    auto task = [&](std::string label, double seconds, int tp, int tp_bwd, int ep, int cp) {
-      TaskInfo i = make_info(TaskCategory::backward, std::move(label));
-      i.micro = mb;
-      i.compute_s = seconds;
-      i.tp_collectives = tp;
-      i.tp_bwd_collectives = tp_bwd;
-      i.ep_collectives = ep;
-      i.cp_collectives = cp;
-      i.cp_hide_s = c.cp_hide_s;
-      i.hw_flops = per_s_hw * seconds;
-      i.model_flops = per_s_model * seconds;
-      return compute(d, s, std::move(i), per_s_kernels * seconds);
-    };
+    TaskInfo i = make_info(TaskCategory::backward, std::move(label));
+    i.micro = mb;
+    i.compute_s = seconds;
+    i.tp_collectives = tp;
+    i.tp_bwd_collectives = tp_bwd;
+    i.ep_collectives = ep;
+    i.cp_collectives = cp;
+    i.cp_hide_s = c.cp_hide_s;
+    i.hw_flops = per_s_hw * seconds;
+    i.model_flops = per_s_model * seconds;
+    return compute(d, s, std::move(i), per_s_kernels * seconds);
+  }
+
+  /// Whether the last backward of each chunk completes gradient buckets that the data-parallel group
+  /// reduces.
+  [[nodiscard]] bool reduces_buckets() const { return p_.dp * p_.cp > 1 && !zero3_; }
+
+  /// The chunk's last backward produces its gradients: one task per bucket, so that each bucket's
+  /// reduction can start as soon as its gradients are complete. `weights_only`: the buckets' weight
+  /// gradients alone (a zero-bubble schedule's weight op). Returns the {first, last} tasks.
+  std::pair<engine::TaskId, engine::TaskId> bucket_tasks(int d, int s, int chunk, int mb,
+                                                         const std::string& tag, bool weights_only) {
+    const auto& c = cost(s, chunk);
+    const auto g = static_cast<std::size_t>(group(d, s));
+    const auto nb = static_cast<int>(c.buckets.size());
+    auto& ready = grad_ready_[g * static_cast<std::size_t>(v_) + static_cast<std::size_t>(chunk)];
+    engine::TaskId first = -1;
+    engine::TaskId last = -1;
+    for (int k = 0; k < nb; ++k) {
+      const auto& b = c.buckets[static_cast<std::size_t>(k)];
+      const auto label = fmt::format("{} bucket {}/{}", tag, k + 1, nb);
+      const auto id = weights_only ? backward_task(d, s, c, mb, label, b.wgrad_s, 0, 0, 0, 0)
+                                   : backward_task(d, s, c, mb, label, b.compute_s, b.tp_collectives,
+                                                   b.tp_bwd_collectives, b.ep_collectives, b.cp_collectives);
+      ready.push_back(id);
+      if (first < 0)
+        first = id;
+      last = id;
+    }
+    if (d == 0)
+      chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
+    return {first, last};
+  }
+
+  /// `weight_later`: a zero-bubble backward, which computes its input gradients only (its weight op
+  /// follows).
+  void backward(int d, int s, int chunk, int mb, bool weight_later = false) {
+    const auto& c = cost(s, chunk);
+    const auto g = static_cast<std::size_t>(group(d, s));
+    const std::string tag = v_ > 1 ? fmt::format("B{}.{}", mb, chunk) : fmt::format("B{}", mb);
     engine::TaskId first = -1;
     engine::TaskId last = -1;
     const bool final_backward = mb == m_ - 1;
@@ -585,9 +626,10 @@ private:
             head ? c.embed_params : c.at(l).params + (l == 0 && c.first ? c.embed_params : 0.0);
         const auto gathered =
             gather_layer(d, s, params, layer_tensors(c, l), fmt::format("{} gather params {}", tag, l));
-        const auto id = task(fmt::format("{} layer {}", tag, l), head ? c.head_bwd_s : c.at(l).bwd_s,
-                             head ? 0 : c.at(l).bwd_tp, head ? 0 : c.at(l).bwd_tp_bwd,
-                             head ? 0 : c.at(l).bwd_ep, head ? 0 : c.at(l).bwd_cp);
+        const auto id = backward_task(d, s, c, mb, fmt::format("{} layer {}", tag, l),
+                                      head ? c.head_bwd_s : c.at(l).bwd_s, head ? 0 : c.at(l).bwd_tp,
+                                      head ? 0 : c.at(l).bwd_tp_bwd, head ? 0 : c.at(l).bwd_ep,
+                                      head ? 0 : c.at(l).bwd_cp);
         plan_.graph.depend(gathered, id);
         joined(d, s, {id}, [&](const std::vector<engine::TaskId>& a) {
           return dp_collective(CollectiveKind::reduce_scatter, s, params * w_.grad_bytes_per_param,
@@ -598,28 +640,27 @@ private:
           first = id;
         last = id;
       }
-    } else if (final_backward && p_.dp * p_.cp > 1) {
-      // The chunk's last backward produces its gradients: one task per bucket, so that each bucket's
-      // reduction can start as soon as its gradients are complete.
-      const auto nb = static_cast<int>(c.buckets.size());
-      auto& ready = grad_ready_[g * static_cast<std::size_t>(v_) + static_cast<std::size_t>(chunk)];
-      for (int k = 0; k < nb; ++k) {
-        const auto& b = c.buckets[static_cast<std::size_t>(k)];
-        const auto id = task(fmt::format("{} bucket {}/{}", tag, k + 1, nb), b.compute_s, b.tp_collectives,
-                             b.tp_bwd_collectives, b.ep_collectives, b.cp_collectives);
-        ready.push_back(id);
-        if (first < 0)
-          first = id;
-        last = id;
-      }
-      if (d == 0)
-        chunk_order_[static_cast<std::size_t>(s)].push_back(chunk);
+    } else if (final_backward && reduces_buckets() && !weight_later) {
+      std::tie(first, last) = bucket_tasks(d, s, chunk, mb, tag, false);
     } else {
-      first = last = task(tag, c.bwd_compute_s, c.bwd_tp_collectives, c.bwd_tp_bwd_collectives,
-                          c.bwd_ep_collectives, c.bwd_cp_collectives);
+      first = last =
+          backward_task(d, s, c, mb, weight_later ? tag + " input gradients" : tag,
+                        c.bwd_compute_s - (weight_later ? c.bwd_wgrad_s : 0.0), c.bwd_tp_collectives,
+                        c.bwd_tp_bwd_collectives, c.bwd_ep_collectives, c.bwd_cp_collectives);
     }
     op_first_[op_index(d, s, chunk, mb, false)] = first;
     op_last_[op_index(d, s, chunk, mb, false)] = last;
+  }
+
+  /// A zero-bubble schedule's weight op: the weight gradients of chunk `chunk`'s backward of micro-batch
+  /// `mb`, which computed its input gradients earlier; the last one completes the chunk's buckets.
+  void weight(int d, int s, int chunk, int mb) {
+    const auto& c = cost(s, chunk);
+    const std::string tag = fmt::format("W{}.{}", mb, chunk);
+    if (mb == m_ - 1 && reduces_buckets())
+      bucket_tasks(d, s, chunk, mb, tag, true);
+    else
+      backward_task(d, s, c, mb, tag, c.bwd_wgrad_s, 0, 0, 0, 0);
   }
 
   void pipeline_transfers(int d) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
+#include <stdexcept>
 
 namespace dpusim::plan {
 
@@ -51,7 +53,18 @@ std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batc
   const auto f = [&](int chunk, bool with_next = false) {
     ops.push_back({true, chunk, next_f[static_cast<std::size_t>(chunk)]++, with_next});
   };
-  const auto b = [&](int chunk) { ops.push_back({false, chunk, next_b[static_cast<std::size_t>(chunk)]++}); };
+  std::deque<PipelineOp> pending; // backwards whose weight gradients wait, oldest first
+  const auto b = [&](int chunk, bool zero_bubble = false) {
+    ops.push_back({false, chunk, next_b[static_cast<std::size_t>(chunk)]++, false, zero_bubble});
+    if (zero_bubble)
+      pending.push_back(ops.back());
+  };
+  const auto weight = [&] {
+    if (pending.empty())
+      throw std::logic_error("DualPipeV: a weight step with no backward pending");
+    ops.push_back({false, pending.front().chunk, pending.front().micro, false, false, true});
+    pending.pop_front();
+  };
   const int n = stages;
   const int r = stage;
   for (int i = 0; i < (n - r - 1) * 2; ++i) // 1: forwards of chunk 0
@@ -60,8 +73,9 @@ std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batc
     f(0);
     f(1);
   }
-  for (int i = 0; i < n - r - 1; ++i) { // 3: a backward and a forward of chunk 1
-    b(1);
+  for (int i = 0; i < n - r - 1; ++i) { // 3: a backward of chunk 1 and its weights, a forward of chunk 1
+    b(1, true);
+    weight();
     f(1);
   }
   for (int i = 0; i < micro_batches - 2 * n + r + 1; ++i) { // 4: the main step, two overlapped pairs
@@ -75,12 +89,23 @@ std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batc
     f(1, true);
     b(0);
   }
-  for (int i = 0; i < r + 1; ++i) { // 6: backwards of chunks 1 and 0
-    b(1);
-    b(0);
+  bool zero_bubble = false;
+  for (int i = 0; i < r + 1; ++i) { // 6: backwards of chunks 1 and 0, from the middle on zero-bubble
+    if (i == (r + 1) / 2 && r % 2 == 1)
+      zero_bubble = true;
+    b(1, zero_bubble);
+    if (i == (r + 1) / 2 && r % 2 == 0)
+      zero_bubble = true;
+    b(0, zero_bubble);
   }
-  for (int i = 0; i < n - r - 1; ++i) // 7: backwards of chunk 0
-    b(0);
+  for (int i = 0; i < n - r - 1; ++i) { // 7: a pending backward's weights, a backward of chunk 0
+    weight();
+    b(0, true);
+  }
+  for (int i = 0; i < r + 1; ++i) // 8: the pending weights
+    weight();
+  if (!pending.empty())
+    throw std::logic_error("DualPipeV: backwards left with their weights pending");
   return ops;
 }
 

@@ -12,6 +12,10 @@ struct PipelineOp {
   int chunk = 0;          // model chunk on this GPU (0 .. virtual_stages-1)
   int micro = 0;          // micro-batch
   bool with_next = false; // a forward that runs as one combined step with the backward after it
+  // Zero-bubble (DualPipeV): a backward that computes only its input gradients, its weight gradients left
+  // to a later weight op; and such a weight op, of the oldest backward whose weight gradients are pending.
+  bool weight_later = false;
+  bool weight = false;
 };
 
 /// Ops of pipeline stage `stage` (0-based) of `stages`, for `micro_batches` micro-batches and
@@ -32,7 +36,9 @@ std::vector<PipelineOp> pipeline_schedule(int stage, int stages, int virtual_sta
 /// chunk 0 (each pair one overlapped step, `with_next`, except the last stage's first, which it does not
 /// overlap); stages - stage - 1 times a backward of chunk 1 and a forward of chunk 1 with a backward of
 /// chunk 0; then the remaining backwards, chunk 1 before chunk 0. Each chunk's micro-batches run in order.
-/// Its zero-bubble weight steps are not split out: each backward computes its weight gradients.
+/// Zero bubble as the code has it: the backwards of step 3, the second half of step 6's and step 7's
+/// compute their input gradients only (`weight_later`), and weight ops (`weight`: steps 3, 7 and 8) compute
+/// the oldest such backward's weight gradients.
 std::vector<PipelineOp> dualpipev_schedule(int stage, int stages, int micro_batches);
 
 /// The model chunk (virtual pipeline stage, 0 .. stages*virtual_stages-1) that chunk `chunk` of stage

@@ -19,6 +19,20 @@ constexpr int kDeepEpSms = 20;
 
 namespace {
 
+/// The weight gradients' GEMMs of a backward pass: each linear layer's second GEMM (models/workload/
+/// transformer.cpp lists a linear layer's data gradient, then its weight gradient, under one name), and
+/// those named as weight gradients (the router's, the output layer's).
+workload::LayerWork wgrad_part(const workload::LayerWork& backward) {
+  workload::LayerWork part;
+  std::string_view previous;
+  for (const auto& g : backward.gemms) {
+    if ((g.linear && g.name == previous) || g.name.ends_with("_wgrad"))
+      part.gemms.push_back(g);
+    previous = g.name;
+  }
+  return part;
+}
+
 /// The costs of one layer of shape `m` (one kind of the model's layers: workload::layer_shape).
 LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,
                        const workload::TransformerShape& m, const workload::LayerConfig& lc) {
@@ -31,6 +45,7 @@ LayerCosts layer_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   l.bwd_s = gpu.time(bwd, w.precision).si();
   l.fwd_mlp_s = gpu.time(workload::mlp_part(fwd), w.precision).si();
   l.bwd_mlp_s = gpu.time(workload::mlp_part(bwd), w.precision).si();
+  l.bwd_wgrad_s = gpu.time(wgrad_part(bwd), w.precision).si();
   l.fwd_tp = p.tp > 1 ? 2 : 0;
   l.bwd_tp = l.fwd_tp;
   l.bwd_tp_bwd = l.fwd_tp;
@@ -87,8 +102,8 @@ double fp8_dispatch_factor(const scenario::WorkloadConfig& w) {
 }
 
 /// A layer's times, which depend on its experts' load.
-constexpr std::array kTimes{&LayerCosts::fwd_s, &LayerCosts::bwd_s, &LayerCosts::fwd_mlp_s,
-                            &LayerCosts::bwd_mlp_s, &LayerCosts::bwd_recompute_s};
+constexpr std::array kTimes{&LayerCosts::fwd_s,     &LayerCosts::bwd_s,           &LayerCosts::fwd_mlp_s,
+                            &LayerCosts::bwd_mlp_s, &LayerCosts::bwd_recompute_s, &LayerCosts::bwd_wgrad_s};
 
 /// Under uneven routing, each expert layer takes as long as on its group's busiest rank: the all-to-all
 /// that combines the experts' results holds every rank until that rank's come back. An expert kind's
@@ -203,6 +218,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     const auto hb = workload::head_backward(m, lc);
     head_fwd_s = gpu.time(hf, w.precision).si();
     head_bwd_s = gpu.time(hb, w.precision).si();
+    c.head_bwd_wgrad_s = gpu.time(wgrad_part(hb), w.precision).si();
     head_flops_fwd = hf.flops();
     c.head_fwd_kernels = hf.kernels();
     c.head_bwd_kernels = hb.kernels();
@@ -239,6 +255,7 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
   }
   c.fwd_compute_s = c.total(&LayerCosts::fwd_s) + head_fwd_s;
   c.bwd_compute_s = c.total(&LayerCosts::bwd_s) + head_bwd_s;
+  c.bwd_wgrad_s = c.total(&LayerCosts::bwd_wgrad_s) + c.head_bwd_wgrad_s;
   c.fwd_tp_collectives =
       c.total(&LayerCosts::fwd_tp) + (p.tp > 1 && first ? 1 : 0); // + vocab-parallel embedding
   c.bwd_tp_collectives = c.total(&LayerCosts::bwd_tp);
@@ -284,22 +301,24 @@ StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComp
     int fwd_a2as = 0;
     int fwd_kvs = 0;
     int fwd_kernels = 0;
+    double wgrad_s = 0; // of compute_s, the weight gradients' GEMMs
   };
   std::vector<Item> items;
   const bool shared_head = m.tied_embeddings && chunks == 1; // the head's gradients are the embedding's
   if (last)
-    items.push_back(
-        {head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, 0, head_fwd_s, 0, 0, 0, c.head_fwd_kernels});
+    items.push_back({head_bwd_s, 0, shared_head ? 0.0 : embed_params, 0, 0, 0, head_fwd_s, 0, 0, 0,
+                     c.head_fwd_kernels, c.head_bwd_wgrad_s});
   for (int i = c.layers - 1; i >= 0; --i) {
     const auto& l = c.at(i);
     items.push_back({l.bwd_s, l.bwd_tp, l.params, l.bwd_ep, l.bwd_cp, l.bwd_tp_bwd, l.fwd_s, l.fwd_tp,
-                     l.fwd_ep, l.fwd_cp, l.fwd_kernels});
+                     l.fwd_ep, l.fwd_cp, l.fwd_kernels, l.bwd_wgrad_s});
   }
   if (first) // the vocab-parallel embedding's all-reduce is in the forward pass only
     items.push_back({0.0, 0, (last && !shared_head) ? 0.0 : embed_params, 0, 0, 0, 0.0, p.tp > 1 ? 1 : 0});
   GradBucket open;
   for (const auto& it : items) {
     open.compute_s += it.compute_s;
+    open.wgrad_s += it.wgrad_s;
     open.tp_collectives += it.ars;
     open.tp_bwd_collectives += it.bwd_ars;
     open.ep_collectives += it.a2as;

@@ -16,6 +16,7 @@ namespace dpusim::plan {
 /// A slice of the backward pass after which one data-parallel gradient bucket is complete.
 struct GradBucket {
   double compute_s = 0;       // backward GPU time of the slice
+  double wgrad_s = 0;         // of which its weight gradients' GEMMs
   int tp_collectives = 0;     // tensor-parallel all-reduces inside the slice
   int tp_bwd_collectives = 0; // of which in the backward pass proper (not a recomputed forward)
   int ep_collectives = 0;     // expert-parallel all-to-alls inside the slice
@@ -39,6 +40,9 @@ struct LayerCosts {
   double fwd_mlp_s = 0;
   double bwd_mlp_s = 0;
   double bwd_recompute_s = 0;
+  // Of the backward, its weight gradients' GEMMs (dW = X^T dY of each linear layer, the router's): what a
+  // zero-bubble schedule computes later, apart from the input gradients the previous stage waits for.
+  double bwd_wgrad_s = 0;
   int fwd_tp = 0; // tensor-parallel all-reduces of the forward / backward
   int bwd_tp = 0;
   int bwd_tp_bwd = 0; // of the backward's, those of the backward pass proper (not recomputed)
@@ -78,6 +82,8 @@ struct StageCosts {
   [[nodiscard]] int layers_bwd_kernels() const { return total(&LayerCosts::bwd_kernels); }
   double head_fwd_s = 0; // output head and loss (last chunk only)
   double head_bwd_s = 0;
+  double head_bwd_wgrad_s = 0; // of which the output layer's weight gradient
+  double bwd_wgrad_s = 0;      // the chunk's weight-gradient GEMMs per micro-batch (layers and head)
   int bwd_tp_bwd_collectives = 0;
   // With tp_comm_overlap: the GEMMs each tensor-parallel communication of a layer overlaps with.
   std::optional<workload::TpOverlapGemms> tp_overlap_gemms;

@@ -102,6 +102,11 @@ private:
                      fmt::format("dualpipev needs at least 2 x pp = {} micro-batches per replica, found {} "
                                  "(global_batch / (micro_batch x dp))",
                                  2 * par.pp, w.micro_batches())});
+    if (w.tp_comm_overlap)
+      out.push_back({key,
+                     "dualpipev is not modelled with tp_comm_overlap (its zero-bubble steps move the weight "
+                     "gradients the overlap hides communication behind)",
+                     "workload.tp_comm_overlap"});
     if (w.zero_stage >= 3)
       out.push_back({key,
                      "dualpipev is not modelled with zero 3 (its per-layer parameter gathers); use zero 1 "

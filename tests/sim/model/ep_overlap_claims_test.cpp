@@ -13,8 +13,8 @@ TEST(EpOverlapClaims, TheSteadyStateHidesItsAllToAllsAndTheNicDoesNotMatter) {
   // scenarios/examples/moe-a2a-overlap.yaml: the overlap takes the step to 0.92x the one without it and
   // the busiest stage's exposed all-to-alls to 0.55x, the computation unchanged; with four times the
   // micro-batches (a longer steady state) 0.89x. The BlueField-3 routed adaptively and InfiniBand take
-  // the ConnectX-7's RoCE step within 0.3%. DualPipeV (schedule: dualpipev) takes 0.93x the interleaved
-  // step without the overlap, 0.99x with it.
+  // the ConnectX-7's RoCE step within 0.3%. DualPipeV (schedule: dualpipev) takes 0.90x the interleaved
+  // step without the overlap, 0.96x with it.
   TempDir tmp;
   const std::string text =
       dpusim::testing::read_text(std::string(DPUSIM_SOURCE_DIR) + "/scenarios/examples/moe-a2a-overlap.yaml");
@@ -42,10 +42,11 @@ TEST(EpOverlapClaims, TheSteadyStateHidesItsAllToAllsAndTheNicDoesNotMatter) {
     EXPECT_DOUBLE_EQ(on.at(v).at("compute_s"), off.at(v).at("compute_s")) << v;
     EXPECT_NEAR(long_on.at(v).at("step_time_s") / long_off.at(v).at("step_time_s"), 0.89, 0.01) << v;
     EXPECT_NEAR(ib.at(v).at("step_time_s") / on.at("rdma-nic").at("step_time_s"), 1.0, 0.003) << v;
-    // DualPipeV's smaller bubble: 0.93x the interleaved step without the overlap; with it, its few main
-    // steps at 32 micro-batches a replica leave it 0.99x the interleaved overlapped step.
-    EXPECT_NEAR(v_off.at(v).at("step_time_s") / off.at(v).at("step_time_s"), 0.93, 0.01) << v;
-    EXPECT_NEAR(v_on.at(v).at("step_time_s") / on.at(v).at("step_time_s"), 0.99, 0.01) << v;
+    // DualPipeV's smaller bubble (its zero-bubble weight steps included): 0.90x the interleaved step
+    // without the overlap; with it, its few main steps at 32 micro-batches a replica leave it 0.96x the
+    // interleaved overlapped step.
+    EXPECT_NEAR(v_off.at(v).at("step_time_s") / off.at(v).at("step_time_s"), 0.90, 0.01) << v;
+    EXPECT_NEAR(v_on.at(v).at("step_time_s") / on.at(v).at("step_time_s"), 0.96, 0.01) << v;
     EXPECT_LT(v_on.at(v).at("step_time_s"), v_off.at(v).at("step_time_s")) << v;
   }
   EXPECT_NEAR(on.at("dpu").at("step_time_s") / on.at("rdma-nic").at("step_time_s"), 1.0, 0.003);

@@ -106,3 +106,25 @@ TEST(CombinedStep, TheIterationCombinesOnlyWithTheOverlapAndKeepsLastBackwardsAp
   w.parallelism.ep = 1;
   EXPECT_EQ(count(0), 0); // nothing to hide
 }
+
+TEST(CombinedStep, WeightGradientsArePartOfTheBackwardAndOfItsBuckets) {
+  // What a zero-bubble schedule's weight op computes: each linear layer's dW and the router's, a part of
+  // the backward, shared out over the gradient buckets.
+  const auto gpu = h100();
+  auto w = experts_on_8();
+  w.grad_bucket = units::mib(40);
+  const auto c = plan::stage_costs(w, gpu, 0);
+  EXPECT_GT(c.bwd_wgrad_s, 0.2 * c.bwd_compute_s);
+  EXPECT_LT(c.bwd_wgrad_s, 0.6 * c.bwd_compute_s);
+  double buckets = 0;
+  for (const auto& b : c.buckets) {
+    EXPECT_LE(b.wgrad_s, b.compute_s);
+    buckets += b.wgrad_s;
+  }
+  EXPECT_GT(c.buckets.size(), 1u);
+  EXPECT_NEAR(buckets, c.bwd_wgrad_s, 1e-12);
+  for (int l = 0; l < c.layers; ++l) {
+    EXPECT_GT(c.at(l).bwd_wgrad_s, 0.0);
+    EXPECT_LT(c.at(l).bwd_wgrad_s, c.at(l).bwd_s - c.at(l).bwd_recompute_s);
+  }
+}

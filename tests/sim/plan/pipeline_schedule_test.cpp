@@ -1,6 +1,8 @@
 #include "sim/plan/pipeline_schedule.hpp"
 
+#include <algorithm>
 #include <array>
+#include <deque>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -18,6 +20,10 @@ void expect_complete(const std::vector<PipelineOp>& ops, int chunks, int micro) 
   std::set<std::pair<int, int>> bwd_seen;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto key = std::make_pair(ops[i].chunk, ops[i].micro);
+    if (ops[i].weight) { // a zero-bubble weight op: after its backward
+      EXPECT_TRUE(bwd_seen.contains(key)) << "weights before their backward";
+      continue;
+    }
     if (ops[i].forward) {
       EXPECT_TRUE(fwd_at.emplace(key, static_cast<int>(i)).second) << "forward twice";
     } else {
@@ -116,11 +122,25 @@ TEST(PipelineSchedule, DualPipeVRunsEveryChunkOnceAndPairsIndependentPasses) {
     for (int s = 0; s < stages; ++s) {
       const auto ops = dualpipev_schedule(s, stages, micro);
       expect_complete(ops, 2, micro);
-      std::array<int, 4> next{0, 0, 0, 0}; // forward chunk 0, 1; backward chunk 0, 1
+      std::array<int, 6> next{0, 0, 0, 0, 0, 0}; // forward chunk 0, 1; backward 0, 1; weights 0, 1
+      std::deque<std::pair<int, int>> pending;   // zero-bubble backwards, oldest first
       for (const auto& op : ops) {
-        auto& n = next[static_cast<std::size_t>((op.forward ? 0 : 2) + op.chunk)];
-        EXPECT_EQ(op.micro, n++);
+        auto& n = next[static_cast<std::size_t>((op.weight ? 4 : op.forward ? 0 : 2) + op.chunk)];
+        if (!op.weight) {
+          EXPECT_EQ(op.micro, n++);
+        }
+        if (op.weight_later)
+          pending.emplace_back(op.chunk, op.micro);
+        if (op.weight) { // the oldest pending backward's weights
+          ASSERT_FALSE(pending.empty());
+          EXPECT_EQ(std::make_pair(op.chunk, op.micro), pending.front());
+          pending.pop_front();
+        }
       }
+      EXPECT_TRUE(pending.empty());
+      // Zero bubble: step 3's and step 7's backwards and half of step 6's.
+      const auto deferred = std::count_if(ops.begin(), ops.end(), [](const auto& op) { return op.weight; });
+      EXPECT_EQ(deferred, 2 * (stages - s - 1) + s + 1) << s;
       int leading = 0;
       while (ops[static_cast<std::size_t>(leading)].forward &&
              ops[static_cast<std::size_t>(leading)].chunk == 0)
