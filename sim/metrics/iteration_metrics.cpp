@@ -73,7 +73,7 @@ IterationMetrics compute_metrics(const plan::IterationPlan& plan,
     case TaskCategory::optimizer: {
       auto& g = groups[{ti.dp, ti.stage}];
       const double tp = plan.tp_exposed_s(ti);
-      const double ep = ti.ep_step >= 0 ? ti.ep_step_exposed_s : ti.ep_collectives * in.ep_collective_s;
+      const double ep = plan.ep_exposed_s(ti);
       const double cp = ti.cp_collectives * std::max(0.0, in.cp_collective_s - ti.cp_hide_s);
       g.ep_s += ep;
       g.cp_s += cp;

@@ -83,6 +83,7 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, 
   const auto each = workload::tp_each_s(tp_overlap_gemms, tp_overlap, tp_collective_s);
   tp_fwd_each_s = each.forward_s;
   tp_bwd_each_s = each.backward_s;
+  ep_each_s = ep_collective_s;
   for (std::size_t i = 0; i < info.size(); ++i) {
     auto& ti = info[i];
     if (ti.category != TaskCategory::forward && ti.category != TaskCategory::backward &&
@@ -93,7 +94,7 @@ void IterationPlan::apply_probe(double tp_collective_s, double ep_collective_s, 
     const double cp_each = std::max(0.0, cp_collective_s - ti.cp_hide_s);
     const double alone = ti.compute_s + tp_exposed_s(ti) + ti.cp_collectives * cp_each;
     if (ti.ep_step < 0) {
-      task.loads.front().amount = alone + ti.ep_collectives * ep_collective_s;
+      task.loads.front().amount = alone + ep_exposed_s(ti);
       continue;
     }
     // A combined step: its parts scaled alike where its GPU work was drawn or slowed.

@@ -103,6 +103,12 @@ struct IterationPlan {
 
   /// Fixes the fused tasks' durations once the probe's tensor-parallel all-reduce time is known.
   void apply_probe(double tp_collective_s, double ep_collective_s = 0, double cp_collective_s = 0);
+  double ep_each_s = 0; // set by apply_probe: one expert-parallel all-to-all alone (the probe's duration)
+  /// The expert-parallel communication time a task's all-to-alls add to it (after apply_probe): each
+  /// alone, or what a combined step's expose beside the other pass.
+  [[nodiscard]] double ep_exposed_s(const TaskInfo& ti) const {
+    return ti.ep_step >= 0 ? ti.ep_step_exposed_s : ti.ep_collectives * ep_each_s;
+  }
   /// The tensor-parallel communication time a task's fused collectives add to it (after apply_probe).
   [[nodiscard]] double tp_exposed_s(const TaskInfo& ti) const {
     return (ti.tp_collectives - ti.tp_bwd_collectives) * tp_fwd_each_s +

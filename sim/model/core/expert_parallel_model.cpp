@@ -142,7 +142,7 @@ public:
         continue;
       auto& [all, exposed] = by_stage[ti.stage];
       all += ti.ep_collectives * r.ep_collective_s;
-      exposed += ti.ep_step >= 0 ? ti.ep_step_exposed_s : ti.ep_collectives * r.ep_collective_s;
+      exposed += run.iteration.ep_exposed_s(ti);
     }
     std::erase_if(by_stage, [](const auto& e) { return e.second.first <= 0; });
     if (by_stage.empty())
