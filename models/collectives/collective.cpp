@@ -4,6 +4,12 @@
 
 namespace dpusim::collectives {
 
+std::string_view kind_name(CollectiveKind k) {
+  constexpr std::string_view kNames[] = {"all-reduce", "all-gather", "reduce-scatter",
+                                         "all-to-all", "broadcast",  "reduce"};
+  return kNames[static_cast<std::size_t>(k)];
+}
+
 NodeMembers group_by_node(std::vector<int>& gpus, int per_node) {
   std::sort(gpus.begin(), gpus.end());
   NodeMembers by_node;

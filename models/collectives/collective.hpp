@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 #include <map>
 #include <vector>
 
@@ -15,6 +16,8 @@ namespace dpusim::collectives {
 /// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank), the buffer of
 /// a broadcast or a reduce (from or to the first rank of the group, its root).
 enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce };
+/// "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast", "reduce".
+std::string_view kind_name(CollectiveKind k);
 /// A broadcast or a reduce: a chain from or to the root, which NCCL runs on its ring alone.
 inline bool rooted(CollectiveKind k) {
   return k == CollectiveKind::broadcast || k == CollectiveKind::reduce;

@@ -152,7 +152,7 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
     if (name == "nvlstree")
       name = "nvls";
     const auto algo = plan::parse_algorithm(name);
-    if (!algo)
+    if (!algo || *algo == plan::CollectiveAlgorithm::tuned)
       throw po::error(fmt::format("--algo {}: valid: ring, tree, nvls (or nvlstree), hierarchical",
                                   vm["algo"].as<std::string>()));
     sw.options.algorithm = *algo;

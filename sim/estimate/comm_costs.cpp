@@ -374,6 +374,8 @@ CommCost CommCosts::collective(CollectiveKind kind, CollectiveAlgorithm algo,
     }
     return applies ? nvls(groups) : as_rings(kind);
   }
+  case CollectiveAlgorithm::tuned: // NCCL's choice depends on the size: NcclCommCosts picks
+    return as_rings(kind);
   case CollectiveAlgorithm::hierarchical: {
     // Phases one after another; each phase's rings together.
     // Each phase's calls carry a fraction of the bytes: a ring of call.bytes per byte of the whole.
@@ -463,6 +465,41 @@ CommCost CommCosts::sends(const std::vector<int>& from, const std::vector<int>& 
       network ? network_step_s(1) + network_route_s(span_of({from.front(), to.front()}, layout_.node.gpus))
               : nvlink_step_s();
   return b.cost(l, c.latency_s);
+}
+
+NcclCommCosts::NcclCommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw,
+                             const datapath::DataPath& path, topology::Routing routing)
+    : node_(layout.node), hw_(hw), transport_(path.transport()) {
+  for (const auto p : catalog::kNcclProtocols) {
+    const auto costs = hw.collective.protocol(p);
+    if (!costs)
+      continue;
+    auto copy = std::make_unique<scenario::Hardware>(hw);
+    auto& c = copy->collective;
+    c.step_latency_nvlink = costs->step_latency_nvlink;
+    c.step_latency_pcie = costs->step_latency_pcie;
+    c.step_latency_network = costs->step_latency_network;
+    c.base_latency = costs->base_latency;
+    // The lowering charges a collective hop's bytes over the link's efficiency times the share.
+    copy->nic.collective_efficiency.value *= costs->bandwidth_share.value;
+    copy->gpu.nvlink_collective_efficiency.value *= costs->bandwidth_share.value;
+    auto closed = std::make_unique<CommCosts>(layout, *copy, path, routing);
+    protocols_.push_back({p, std::move(copy), std::move(closed)});
+  }
+}
+
+plan::NcclChoice NcclCommCosts::choice(CollectiveKind kind, const std::vector<int>& group,
+                                       double bytes) const {
+  return plan::nccl_choice(plan::tuner_input(hw_, node_, transport_, kind, group), bytes)
+      .value_or(plan::NcclChoice{});
+}
+
+CommCost NcclCommCosts::collective(CollectiveKind kind, const plan::NcclChoice& c,
+                                   const std::vector<std::vector<int>>& groups) const {
+  for (const auto& p : protocols_)
+    if (p.protocol == c.protocol)
+      return p.costs->collective(kind, c.algorithm, groups);
+  return protocols_.front().costs->collective(kind, c.algorithm, groups); // Simple: always in the entry
 }
 
 } // namespace dpusim::estimate

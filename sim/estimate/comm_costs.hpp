@@ -12,11 +12,13 @@
 #include "models/collectives/expert_dispatch.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/plan/nccl_choice.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/topology/fabric_kind.hpp"
 #include "sim/topology/topology.hpp"
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace dpusim::estimate {
@@ -83,6 +85,33 @@ private:
   const datapath::DataPath& path_;
   bool hashed_ = true;
   double nvlink_route_s_ = 0;
+};
+
+/// The closed forms of NCCL's own choice (`workload.communication.algorithm: auto`), as the lowering
+/// runs it: each collective at its size in the algorithm and protocol NCCL's tuner picks for its group
+/// (plan::nccl_choice); a protocol's closed forms are CommCosts over the library entry's latencies for
+/// it, its payload's share of a link charged as the lowering charges it (a lower collective efficiency).
+class NcclCommCosts {
+public:
+  NcclCommCosts(const topology::ClusterLayout& layout, const scenario::Hardware& hw,
+                const datapath::DataPath& path, topology::Routing routing);
+  /// What NCCL runs for `group` (global GPU ids) at `bytes` per rank.
+  [[nodiscard]] plan::NcclChoice choice(CollectiveKind kind, const std::vector<int>& group,
+                                        double bytes) const;
+  /// `kind` over each of `groups` at once as `c` runs it, per byte per rank.
+  [[nodiscard]] CommCost collective(CollectiveKind kind, const plan::NcclChoice& c,
+                                    const std::vector<std::vector<int>>& groups) const;
+
+private:
+  struct Protocol {
+    catalog::NcclProtocol protocol;
+    std::unique_ptr<scenario::Hardware> hw; // the entry's costs for it in place of Simple's
+    std::unique_ptr<CommCosts> costs;
+  };
+  topology::NodeLayout node_;
+  const scenario::Hardware& hw_;
+  offload::Transport transport_;
+  std::vector<Protocol> protocols_;
 };
 
 } // namespace dpusim::estimate

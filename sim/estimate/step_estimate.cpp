@@ -101,6 +101,16 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
                                                hw.storage_nic ? &*hw.storage_nic : nullptr);
   const CommCosts comm(layout, hw, path, s.cluster.fabric.routing);
   const auto algo = plan::parse_algorithm(w.collective_algorithm).value_or(CollectiveAlgorithm::ring);
+  // Under NCCL's own choice each collective's cost depends on its size: the algorithm and protocol the
+  // tuner picks for it.
+  std::optional<NcclCommCosts> nccl;
+  if (algo == CollectiveAlgorithm::tuned)
+    nccl.emplace(layout, hw, path, s.cluster.fabric.routing);
+  const auto collective_cost = [&](CollectiveKind k, const std::vector<std::vector<int>>& groups,
+                                   double bytes) {
+    return nccl ? nccl->collective(k, nccl->choice(k, groups.front(), bytes), groups)
+                : comm.collective(k, algo, groups);
+  };
   // A virtual stage's costs depend only on its layers (how many, of which kinds) and on whether it holds
   // the embedding or the head — and, under uneven expert routing, on which layers they are (each draws
   // its own load): computed once per kind (a deep pipeline has a handful, not pp x virtual_stages).
@@ -126,10 +136,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   double ep_core_s_per_use = 0; // host core-seconds of one all-to-all of every expert group
   if (p.tp > 1 && first.tp_bytes > 0)
     e.tp_collective_s =
-        comm.collective(CollectiveKind::all_reduce, algo, {workload::tp_group(p, 0, 0)}).time(first.tp_bytes);
+        collective_cost(CollectiveKind::all_reduce, {workload::tp_group(p, 0, 0)}, first.tp_bytes)
+            .time(first.tp_bytes);
   if (p.cp > 1 && first.cp_bytes > 0)
-    e.cp_collective_s = comm.collective(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)})
-                            .time(first.cp_bytes);
+    e.cp_collective_s =
+        collective_cost(CollectiveKind::all_gather, {workload::cp_group(p, 0, 0, 0)}, first.cp_bytes)
+            .time(first.cp_bytes);
   if (w.model.moe() && p.ep > 1 && first.ep_bytes > 0) {
     // Every expert group of the first stage at once, as the simulation's probe runs them.
     std::vector<std::vector<int>> groups;
@@ -238,13 +250,18 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     }
     cost_stage[static_cast<std::size_t>(st)] = aligned ? 0 : st;
   }
-  std::map<std::pair<int, int>, CommCost> stage_costs;
-  const auto stage_collective = [&](CollectiveKind k, int st) -> const CommCost& {
+  // Per kind and stage (and, under NCCL's own choice, per algorithm and protocol picked at the size).
+  std::map<std::tuple<int, int, int, int>, CommCost> stage_costs;
+  const auto stage_collective = [&](CollectiveKind k, int st, double bytes) -> const CommCost& {
     const int from = cost_stage[static_cast<std::size_t>(st)];
-    const std::pair<int, int> key{static_cast<int>(k), from};
+    const auto& groups = stage_groups[static_cast<std::size_t>(from)];
+    const auto choice = nccl ? nccl->choice(k, groups.front(), bytes) : plan::NcclChoice{algo};
+    const std::tuple<int, int, int, int> key{static_cast<int>(k), from, static_cast<int>(choice.algorithm),
+                                             static_cast<int>(choice.protocol)};
     auto it = stage_costs.find(key);
     if (it == stage_costs.end())
-      it = stage_costs.emplace(key, comm.collective(k, algo, stage_groups[static_cast<std::size_t>(from)]))
+      it = stage_costs
+               .emplace(key, nccl ? nccl->collective(k, choice, groups) : comm.collective(k, algo, groups))
                .first;
     return it->second;
   };
@@ -277,8 +294,8 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     const auto si = static_cast<std::size_t>(st);
     if (!pending[si])
       return;
-    const auto& scatter = stage_collective(CollectiveKind::reduce_scatter, st);
     const double bytes = pending[si]->bytes;
+    const auto& scatter = stage_collective(CollectiveKind::reduce_scatter, st, bytes);
     const double s0 = std::max(scatter_chain[si], pending[si]->issued);
     const auto [end, gather_end] = share(s0, scatter.latency_s + peer_copies(pending[si]->tensors),
                                          bytes * scatter.s_per_byte, gather_chain[si]);
@@ -294,7 +311,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto zero3_layer = [&](int st, double ready, double compute_s, double params, int tensors,
                                bool backward) {
     const auto si = static_cast<std::size_t>(st);
-    const auto& gather = stage_collective(CollectiveKind::all_gather, st);
+    const auto& gather = stage_collective(CollectiveKind::all_gather, st, params * w.param_gather_bytes());
     const double wait = w.param_gather_overlapped() ? before_last_compute[si] : last_compute[si];
     if (pending[si] && pending[si]->issued < wait)
       book_scatter(st);
@@ -426,13 +443,14 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
         } else if (op.forward && gather_in_forward && op.micro == 0) {
           // The first bucket's gather waits for the stream and the input; each later one for the previous
           // gather and for the start of the part that uses the previous bucket.
-          const auto& gather = stage_collective(CollectiveKind::all_gather, st);
           double before = w.align_param_gather ? 0.0 : start; // aligned: dispatched at the start
           for (auto b = c.buckets.rbegin(); b != c.buckets.rend(); ++b) {
             double part_start = end;
             if (b->params > 0) {
               const double g0 = std::max(gather_chain[si], before);
-              gather_chain[si] = g0 + gather.time(b->params * w.param_gather_bytes());
+              const double bytes = b->params * w.param_gather_bytes();
+              const auto& gather = stage_collective(CollectiveKind::all_gather, st, bytes);
+              gather_chain[si] = g0 + gather.time(bytes);
               forward_gather_comm[si] += gather_chain[si] - g0;
               e.host_core_s += gather.host_core_s_per_byte * b->params * w.param_gather_bytes();
               e.arm_core_s += gather.arm_core_s_per_byte * b->params * w.param_gather_bytes();
@@ -516,7 +534,6 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     const auto si = static_cast<std::size_t>(st);
     double chain = 0;
     if (reduce) {
-      const auto& reduction = stage_collective(kind, st);
       for (int chunk : chunk_order[si]) {
         const int vs = workload::virtual_stage_of(p, v, st, chunk);
         const auto& c = costs[static_cast<std::size_t>(vs)];
@@ -524,6 +541,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
           const double ready =
               w.overlap_grad_reduce ? bucket_ready[static_cast<std::size_t>(vs)][k] : free_at[si];
           const double start = std::max(chain, ready);
+          const auto& reduction = stage_collective(kind, st, c.buckets[k].bytes);
           chain = start + reduction.time(c.buckets[k].bytes);
           e.host_core_s += reduction.host_core_s_per_byte * c.buckets[k].bytes;
           e.arm_core_s += reduction.arm_core_s_per_byte * c.buckets[k].bytes;
@@ -547,7 +565,7 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
     kernel_s[si] += optimizer_s;
     dp_comm[si] += forward_gather_comm[si];
     if (w.zero_stage >= 1 && reduce && !gather_in_forward) {
-      const auto& gather = stage_collective(CollectiveKind::all_gather, st);
+      const auto& gather = stage_collective(CollectiveKind::all_gather, st, params * w.param_gather_bytes());
       end += gather.time(params * w.param_gather_bytes());
       e.host_core_s += gather.host_core_s_per_byte * params * w.param_gather_bytes();
       e.arm_core_s += gather.arm_core_s_per_byte * params * w.param_gather_bytes();

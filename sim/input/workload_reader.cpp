@@ -160,7 +160,7 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
     auto cm = c->as_map();
     cm.declare(keys_of("workload.communication"));
     if (auto a = cm.optional("algorithm"))
-      w.collective_algorithm = a->as_choice({"ring", "tree", "hierarchical", "nvls"});
+      w.collective_algorithm = a->as_choice({"ring", "tree", "hierarchical", "nvls", "auto"});
     if (auto t = cm.optional("socket_threads"))
       w.socket_threads = static_cast<int>(t->as_int(1, 64));
     if (auto q = cm.optional("qps_per_connection"))

@@ -7,6 +7,7 @@
 #include "models/collectives/point_to_point.hpp"
 #include "models/collectives/ring.hpp"
 #include "models/collectives/tree.hpp"
+#include "sim/plan/nccl_choice.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -23,6 +24,7 @@ constexpr std::pair<CollectiveAlgorithm, std::string_view> kAlgorithmNames[] = {
     {CollectiveAlgorithm::tree, "tree"},
     {CollectiveAlgorithm::hierarchical, "hierarchical"},
     {CollectiveAlgorithm::nvls, "nvls"},
+    {CollectiveAlgorithm::tuned, "auto"},
 };
 
 /// Fills the summary fields of an operation made of phases.
@@ -424,6 +426,18 @@ Lowered CollectiveLowering::collective(CollectiveKind kind, CollectiveAlgorithm 
     return hierarchical(kind, std::move(gpus), bytes);
   case CollectiveAlgorithm::nvls:
     return nvls(kind, std::move(gpus), bytes);
+  case CollectiveAlgorithm::tuned: {
+    if (kind == CollectiveKind::all_to_all)
+      return all_to_all(std::move(gpus), bytes);
+    const auto in = tuner_input(hw_, hosts_.topology().layout().node, transport_, kind, gpus);
+    const auto choice = nccl_choice(in, bytes).value_or(NcclChoice{});
+    record_pick(picks_, in, choice, bytes);
+    const auto restore = costs_;
+    set_protocol(choice.protocol);
+    auto out = collective(kind, choice.algorithm, std::move(gpus), bytes);
+    costs_ = restore;
+    return out;
+  }
   }
   return ring(kind, std::move(gpus), bytes);
 }

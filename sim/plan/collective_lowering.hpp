@@ -12,6 +12,8 @@
 #include "models/collectives/expert_dispatch.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/engine/task_graph.hpp"
+#include "sim/plan/collective_algorithm.hpp"
+#include "sim/plan/nccl_choice.hpp"
 #include "sim/platform/route_registry.hpp"
 #include "sim/scenario/hardware.hpp"
 
@@ -27,11 +29,6 @@ namespace dpusim::plan {
 /// `bytes` of a collective is per rank: the buffer of an all-reduce, the input of a reduce-scatter,
 /// the output of an all-gather, the send buffer of an all-to-all (bytes/N to each rank).
 using collectives::CollectiveKind;
-
-enum class CollectiveAlgorithm { ring, tree, hierarchical, nvls };
-std::string_view algorithm_name(CollectiveAlgorithm a);
-/// "ring", "tree", "hierarchical" or "nvls"; nullopt for anything else.
-std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view name);
 
 /// Flows (and the host CPU work they cost) that progress together at one rate.
 struct Transfer {
@@ -119,7 +116,8 @@ public:
   Lowered p2p(int src_gpu, int dst_gpu, double bytes);
 
   /// The collective with the given algorithm. Where an algorithm does not apply (see each below) the
-  /// ring is used, as NCCL falls back to it; an all-to-all is always direct sends.
+  /// ring is used, as NCCL falls back to it; an all-to-all is always direct sends. `tuned` lowers what
+  /// NCCL's tuner picks for this group at `bytes` (nccl_choice), in the protocol it picks.
   Lowered collective(CollectiveKind kind, CollectiveAlgorithm algo, std::vector<int> gpus, double bytes);
   /// NCCL's double binary tree all-reduce across nodes (a chain over NVLink inside each node, two
   /// complementary binary trees over the nodes, each carrying half the data; reduce up and broadcast
@@ -147,6 +145,9 @@ public:
   Lowered expert_dispatch(std::vector<int> gpus, const collectives::ExpertDispatch& d);
   /// Independent point-to-point sends of `bytes` each, one part per pair (src, dst).
   Lowered send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes);
+
+  /// What NCCL's tuner picked for the `tuned` collectives lowered so far.
+  [[nodiscard]] const std::vector<NcclPick>& nccl_picks() const { return picks_; }
 
   /// Whether the GPU's NVSwitch can reduce (NVLS); false lowers `nvls` as the ring.
   [[nodiscard]] bool nvls_available() const;
@@ -178,6 +179,7 @@ private:
   offload::Transport transport_;
   std::size_t ring_segment_hops_ = kRingSegmentHops;
   catalog::ProtocolCosts costs_; // the protocol's (Simple's unless set_protocol)
+  std::vector<NcclPick> picks_;
 };
 
 } // namespace dpusim::plan

@@ -188,6 +188,7 @@ public:
     plan_.end = add(task_of(engine::TaskKind::join), make_info(TaskCategory::join, "iteration end"));
     for (auto t : finals)
       plan_.graph.depend(t, plan_.end);
+    plan_.nccl_picks = lowering_.nccl_picks();
     return std::move(plan_);
   }
 

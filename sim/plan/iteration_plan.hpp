@@ -98,6 +98,9 @@ struct IterationPlan {
   std::optional<workload::TpOverlapGemms> tp_overlap_gemms;
   workload::TpOverlapConfig tp_overlap;
   std::vector<CombinedStep> combined_steps; // with workload.overlap_ep_comm: by TaskInfo::ep_step
+  /// With workload.communication.algorithm: auto, what NCCL's tuner picked for the collectives lowered
+  /// so far on the run's lowering (this build's and the builds before it on the same lowering).
+  std::vector<NcclPick> nccl_picks;
   double tp_fwd_each_s = 0; // set by apply_probe: what one fused forward (backward) all-reduce adds to its
   double tp_bwd_each_s = 0; //   task: the probe's duration, or with tp_comm_overlap its exposed part
 

@@ -1,6 +1,7 @@
 #include "sim/run/collective_sweep.hpp"
 
 #include "models/collectives/nccl_tuner.hpp"
+#include "sim/plan/nccl_choice.hpp"
 #include "sim/run/standalone_cluster.hpp"
 #include "sim/simgrid/simulator.hpp"
 
@@ -92,55 +93,6 @@ collectives::CollectiveKind kind_of(SweepOp op) {
   return collectives::CollectiveKind::all_reduce;
 }
 
-/// NCCL's tuner's view of the sweep's ranks on this cluster: the bandwidths its topology search would
-/// find are the node's NVLink and the NICs its ranks use, at the catalog's efficiencies.
-collectives::TunerInput tuner_input(const scenario::Hardware& hw, const topology::NodeLayout& node,
-                                    const offload::Variant& variant, const SweepOptions& o) {
-  collectives::TunerInput in;
-  in.kind = kind_of(o.op);
-  in.nodes = o.nodes;
-  in.ranks = o.nodes * o.gpus_per_node;
-  in.generation = collectives::gpu_generation(hw.gpu.compute_capability.value);
-  in.amd_host = hw.cpu.vendor == "amd";
-  in.x86_host = hw.cpu.vendor == "amd" || hw.cpu.vendor == "intel";
-  const int nics = std::max(1, std::min(o.gpus_per_node, topology::nics_per_host(node) * node.trays));
-  // NCCL's search opens a ring per NIC and doubles the channels on NVLink systems (NCCL-SEARCH), at most
-  // MAXCHANNELS (64, src/include/device.h).
-  in.channels = std::min(64, nics * std::max(1, hw.collective.channels_per_nic.value));
-  in.nvlink = node.nvlink_per_gpu.si() > 0;
-  in.intra_gbps = (in.nvlink ? node.nvlink_per_gpu.si() * hw.gpu.nvlink_collective_efficiency.value
-                             : hw.gpu.pcie_bandwidth.value.si()) /
-                  1e9;
-  in.nvlink_gbps = node.nvlink_per_gpu.si() / 1e9;
-  in.inter_gbps = nics * node.nic_line_rate.si() * hw.nic.collective_efficiency.value / 1e9;
-  in.nvls = o.nvls_enable && hw.gpu.nvls_efficiency.value > 0 && in.nvlink;
-  in.gpudirect = variant.transport() == offload::Transport::rdma;
-  in.tree_ok = o.nodes > 1; // dpusim's tree runs across nodes
-  in.ll = hw.collective.protocol(catalog::NcclProtocol::ll).has_value();
-  in.ll128 = hw.collective.protocol(catalog::NcclProtocol::ll128).has_value();
-  return in;
-}
-
-/// The tuner's protocols as the catalog names them.
-constexpr std::pair<collectives::TunerProtocol, catalog::NcclProtocol> kProtocolNames[] = {
-    {collectives::TunerProtocol::ll, catalog::NcclProtocol::ll},
-    {collectives::TunerProtocol::ll128, catalog::NcclProtocol::ll128},
-    {collectives::TunerProtocol::simple, catalog::NcclProtocol::simple}};
-
-catalog::NcclProtocol protocol_of(collectives::TunerProtocol p) {
-  for (const auto& [tuner, catalog] : kProtocolNames)
-    if (tuner == p)
-      return catalog;
-  return catalog::NcclProtocol::simple;
-}
-
-std::optional<collectives::TunerProtocol> tuner_protocol(std::optional<catalog::NcclProtocol> p) {
-  for (const auto& [tuner, catalog] : kProtocolNames)
-    if (p == catalog)
-      return tuner;
-  return std::nullopt;
-}
-
 Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
   using collectives::TunerAlgorithm;
   using plan::CollectiveAlgorithm;
@@ -150,8 +102,8 @@ Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
     return {CollectiveAlgorithm::ring, o.op == SweepOp::alltoall ? "direct" : "p2p", simple};
   if (o.algorithm == CollectiveAlgorithm::hierarchical)
     return {CollectiveAlgorithm::hierarchical, "hierarchical", simple};
-  in.protocol = tuner_protocol(o.protocol);
-  if (o.algorithm) {
+  in.protocol = plan::tuner_protocol(o.protocol);
+  if (o.algorithm && *o.algorithm != CollectiveAlgorithm::tuned) {
     switch (*o.algorithm) {
     case CollectiveAlgorithm::tree:
       in.algorithm = TunerAlgorithm::tree;
@@ -163,18 +115,10 @@ Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
       in.algorithm = TunerAlgorithm::ring;
     }
   }
-  auto picked = collectives::tuner_choice(in, bytes);
-  if (!picked && in.algorithm != TunerAlgorithm::ring) { // as NCCL falls back: the ring
-    in.algorithm = TunerAlgorithm::ring;
-    picked = collectives::tuner_choice(in, bytes);
-  }
+  const auto picked = plan::nccl_choice(in, bytes);
   if (!picked) // a pinned protocol the ring cannot run here (LL128 over sockets): as pinned
     return {CollectiveAlgorithm::ring, "ring", simple};
-  const auto algorithm = picked->algorithm == TunerAlgorithm::tree   ? CollectiveAlgorithm::tree
-                         : picked->algorithm == TunerAlgorithm::ring ? CollectiveAlgorithm::ring
-                                                                     : CollectiveAlgorithm::nvls;
-  return {algorithm, std::string(collectives::tuner_algorithm_name(picked->algorithm)),
-          protocol_of(picked->protocol)};
+  return {picked->algorithm, std::string(collectives::tuner_algorithm_name(picked->tuned)), picked->protocol};
 }
 
 } // namespace
@@ -209,7 +153,8 @@ SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catal
   if (options.sizes.empty())
     return result;
   // What each size runs: asked for, or what NCCL's tuner picks (its model decides, the simulation times).
-  const auto tuner = tuner_input(hw, topo.layout().node, variant, options);
+  const auto tuner = plan::tuner_input(hw, topo.layout().node, variant.transport(), kind_of(options.op),
+                                       options.nodes, options.gpus_per_node, options.nvls_enable);
   std::vector<Choice> choices;
   for (const double bytes : options.sizes)
     choices.push_back(choose(options, tuner, bytes));

@@ -149,7 +149,7 @@ struct WorkloadConfig {
   std::optional<DataConfig> data;             // absent: input loading is not simulated (negligible for text)
   std::optional<CheckpointConfig> checkpoint; // absent: no checkpoint is simulated
   std::optional<workload::ExpertRouting> routing; // absent: balanced, dropless (a mixture of experts)
-  std::string collective_algorithm = "ring";      // ring | tree | hierarchical | nvls (NCCL_ALGO)
+  std::string collective_algorithm = "ring";      // ring | tree | hierarchical | nvls (NCCL_ALGO) | auto
   // How expert-parallel dispatches and combines run: NCCL's all-to-all (every copy sent, PXN), or as
   // DeepEP does (once per node over RDMA, then NVLink; collectives::expert_dispatch).
   bool ep_dispatch_per_node = false;

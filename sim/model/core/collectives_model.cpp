@@ -12,7 +12,7 @@
 namespace dpusim::model {
 namespace {
 
-constexpr std::array<std::string_view, 4> kAlgorithms{"ring", "tree", "hierarchical", "nvls"};
+constexpr std::array<std::string_view, 5> kAlgorithms{"ring", "tree", "hierarchical", "nvls", "auto"};
 constexpr int kMaxSocketThreads = 64;
 constexpr std::string_view kMoreThreads = "socket-threads-doubled";
 /// A setting binds the run where the next value gains at least this share of the step.
@@ -28,7 +28,9 @@ public:
     return {
         {"workload.communication", "section", "none", "how collectives run"},
         {"workload.communication.algorithm", "choice", "ring",
-         "ring | tree | hierarchical | nvls (NCCL_ALGO)"},
+         "ring | tree | hierarchical | nvls (NCCL_ALGO, in NCCL's Simple protocol) | auto (each collective "
+         "in "
+         "the algorithm and protocol NCCL's tuner picks at its size)"},
         {"workload.communication.socket_threads", "count", "the catalog's",
          "cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)"},
         {"workload.communication.qps_per_connection", "count", "the catalog's",
@@ -55,7 +57,7 @@ public:
     const auto& w = s.workload;
     if (std::find(kAlgorithms.begin(), kAlgorithms.end(), w.collective_algorithm) == kAlgorithms.end())
       out.push_back({"workload.communication.algorithm",
-                     fmt::format("\"{}\" is not valid; valid values: ring, tree, hierarchical, nvls",
+                     fmt::format("\"{}\" is not valid; valid values: ring, tree, hierarchical, nvls, auto",
                                  w.collective_algorithm)});
     if (w.socket_threads && (*w.socket_threads < 1 || *w.socket_threads > 64))
       out.push_back({"workload.communication.socket_threads",
@@ -99,6 +101,14 @@ public:
         "of {}, the step takes {:.4f} s instead of {:.4f} s ({:+.1f}%{}){}",
         gain >= kBinds ? "bound by" : "not bound by", doubled, threads, more, step, -100 * gain, noise_free,
         gain >= kBinds ? "; each TCP connection is driven by that many host cores" : ""));
+  }
+  /// Under NCCL's own choice, what its tuner picked for each kind of collective, so that a user sees
+  /// what the run ran (and can pin it with the algorithm).
+  void report(const RunView& run, report::VariantResult& r) const override {
+    if (run.scenario.workload.collective_algorithm != "auto" || run.iteration.nccl_picks.empty())
+      return;
+    r.notes.push_back(fmt::format("NCCL's choice (workload.communication.algorithm: auto): {}",
+                                  plan::describe_picks(run.iteration.nccl_picks)));
   }
   void configure(const scenario::Scenario& s, scenario::Hardware& hw) const override {
     if (s.workload.socket_threads) {

@@ -135,7 +135,18 @@ INSTANTIATE_TEST_SUITE_P(
              "rdma-nic",
              {{"{tp: 8, dp: 8}", "{tp: 2, dp: 32}"},
               {"precision: bf16", "precision: bf16\n  zero: 1\n  communication: {algorithm: hierarchical}"}}},
-        Case{"selective", "rdma-nic", {{"precision: bf16", "precision: bf16\n  recompute: selective"}}}),
+        Case{"selective", "rdma-nic", {{"precision: bf16", "precision: bf16\n  recompute: selective"}}},
+        // NCCL's own choice: each collective in the algorithm and protocol its tuner picks at its size.
+        Case{"nccl_auto",
+             "rdma-nic",
+             {{"precision: bf16", "precision: bf16\n  communication: {algorithm: auto}"}}},
+        Case{"nccl_auto_host_tcp",
+             "host-tcp",
+             {{"precision: bf16", "precision: bf16\n  communication: {algorithm: auto}"}}},
+        Case{"nccl_auto_zero3_pipeline",
+             "rdma-nic",
+             {{"{tp: 8, dp: 8}", "{tp: 4, pp: 2, dp: 8}"},
+              {"precision: bf16", "precision: bf16\n  zero: 3\n  communication: {algorithm: auto}"}}}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 // A synchronous checkpoint's write (checkpoint_step_s - step_time_s) against the simulation's, bound

@@ -11,6 +11,7 @@
 // comes from RoCE congestion behaviour, which the fabric model does not have, and the two-node value
 // exceeds the line rate, i.e. a tree whose algorithm the row does not state).
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/plan/nccl_choice.hpp"
 #include "tests/models/collectives/ranks.hpp"
 #include "tests/support/collective_rig.hpp"
 
@@ -53,6 +54,58 @@ TEST(CollectiveAlgorithm, NamesRoundTrip) {
     EXPECT_EQ(plan::parse_algorithm(plan::algorithm_name(a)), a);
   EXPECT_FALSE(plan::parse_algorithm("double-tree").has_value());
   EXPECT_FALSE(plan::parse_algorithm("").has_value());
+}
+
+TEST(CollectiveAlgorithm, AutoLowersWhatNcclsTunerPicksInItsProtocolAndSaysSo) {
+  EXPECT_EQ(plan::parse_algorithm("auto"), plan::CollectiveAlgorithm::tuned);
+  EXPECT_EQ(plan::algorithm_name(plan::CollectiveAlgorithm::tuned), "auto");
+  Rig h100({.node = "dgx-h100", .nodes = 2});
+  auto& low = *h100.lowering;
+  const auto kind = plan::CollectiveKind::all_reduce;
+  const auto transport = h100.path->transport();
+  const auto before = low.ring(kind, iota(16), 1e6);
+  std::set<catalog::NcclProtocol> protocols;
+  for (const double bytes : {8.0, 65536.0, 1e6, 1e9}) {
+    for (const auto& gpus : {iota(16), iota(8), std::vector<int>{0, 8}}) {
+      const auto choice =
+          plan::nccl_choice(plan::tuner_input(h100.hw, h100.layout.node, transport, kind, gpus), bytes);
+      ASSERT_TRUE(choice.has_value());
+      protocols.insert(choice->protocol);
+      const auto tuned = low.collective(kind, plan::CollectiveAlgorithm::tuned, gpus, bytes);
+      low.set_protocol(choice->protocol);
+      const auto pinned = low.collective(kind, choice->algorithm, gpus, bytes);
+      low.set_protocol(catalog::NcclProtocol::simple);
+      EXPECT_DOUBLE_EQ(tuned.latency_s, pinned.latency_s) << bytes << " B over " << gpus.size();
+      EXPECT_DOUBLE_EQ(flow_bytes(tuned), flow_bytes(pinned)) << bytes << " B over " << gpus.size();
+      EXPECT_EQ(tuned.steps, pinned.steps);
+    }
+  }
+  // Small sizes in a low-latency protocol, large ones in Simple; the lowering's own protocol is left as
+  // it was (a ring lowered after the tuned ones costs what it did before them).
+  EXPECT_TRUE(protocols.contains(catalog::NcclProtocol::simple));
+  EXPECT_GT(protocols.size(), 1u);
+  const auto after = low.ring(kind, iota(16), 1e6);
+  EXPECT_DOUBLE_EQ(after.latency_s, before.latency_s);
+  EXPECT_DOUBLE_EQ(flow_bytes(after), flow_bytes(before));
+  // What it picked, per kind, group shape and choice: 4 sizes of each of the three shapes.
+  int lowered = 0;
+  for (const auto& p : low.nccl_picks()) {
+    lowered += p.lowered;
+    EXPECT_LE(p.min_bytes, p.max_bytes);
+  }
+  EXPECT_EQ(lowered, 12);
+  const auto text = plan::describe_picks(low.nccl_picks());
+  EXPECT_NE(text.find("all-reduce over 16 ranks on 2 nodes"), std::string::npos) << text;
+  EXPECT_NE(text.find("all-reduce over 2 ranks on 2 nodes"), std::string::npos) << text;
+  EXPECT_NE(text.find("all-reduce over 8 ranks on 1 node,"), std::string::npos) << text;
+  // An all-to-all is direct sends, as with any algorithm, and picks nothing.
+  const auto a2a =
+      low.collective(plan::CollectiveKind::all_to_all, plan::CollectiveAlgorithm::tuned, iota(16), 1e6);
+  EXPECT_EQ(a2a.steps, 1);
+  int after_a2a = 0;
+  for (const auto& p : low.nccl_picks())
+    after_a2a += p.lowered;
+  EXPECT_EQ(after_a2a, 12);
 }
 
 TEST(CollectiveAlgorithm, FallsBackToTheRingWhereAnAlgorithmDoesNotApply) {
