@@ -136,7 +136,10 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   double ep_core_s_per_use = 0; // host core-seconds of one all-to-all of every expert group
   if (p.tp > 1 && first.tp_bytes > 0)
     e.tp_collective_s =
-        collective_cost(CollectiveKind::all_reduce, {workload::tp_group(p, 0, 0)}, first.tp_bytes)
+        (plan::tp_algorithm(algo, first) == algo
+             ? collective_cost(CollectiveKind::all_reduce, {workload::tp_group(p, 0, 0)}, first.tp_bytes)
+             : comm.collective(CollectiveKind::all_reduce, plan::tp_algorithm(algo, first),
+                               {workload::tp_group(p, 0, 0)}))
             .time(first.tp_bytes);
   if (p.cp > 1 && first.cp_bytes > 0)
     e.cp_collective_s =

@@ -6,6 +6,7 @@
 #include "models/collectives/expert_dispatch.hpp"
 #include "models/compute/gpu_compute.hpp"
 #include "models/workload/tp_comm_overlap.hpp"
+#include "sim/plan/collective_algorithm.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <algorithm>
@@ -124,6 +125,14 @@ struct StageCosts {
   std::vector<GradBucket> buckets; // backward of one micro-batch split at bucket boundaries
   double optimizer_s = 0;
 };
+
+/// The algorithm of a stage's tensor-parallel all-reduces: with tp_comm_overlap they are Transformer
+/// Engine's userbuffers exchanges (rings over NVLink, not NCCL), so NCCL's own choice (`tuned`) does not
+/// apply to them and they run as the ring; otherwise the scenario's.
+inline CollectiveAlgorithm tp_algorithm(CollectiveAlgorithm scenario, const StageCosts& first) {
+  return first.tp_overlap_gemms && scenario == CollectiveAlgorithm::tuned ? CollectiveAlgorithm::ring
+                                                                          : scenario;
+}
 
 /// Costs of virtual stage `virtual_stage` of pp x virtual_stages.
 StageCosts stage_costs(const scenario::WorkloadConfig& w, const compute::GpuComputeModel& gpu,

@@ -103,7 +103,8 @@ public:
     const auto& p = ctx.parallelism;
     if (p.tp > 1 && ctx.first_stage.tp_bytes > 0)
       (void)plan::append_to_graph(ctx.plan.probe,
-                                  ctx.lowering.collective(plan::CollectiveKind::all_reduce, ctx.algorithm,
+                                  ctx.lowering.collective(plan::CollectiveKind::all_reduce,
+                                                          plan::tp_algorithm(ctx.algorithm, ctx.first_stage),
                                                           workload::tp_group(p, 0, 0),
                                                           ctx.first_stage.tp_bytes),
                                   {});

@@ -268,3 +268,13 @@ TEST(StageCosts, AnFp8DispatchSendsAByteAndAScalePer128ValuesInTheForwardDispatc
   w.ep_dispatch_per_node = false;
   EXPECT_FALSE(plan::stage_costs(w, gpu, 0).ep_dispatch.has_value());
 }
+
+TEST(StageCosts, NcclsChoiceLeavesTheUserbuffersExchangesOfTpCommOverlapAsRings) {
+  // With tp_comm_overlap a layer's tensor-parallel exchanges are Transformer Engine's userbuffers rings,
+  // not NCCL's collectives: `auto` runs them as the ring; a pinned algorithm stays as pinned.
+  plan::StageCosts c;
+  EXPECT_EQ(plan::tp_algorithm(plan::CollectiveAlgorithm::tuned, c), plan::CollectiveAlgorithm::tuned);
+  c.tp_overlap_gemms = workload::TpOverlapGemms{};
+  EXPECT_EQ(plan::tp_algorithm(plan::CollectiveAlgorithm::tuned, c), plan::CollectiveAlgorithm::ring);
+  EXPECT_EQ(plan::tp_algorithm(plan::CollectiveAlgorithm::nvls, c), plan::CollectiveAlgorithm::nvls);
+}
