@@ -2,6 +2,7 @@
 // (plans/search-gpt3-175b-512xh100.yaml, 1,248 points) evaluated as `dpusim plan` does it.
 //   Estimate:        one feasible configuration's step estimated and turned into its result (the
 //                    scenario already built: what the tier costs beyond reading the point);
+//   EstimateNcclChoice: the same under NCCL's own choice of algorithm and protocol (`auto`);
 //   BuildAndEstimate: a point built from the plan (its YAML overrides read and checked like a scenario
 //                    file, infeasible points included) and, where feasible, estimated.
 // Run: build/bench/dpusim_bench_estimate (tools/planner-benchmark.sh quotes its figures).
@@ -46,6 +47,23 @@ void Estimate(benchmark::State& state) {
   state.counters["configurations"] = static_cast<double>(s.feasible.size());
 }
 BENCHMARK(Estimate)->Unit(benchmark::kMicrosecond);
+
+// The same configurations under NCCL's own choice (workload.communication.algorithm: auto): each
+// collective's algorithm and protocol picked at its size, one set of closed forms per protocol.
+void EstimateNcclChoice(benchmark::State& state) {
+  const auto& s = search();
+  std::vector<scenario::Scenario> tuned = s.feasible;
+  for (auto& sc : tuned)
+    sc.workload.collective_algorithm = "auto";
+  std::size_t i = 0;
+  for (auto _ : state) {
+    auto r = estimate::estimated_result(tuned[i], s.cat);
+    benchmark::DoNotOptimize(r.metrics.step_time_s);
+    i = (i + 1) % tuned.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(EstimateNcclChoice)->Unit(benchmark::kMicrosecond);
 
 void BuildAndEstimate(benchmark::State& state) {
   const auto& s = search();
