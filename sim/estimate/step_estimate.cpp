@@ -255,10 +255,18 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   }
   // Per kind and stage (and, under NCCL's own choice, per algorithm and protocol picked at the size).
   std::map<std::tuple<int, int, int, int>, CommCost> stage_costs;
+  std::map<std::tuple<int, int, double>, plan::NcclChoice> choices; // the same sizes recur every micro-batch
   const auto stage_collective = [&](CollectiveKind k, int st, double bytes) -> const CommCost& {
     const int from = cost_stage[static_cast<std::size_t>(st)];
     const auto& groups = stage_groups[static_cast<std::size_t>(from)];
-    const auto choice = nccl ? nccl->choice(k, groups.front(), bytes) : plan::NcclChoice{algo};
+    plan::NcclChoice choice{algo};
+    if (nccl) {
+      const std::tuple<int, int, double> size_key{static_cast<int>(k), from, bytes};
+      auto c = choices.find(size_key);
+      if (c == choices.end())
+        c = choices.emplace(size_key, nccl->choice(k, groups.front(), bytes)).first;
+      choice = c->second;
+    }
     const std::tuple<int, int, int, int> key{static_cast<int>(k), from, static_cast<int>(choice.algorithm),
                                              static_cast<int>(choice.protocol)};
     auto it = stage_costs.find(key);
