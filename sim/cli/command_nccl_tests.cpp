@@ -21,8 +21,8 @@ int command_nccl_tests(const std::vector<std::string>& args) {
   options.add_options() //
       ("op", po::value<std::string>()->default_value(std::string(run::kSweepOps[0])),
        "the collective: all_reduce | all_gather | reduce_scatter | alltoall | sendrecv | broadcast | reduce "
-       "(nccl-tests' "
-       "*_perf programs)")                                                                                //
+       "| "
+       "gather | scatter (nccl-tests' *_perf programs; root 0 where the op has one)")                     //
       ("minbytes,b", po::value<std::string>()->default_value("32M"), "smallest size (8, 64K, 32M, 8G)")   //
       ("maxbytes,e", po::value<std::string>()->default_value("32M"), "largest size")                      //
       ("stepfactor,f", po::value<std::string>(), "multiply the size by this factor (above 1) each step")  //

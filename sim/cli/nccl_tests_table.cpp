@@ -27,13 +27,26 @@ constexpr std::array<std::pair<const char*, int>, 12> kTypes = {{{"int8", 1},
                                                                  {"f8e4m3", 1},
                                                                  {"f8e5m2", 1}}};
 
+/// All-gather, reduce-scatter, all-to-all, gather and scatter move a whole number of elements per rank,
+/// and nccl-tests' count column is that per-rank count (its getCollByteCount's paramcount).
+bool per_rank_count(run::SweepOp op) {
+  return op == run::SweepOp::all_gather || op == run::SweepOp::reduce_scatter ||
+         op == run::SweepOp::alltoall || run::root_sends(op);
+}
+
 /// Elements of a row and the bytes they make, rounded as nccl-tests rounds them (src/*.cu,
-/// getCollByteCount): all-gather, reduce-scatter and all-to-all move a whole number of elements per rank.
+/// getCollByteCount).
 std::pair<double, double> count_and_bytes(run::SweepOp op, double size, int type_bytes, int ranks) {
   double count = std::floor(size / type_bytes);
-  if (op == run::SweepOp::all_gather || op == run::SweepOp::reduce_scatter || op == run::SweepOp::alltoall)
+  if (per_rank_count(op))
     count = std::floor(count / ranks) * ranks;
   return {count, count * type_bytes};
+}
+
+/// The count column of a row of `bytes`: the elements of the operation, or of each rank's part.
+double count_column(run::SweepOp op, double bytes, int type_bytes, int ranks) {
+  const double count = std::floor(bytes / type_bytes);
+  return per_rank_count(op) ? std::floor(count / std::max(1, ranks)) : count;
 }
 
 /// NCCL's environment variables take names in any case (NCCL_ALGO=Ring, NCCL_PROTO=ll128).
@@ -80,10 +93,10 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
   const auto op_name = vm["op"].as<std::string>();
   const auto op = run::parse_sweep_op(op_name);
   if (!op)
-    throw po::error(
-        fmt::format("--op {}: nccl-tests has no such test that dpusim simulates; valid: "
-                    "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce",
-                    op_name));
+    throw po::error(fmt::format(
+        "--op {}: nccl-tests has no such test that dpusim simulates; valid: "
+        "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce, gather, scatter",
+        op_name));
   sw.options.op = *op;
   const auto size_of = [&](const char* name) {
     const auto text = vm[name].as<std::string>();
@@ -221,7 +234,7 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
   const double factor = run::bus_bandwidth_factor(o.op, result.ranks);
   double busbw_sum = 0;
   for (const auto& row : result.rows) {
-    const double count = std::floor(row.bytes / sweep.type_bytes);
+    const double count = count_column(o.op, row.bytes, sweep.type_bytes, result.ranks);
     const double algbw = row.time_s > 0 ? row.bytes / row.time_s / 1e9 : 0.0;
     const double busbw = algbw * factor;
     busbw_sum += 2 * busbw;
@@ -246,11 +259,11 @@ std::string render_nccl_tests_csv(const NcclTestsSweep& sweep, const run::SweepR
   const double factor = run::bus_bandwidth_factor(o.op, result.ranks);
   for (const auto& row : result.rows) {
     const double algbw = row.time_s > 0 ? row.bytes / row.time_s / 1e9 : 0.0;
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{:.0f},{:.0f},{},{:.9g},{:.9g},{:.9g},{}\n",
-                    run::sweep_op_name(o.op), result.ranks, o.nodes, o.gpus_per_node, variant, result.device,
-                    row.algorithm, row.bytes, std::floor(row.bytes / sweep.type_bytes), sweep.type,
-                    row.time_s * 1e6, algbw, algbw * factor, catalog::protocol_name(row.protocol));
+    out += fmt::format("{},{},{},{},{},{},{},{:.0f},{:.0f},{},{:.9g},{:.9g},{:.9g},{}\n",
+                       run::sweep_op_name(o.op), result.ranks, o.nodes, o.gpus_per_node, variant,
+                       result.device, row.algorithm, row.bytes,
+                       count_column(o.op, row.bytes, sweep.type_bytes, result.ranks), sweep.type,
+                       row.time_s * 1e6, algbw, algbw * factor, catalog::protocol_name(row.protocol));
   }
   return out;
 }

@@ -30,6 +30,8 @@ double bus_bandwidth_factor(SweepOp op, int ranks) {
   case SweepOp::all_gather:
   case SweepOp::reduce_scatter:
   case SweepOp::alltoall:
+  case SweepOp::gather:
+  case SweepOp::scatter:
     return (n - 1) / n;
   case SweepOp::sendrecv:
   case SweepOp::broadcast:
@@ -63,6 +65,16 @@ plan::Lowered lower(plan::CollectiveLowering& lowering, SweepOp op, plan::Collec
       pairs.emplace_back(gpus[r], gpus[(r + 1) % gpus.size()]);
     return lowering.send_recv(pairs, bytes);
   }
+  case SweepOp::gather:
+  case SweepOp::scatter: {
+    // nccl-tests' gather (scatter): every other rank sends S/n to the root (the root to every other
+    // rank), posted together; the root's own part is a copy in its memory.
+    std::vector<std::pair<int, int>> pairs;
+    for (std::size_t r = 1; r < gpus.size(); ++r)
+      pairs.push_back(op == SweepOp::gather ? std::pair{gpus[r], gpus.front()}
+                                            : std::pair{gpus.front(), gpus[r]});
+    return lowering.send_recv(pairs, bytes / static_cast<double>(gpus.size()));
+  }
   }
   throw std::logic_error("unknown sweep operation");
 }
@@ -82,6 +94,8 @@ collectives::CollectiveKind kind_of(SweepOp op) {
     return collectives::CollectiveKind::reduce_scatter;
   case SweepOp::alltoall:
   case SweepOp::sendrecv:
+  case SweepOp::gather:
+  case SweepOp::scatter:
     return collectives::CollectiveKind::all_to_all;
   case SweepOp::broadcast:
     return collectives::CollectiveKind::broadcast;
@@ -98,7 +112,7 @@ Choice choose(const SweepOptions& o, collectives::TunerInput in, double bytes) {
   using plan::CollectiveAlgorithm;
   const auto simple = o.protocol.value_or(catalog::NcclProtocol::simple);
   // What the tuner does not weigh runs as asked, in Simple unless a protocol is pinned.
-  if (o.op == SweepOp::alltoall || o.op == SweepOp::sendrecv)
+  if (o.op == SweepOp::alltoall || o.op == SweepOp::sendrecv || root_sends(o.op))
     return {CollectiveAlgorithm::ring, o.op == SweepOp::alltoall ? "direct" : "p2p", simple};
   if (o.algorithm == CollectiveAlgorithm::hierarchical)
     return {CollectiveAlgorithm::hierarchical, "hierarchical", simple};
@@ -162,7 +176,9 @@ SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catal
   // talk over which paths does not depend on the bytes). Each size's graph is then lowered and simulated
   // in turn, so a long sweep holds one graph at a time.
   std::vector<plan::CollectiveAlgorithm> lowered;
-  for (std::size_t i = 0; i < choices.size(); ++i)
+  // Each at the largest size it runs: a size that rounds to no element for a rank's part (an all-to-all's,
+  // a gather's) sends nothing and would ask for no route.
+  for (std::size_t i = choices.size(); i-- > 0;)
     if (std::find(lowered.begin(), lowered.end(), choices[i].algorithm) == lowered.end()) {
       lowered.push_back(choices[i].algorithm);
       (void)lower(lowering, options.op, choices[i].algorithm, gpus, options.sizes[i]);

@@ -18,12 +18,28 @@
 namespace dpusim::run {
 
 /// The operations nccl-tests has that dpusim simulates (its binaries all_reduce_perf, ...).
-enum class SweepOp { all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce };
-inline constexpr std::string_view kSweepOps[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-                                                 "sendrecv",   "broadcast",  "reduce"};
-/// A broadcast or a reduce: from or to a root (nccl-tests' root 0, the first rank).
+enum class SweepOp {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  alltoall,
+  sendrecv,
+  broadcast,
+  reduce,
+  gather,
+  scatter
+};
+inline constexpr std::string_view kSweepOps[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                                 "alltoall",   "sendrecv",   "broadcast",
+                                                 "reduce",     "gather",     "scatter"};
+/// From or to a root (nccl-tests' root 0, the first rank): a broadcast, a reduce, a gather, a scatter.
 inline bool rooted(SweepOp op) {
-  return op == SweepOp::broadcast || op == SweepOp::reduce;
+  return op == SweepOp::broadcast || op == SweepOp::reduce || op == SweepOp::gather || op == SweepOp::scatter;
+}
+/// A gather or a scatter: nccl-tests runs it as grouped sends to (from) the root, S/n a rank
+/// (src/gather.cu, src/scatter.cu), which NCCL's tuner does not weigh.
+inline bool root_sends(SweepOp op) {
+  return op == SweepOp::gather || op == SweepOp::scatter;
 }
 std::string_view sweep_op_name(SweepOp op);
 /// The operation named as nccl-tests names its test (all_reduce, ...); nullopt for another name.

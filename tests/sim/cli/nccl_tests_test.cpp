@@ -138,6 +138,10 @@ TEST(NcclTests, RingCollectivesShareOneBusBandwidthAndHostTcpIsSlower) {
         tmp, {"--variant", "rdma-nic", "--op", op, "-b", "1G", "-e", "1G", "--nodes", "2", "--algo", "ring"});
     ASSERT_EQ(r.rows.size(), 1u);
     busbw[op] = r.rows.front().oop_busbw_Bps;
+    // nccl-tests counts the elements of the buffer (all-reduce) or of each of the 16 ranks' parts.
+    EXPECT_DOUBLE_EQ(r.rows.front().count,
+                     std::string(op) == "all_reduce" ? 1073741824.0 / 4 : 1073741824.0 / 64)
+        << op;
   }
   EXPECT_NEAR(busbw["all_gather"], busbw["all_reduce"], 0.03 * busbw["all_reduce"]);
   EXPECT_NEAR(busbw["reduce_scatter"], busbw["all_reduce"], 0.03 * busbw["all_reduce"]);
@@ -151,6 +155,30 @@ TEST(NcclTests, RingCollectivesShareOneBusBandwidthAndHostTcpIsSlower) {
     ASSERT_EQ(r.rows.size(), 3u) << op;
     EXPECT_LT(r.rows[0].oop_time_s, r.rows[2].oop_time_s) << op;
   }
+}
+
+TEST(NcclTests, GatherAndScatterMoveEachRanksPartThroughTheRootsNic) {
+  // nccl-tests' gather (scatter): every other rank sends S/n to root 0 (root 0 to every other rank). With
+  // one GPU on each of 4 nodes the root's one NIC carries 3/4 of S, so the bus bandwidth, algbw x 3/4,
+  // is that NIC's rate at RDMA's efficiency: a ConnectX-7's 50 GB/s less the protocol's share.
+  TempDir tmp;
+  std::map<std::string, const dpusim::calib::NcclTestsRow*> row;
+  std::map<std::string, dpusim::calib::NcclTestsReport> reports;
+  for (const char* op : {"gather", "scatter"}) {
+    reports[op] =
+        sweep(tmp, {"--variant", "rdma-nic", "--op", op, "-b", "1G", "-e", "1G", "--nodes", "4", "-g", "1"});
+    ASSERT_EQ(reports[op].rows.size(), 1u) << op;
+    row[op] = &reports[op].rows.front();
+    const auto& r = *row[op];
+    EXPECT_NEAR(r.oop_busbw_Bps, r.oop_algbw_Bps * 3 / 4, 1e-3 * r.oop_algbw_Bps) << op;
+    EXPECT_GT(r.oop_busbw_Bps, 0.8 * 50e9) << op;
+    EXPECT_LT(r.oop_busbw_Bps, 50e9) << op;
+    // nccl-tests' count column is each rank's part: 1 GiB of floats over 4 ranks.
+    EXPECT_DOUBLE_EQ(r.count, 1073741824.0 / 4 / 4) << op;
+  }
+  EXPECT_NEAR(row["gather"]->oop_time_s, row["scatter"]->oop_time_s, 0.02 * row["gather"]->oop_time_s);
+  const auto table = read(fs::path(tmp.path()) / "out" / "scatter_perf.txt");
+  EXPECT_NE(table.find("float    none       0"), std::string::npos) << table;
 }
 
 TEST(NcclTests, TheSameSweepTwiceGivesTheSameTable) {
@@ -171,8 +199,9 @@ TEST(NcclTests, BadOptionsAreRefusedWithWhatIsValidAndWriteNothing) {
       {{"--nodes", "9"}, "the cluster has 8 nodes"},
       {{"-g", "9"}, "each node has 8 GPUs"},
       {{"--nodes", "1", "-g", "1"}, "at least 2 ranks"},
-      {{"--op", "gather"},
-       "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce"},
+      {{"--op", "hypercube"},
+       "valid: all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce, gather, "
+       "scatter"},
       {{"-d", "fp32"}, "valid: int8"},
       {{"--algo", "collnet"}, "valid: ring, tree, nvls (or nvlstree), hierarchical"},
       {{"--proto", "LL64"}, "valid: Simple, LL, LL128"},
