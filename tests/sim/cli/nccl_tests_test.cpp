@@ -181,6 +181,21 @@ TEST(NcclTests, GatherAndScatterMoveEachRanksPartThroughTheRootsNic) {
   EXPECT_NE(table.find("float    none       0"), std::string::npos) << table;
 }
 
+TEST(NcclTests, SizesBelowAnElementARankPrintRowsOfNothing) {
+  // 8 and 64 bytes of floats over 32 ranks are no element a rank: nccl-tests moves nothing there, and the
+  // sweep goes on to the sizes that move something.
+  TempDir tmp;
+  for (const char* op : {"alltoall", "gather"}) {
+    const auto r =
+        sweep(tmp, {"--variant", "rdma-nic", "--op", op, "-b", "8", "-e", "4K", "-f", "8", "--nodes", "4"});
+    ASSERT_EQ(r.rows.size(), 4u) << op;
+    EXPECT_EQ(r.rows[0].size_bytes, 0) << op;
+    EXPECT_EQ(r.rows[1].size_bytes, 0) << op;
+    EXPECT_EQ(r.rows[2].size_bytes, 512) << op;
+    EXPECT_GT(r.rows[3].oop_time_s, 0) << op;
+  }
+}
+
 TEST(NcclTests, TheSameSweepTwiceGivesTheSameTable) {
   TempDir a;
   TempDir b;
