@@ -70,8 +70,8 @@ int steps_of(CollectiveKind kind, int ranks) {
 
 bool applies(const TunerInput& in, TunerAlgorithm a, TunerProtocol p) {
   const bool nvls = a == TunerAlgorithm::nvls || a == TunerAlgorithm::nvls_tree;
-  if (nvls && in.ranks < 2 * in.nodes)
-    return false; // NCCL sets NVLS up only for more than one rank a node
+  if (nvls && in.ranks < 3 * in.nodes)
+    return false; // NCCL sets NVLS up only for more than two GPUs a node (ncclNvlsInit, NCCL-NVLS-INIT)
   const bool ar = in.kind == CollectiveKind::all_reduce;
   const bool rs_ag = in.kind == CollectiveKind::reduce_scatter || in.kind == CollectiveKind::all_gather;
   if (!ar && !rs_ag && !rooted(in.kind))

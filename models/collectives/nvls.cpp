@@ -9,7 +9,9 @@ bool nvls_applies(CollectiveKind kind, const NodeMembers& by_node, bool nvls_ava
     return false;
   const std::size_t k = uniform_members(by_node);
   const bool one_node = by_node.size() == 1;
-  return !(!nvls_available || k < 2 || bytes <= 0 || (!one_node && kind != CollectiveKind::all_reduce));
+  // NCCL sets NVLS up only where the communicator has more than two GPUs on a node (ncclNvlsInit in
+  // src/transport/nvls.cc, NCCL-NVLS-INIT); with fewer it runs the ring.
+  return !(!nvls_available || k < 3 || bytes <= 0 || (!one_node && kind != CollectiveKind::all_reduce));
 }
 
 std::optional<NvlsPlan> nvls(CollectiveKind kind, std::vector<int> gpus, double bytes, int gpus_per_node,

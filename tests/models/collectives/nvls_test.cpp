@@ -30,6 +30,10 @@ TEST(NvlsStructure, AppliesWithTheSwitchToEqualNodesAndAcrossNodesOnlyToAnAllRed
   EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, members({0, 8}), true, 1e9)) << "one GPU per node";
   EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, members({0, 1, 2, 8, 9}), true, 1e9)) << "3 + 2";
   EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, members({3}), true, 1e9));
+  // NCCL sets NVLS up only for more than two GPUs of the communicator on a node (ncclNvlsInit).
+  EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, members({0, 1}), true, 1e9)) << "two GPUs";
+  EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, members({0, 1, 8, 9}), true, 1e9)) << "2 + 2";
+  EXPECT_TRUE(nvls_applies(CollectiveKind::all_reduce, members({0, 1, 2}), true, 1e9)) << "three GPUs";
   EXPECT_FALSE(nvls_applies(CollectiveKind::all_reduce, NodeMembers{}, true, 1e9));
   EXPECT_FALSE(nvls(CollectiveKind::all_reduce, iota(8), 1e9, 8, false).has_value());
 }
