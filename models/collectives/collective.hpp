@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstddef>
-#include <string_view>
 #include <map>
+#include <string_view>
 #include <vector>
 
 namespace dpusim::collectives {

@@ -106,10 +106,11 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   std::optional<NcclCommCosts> nccl;
   if (algo == CollectiveAlgorithm::tuned)
     nccl.emplace(layout, hw, path, s.cluster.fabric.routing);
-  const auto collective_cost = [&](CollectiveKind k, const std::vector<std::vector<int>>& groups,
-                                   double bytes) {
-    return nccl ? nccl->collective(k, nccl->choice(k, groups.front(), bytes), groups)
-                : comm.collective(k, algo, groups);
+  const auto collective_cost = [&](CollectiveKind k, CollectiveAlgorithm a,
+                                   const std::vector<std::vector<int>>& groups, double bytes) {
+    return a == CollectiveAlgorithm::tuned
+               ? nccl->collective(k, nccl->choice(k, groups.front(), bytes), groups)
+               : comm.collective(k, a, groups);
   };
   // A virtual stage's costs depend only on its layers (how many, of which kinds) and on whether it holds
   // the embedding or the head — and, under uneven expert routing, on which layers they are (each draws
@@ -135,15 +136,12 @@ StepEstimate estimate_step(const scenario::Scenario& s, const scenario::Hardware
   const auto& first = costs.front();
   double ep_core_s_per_use = 0; // host core-seconds of one all-to-all of every expert group
   if (p.tp > 1 && first.tp_bytes > 0)
-    e.tp_collective_s =
-        (plan::tp_algorithm(algo, first) == algo
-             ? collective_cost(CollectiveKind::all_reduce, {workload::tp_group(p, 0, 0)}, first.tp_bytes)
-             : comm.collective(CollectiveKind::all_reduce, plan::tp_algorithm(algo, first),
-                               {workload::tp_group(p, 0, 0)}))
-            .time(first.tp_bytes);
+    e.tp_collective_s = collective_cost(CollectiveKind::all_reduce, plan::tp_algorithm(algo, first),
+                                        {workload::tp_group(p, 0, 0)}, first.tp_bytes)
+                            .time(first.tp_bytes);
   if (p.cp > 1 && first.cp_bytes > 0)
     e.cp_collective_s =
-        collective_cost(CollectiveKind::all_gather, {workload::cp_group(p, 0, 0, 0)}, first.cp_bytes)
+        collective_cost(CollectiveKind::all_gather, algo, {workload::cp_group(p, 0, 0, 0)}, first.cp_bytes)
             .time(first.cp_bytes);
   if (w.model.moe() && p.ep > 1 && first.ep_bytes > 0) {
     // Every expert group of the first stage at once, as the simulation's probe runs them.
