@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <utility>
 
 namespace dpusim::cli {
@@ -93,10 +94,8 @@ NcclTestsSweep sweep_from_options(const po::variables_map& vm, int cluster_nodes
   const auto op_name = vm["op"].as<std::string>();
   const auto op = run::parse_sweep_op(op_name);
   if (!op)
-    throw po::error(fmt::format(
-        "--op {}: nccl-tests has no such test that dpusim simulates; valid: "
-        "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv, broadcast, reduce, gather, scatter",
-        op_name));
+    throw po::error(fmt::format("--op {}: nccl-tests has no such test that dpusim simulates; valid: {}",
+                                op_name, fmt::join(run::kSweepOps, ", ")));
   sw.options.op = *op;
   const auto size_of = [&](const char* name) {
     const auto text = vm[name].as<std::string>();

@@ -29,8 +29,8 @@ public:
         {"workload.communication", "section", "none", "how collectives run"},
         {"workload.communication.algorithm", "choice", "ring",
          "ring | tree | hierarchical | nvls (NCCL_ALGO, in NCCL's Simple protocol) | auto (each collective "
-         "in "
-         "the algorithm and protocol NCCL's tuner picks at its size)"},
+         "in the "
+         "algorithm and protocol NCCL's tuner picks at its size)"},
         {"workload.communication.socket_threads", "count", "the catalog's",
          "cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)"},
         {"workload.communication.qps_per_connection", "count", "the catalog's",
@@ -105,7 +105,7 @@ public:
   /// Under NCCL's own choice, what its tuner picked for each kind of collective, so that a user sees
   /// what the run ran (and can pin it with the algorithm).
   void report(const RunView& run, report::VariantResult& r) const override {
-    if (run.scenario.workload.collective_algorithm != "auto" || run.iteration.nccl_picks.empty())
+    if (run.iteration.nccl_picks.empty()) // nothing lowered as `tuned`: the scenario pinned an algorithm
       return;
     r.notes.push_back(fmt::format("NCCL's choice (workload.communication.algorithm: auto): {}",
                                   plan::describe_picks(run.iteration.nccl_picks)));
