@@ -66,6 +66,27 @@ void add(IngestedFile& f, const std::string& probe, ParamSpec spec) {
 
 // --- nccl-tests -------------------------------------------------------------------------------------
 
+/// The ranks and hosts the all-reduce ran on (its "#  Rank ... on HOST" lines): the shape the simulator
+/// needs to turn the measured latency into a step latency. A log without those lines gives none.
+void add_allreduce_shape(IngestedFile& f, const Origin& o, const NcclTestsReport& r) {
+  if (r.hosts.empty() || r.ranks < 1) {
+    f.warnings.push_back(
+        "collective.allreduce_ranks and .allreduce_nodes left out: the log does not list its "
+        "ranks (\"#  Rank ... on HOST\"), so the simulator cannot apply "
+        "collective.allreduce_latency (it needs the shape it was measured on)");
+    return;
+  }
+  const auto nodes = static_cast<int>(r.hosts.size());
+  const std::string what =
+      fmt::format("nccl-tests all_reduce_perf: {} \"#  Rank\" line(s) on {} host(s)", r.ranks, nodes);
+  add(f, "nccl",
+      ParamSpec{"collective.allreduce_ranks", static_cast<double>(r.ranks), calibration::Provenance::measured,
+                o.cite(what, r.first_line), "", std::nullopt, ""});
+  add(f, "nccl",
+      ParamSpec{"collective.allreduce_nodes", static_cast<double>(nodes), calibration::Provenance::measured,
+                o.cite(what, r.first_line), "", std::nullopt, ""});
+}
+
 std::string series_of(const NcclTestsReport& r, std::size_t index) {
   std::string name = r.collective;
   if (name.empty() || r.collective_inferred)
@@ -214,13 +235,14 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
   } else {
     try {
       const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
-      if (ab.alpha_s > 0)
+      if (ab.alpha_s > 0) {
         add(f, "nccl",
             ParamSpec{
                 "collective.allreduce_latency", ab.alpha_s, calibration::Provenance::fitted,
                 o.cite(what + ": alpha of an alpha-beta fit of the time over sizes", r.first_line, last.line),
                 "all_reduce", fit_quality(ab), ""});
-      else
+        add_allreduce_shape(f, o, r);
+      } else
         f.warnings.push_back(
             fmt::format("collective.allreduce_latency left out: the fit's intercept is {:.3g} us, "
                         "not a latency",

@@ -111,7 +111,15 @@ constexpr std::array kRegistry{
              "link rate)"},
     ParamDef{"collective.allreduce_latency", ParamKind::duration,
              "all-reduce time at small messages (alpha of an alpha-beta fit over sizes)", "nccl",
-             "not used by the simulator: step latencies come from the catalog's NCCL entry"},
+             "collective lowering: with collective.allreduce_ranks and .allreduce_nodes, the network (one "
+             "node: NVLink) step latency of the protocol NCCL runs at small sizes, set to give this time on "
+             "that shape (across nodes: RDMA variants)"},
+    ParamDef{"collective.allreduce_ranks", ParamKind::count,
+             "ranks of the all-reduce run the collective parameters came from", "nccl",
+             "collective lowering: the shape collective.allreduce_latency was measured on"},
+    ParamDef{"collective.allreduce_nodes", ParamKind::count,
+             "hosts of the all-reduce run the collective parameters came from", "nccl",
+             "collective lowering: the shape collective.allreduce_latency was measured on"},
     // GPU.
     ParamDef{"gpu.gemm_peak_achieved", ParamKind::flop_rate,
              "best achieved bf16 GEMM throughput over the sweep", "gpu",

@@ -4,6 +4,7 @@
 #include "models/workload/layer_kinds.hpp"
 #include "sim/estimate/checkpoint_estimate.hpp"
 #include "sim/estimate/comm_costs.hpp"
+#include "sim/estimate/measured_latency.hpp"
 #include "sim/model/checkpoint/checkpoint.hpp"
 #include "sim/model/congestion/congestion.hpp"
 #include "sim/model/noise/noise.hpp"
@@ -634,7 +635,7 @@ report::VariantResult estimated_result(const scenario::Scenario& s, const catalo
   std::optional<calibration::Profile> profile;
   if (!s.calibration.empty())
     profile = calibration::load_profile(s.calibration);
-  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, s.calibration);
+  const auto hw = calibrated_hardware(s, cat, variant, profile ? &*profile : nullptr, s.calibration);
   const auto e = estimate_step(s, hw);
   const auto layout = scenario::cluster_layout(s.cluster, hw.node, hw.gpu, hw.nic, hw.fabric_switch,
                                                hw.storage_nic ? &*hw.storage_nic : nullptr);

@@ -164,6 +164,8 @@ SweepResult run_collective_sweep(const scenario::Scenario& scenario, const catal
   result.ranks = static_cast<int>(gpus.size());
   result.device = hw.nic.name;
   result.algorithm = options.algorithm ? std::string(plan::algorithm_name(*options.algorithm)) : "nccl";
+  result.profile = hw.profile_path;
+  result.calibrated = hw.calibrated;
   if (options.sizes.empty())
     return result;
   // What each size runs: asked for, or what NCCL's tuner picks (its model decides, the simulation times).

@@ -7,6 +7,7 @@
 #include "models/catalog/catalog.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <functional>
@@ -79,6 +80,8 @@ struct SweepResult {
   int ranks = 0;
   std::string device;    // NIC or DPU carrying inter-node traffic
   std::string algorithm; // asked for, or "nccl" where the tuner picks per size (each row says which)
+  std::string profile;   // the calibration profile's path, empty for none
+  std::vector<scenario::CalibratedValue> calibrated; // what the profile gave, and whether it was taken
   std::vector<SweepRow> rows;
 };
 

@@ -1,5 +1,6 @@
 #include "sim/run/standalone_cluster.hpp"
 
+#include "sim/estimate/measured_latency.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/run/variant_parts.hpp"
 #include "sim/scenario/cluster_layout.hpp"
@@ -52,8 +53,8 @@ StandaloneCluster::StandaloneCluster(const scenario::Scenario& s, const catalog:
                                      const offload::Variant& variant, const std::string& calibration,
                                      bool pxn)
     : scenario(s), profile(profile_of(s, calibration)),
-      hw(model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path(s, calibration),
-                             false)),
+      hw(estimate::calibrated_hardware(s, cat, variant, profile ? &*profile : nullptr,
+                                       profile_path(s, calibration), false)),
       topo(topology_of(s, variant, hw)), router(topo, s.seed, failures_of(s, topo), s.cluster.fabric.routing),
       path(variant, s.cluster.services, hw), hosts(topo, hw, options_of(hw, path, pxn)),
       routes(hosts, router), lowering(routes, hw, path) {}

@@ -2,6 +2,7 @@
 
 #include "models/calibration/profile.hpp"
 #include "models/core/atomic_file.hpp"
+#include "sim/estimate/measured_latency.hpp"
 #include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/plan/ecmp_balance.hpp"
@@ -30,8 +31,8 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
   const std::string profile_path = options.calibration.empty() ? s.calibration : options.calibration;
   if (!profile_path.empty())
     profile = calibration::load_profile(profile_path);
-  const auto hw = model::hardware_for(s, cat, variant, profile ? &*profile : nullptr, profile_path,
-                                      options.calibration_shape);
+  const auto hw = estimate::calibrated_hardware(s, cat, variant, profile ? &*profile : nullptr, profile_path,
+                                                options.calibration_shape);
 
   const auto& models = options.registry != nullptr ? *options.registry : model::registry();
   std::vector<const model::Model*> in_order;

@@ -20,6 +20,15 @@ struct CalibratedValue {
   std::string note;       // why it was or was not taken, where that is not plain
 };
 
+/// An all-reduce's time at small messages as measured on the user's cluster (a calibration profile's
+/// collective.allreduce_latency) and the shape it ran on (collective.allreduce_ranks, .allreduce_nodes):
+/// estimate::take_measured_latency sets the library's step latencies from it.
+struct MeasuredAllReduce {
+  std::optional<catalog::Cited<units::Seconds>> latency;
+  int ranks = 0;
+  int nodes = 0;
+};
+
 struct Hardware {
   catalog::NodeSpec node;
   catalog::GpuSpec gpu;
@@ -28,6 +37,7 @@ struct Hardware {
   // The NIC or DPU of each tray's storage port on a separate storage fabric (cluster.storage.node_nic).
   std::optional<catalog::NicSpec> storage_nic;
   catalog::CollectiveSpec collective;
+  MeasuredAllReduce measured_allreduce;
   catalog::SwitchSpec fabric_switch;
   std::string profile_path;
   std::vector<CalibratedValue> calibrated;

@@ -51,6 +51,23 @@ public:
            hw.gpu.nvlink_collective_efficiency = {v, c};
            return true;
          }},
+        // The three together set the library's step latencies (estimate::take_measured_latency, once the
+        // whole profile is in: it says there whether they were taken).
+        {"collective.allreduce_latency", "collective.step_latency_network (or _nvlink)",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& c) {
+           hw.measured_allreduce.latency = catalog::Cited<units::Seconds>{units::Seconds::from_si(v), c};
+           return true;
+         }},
+        {"collective.allreduce_ranks", "collective.step_latency_network (or _nvlink)",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& /*c*/) {
+           hw.measured_allreduce.ranks = static_cast<int>(v);
+           return true;
+         }},
+        {"collective.allreduce_nodes", "collective.step_latency_network (or _nvlink)",
+         [](scenario::Hardware& hw, double v, const catalog::Citation& /*c*/) {
+           hw.measured_allreduce.nodes = static_cast<int>(v);
+           return true;
+         }},
     };
   }
   void check(const scenario::Scenario& s, const catalog::Catalog& /*cat*/, Problems& out) const override {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <set>
+#include <sstream>
 
 using namespace dpusim::calib;
 using dpusim::calib::testing::read_fixture;
@@ -115,6 +116,30 @@ TEST(calib_Ingest, NcclTestsTwoNodesGiveBusBandwidthLatencyAndEfficiency) {
   ASSERT_NE(lat, nullptr);
   EXPECT_GT(lat->value, 10e-6);
   EXPECT_LT(lat->value, 40e-6);
+  // The shape the latency was measured on, from the log's rank lines: the simulator needs it.
+  ASSERT_NE(param(f, "collective.allreduce_ranks"), nullptr);
+  EXPECT_EQ(param(f, "collective.allreduce_ranks")->value, 2);
+  ASSERT_NE(param(f, "collective.allreduce_nodes"), nullptr);
+  EXPECT_EQ(param(f, "collective.allreduce_nodes")->value, 2);
+}
+
+TEST(calib_Ingest, NcclTestsWithoutRankLinesGiveNoShapeAndSaySo) {
+  std::string text = read_fixture("nccl-tests/all_reduce_perf-1node-8xh100.txt");
+  const auto f = ingest_string(text);
+  ASSERT_NE(param(f, "collective.allreduce_ranks"), nullptr);
+  EXPECT_EQ(param(f, "collective.allreduce_ranks")->value, 8);
+  EXPECT_EQ(param(f, "collective.allreduce_nodes")->value, 1);
+  // Without the "#  Rank" lines the latency stays, its shape does not.
+  std::string bare;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("#  Rank") == std::string::npos)
+      bare += line + "\n";
+  const auto g = ingest_string(bare);
+  EXPECT_NE(param(g, "collective.allreduce_latency"), nullptr);
+  EXPECT_EQ(param(g, "collective.allreduce_ranks"), nullptr);
+  EXPECT_EQ(param(g, "collective.allreduce_nodes"), nullptr);
+  EXPECT_TRUE(warned(g, "collective.allreduce_ranks and .allreduce_nodes left out")) << g.warnings.size();
 }
 
 TEST(calib_Ingest, NcclTestsScopeIsChecked) {

@@ -128,6 +128,60 @@ TEST(NcclTests, TwoNodesOfOneGpuReachTheRecordedLogsBusBandwidthAtLargeSizes) {
   EXPECT_EQ(compared, 6);
 }
 
+/// `dpusim-calib ingest` of a recorded log into `<tmp>/profile/profile.yaml`.
+std::string ingest(const TempDir& tmp, const fs::path& log, std::vector<std::string> extra) {
+  std::vector<std::string> argv{DPUSIM_CALIB_BINARY, "ingest", log.string(), "--out",
+                                tmp.path() + "/profile"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  const auto r = run_command(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return tmp.path() + "/profile/profile.yaml";
+}
+
+/// The closed loop at small sizes: a recorded log ingested into a profile, then the sweep of the log's
+/// shape with that profile: each latency-bound size (up to 64 KiB) within `within` of the log's time.
+void expect_small_sizes_of(const std::string& log_name, const std::vector<std::string>& ingest_flags,
+                           const std::vector<std::string>& sweep_flags, double within) {
+  TempDir tmp;
+  const auto log_path = kSource / "tests/hw_calib/data/nccl-tests" / log_name;
+  const auto profile = ingest(tmp, log_path, ingest_flags);
+  auto flags = sweep_flags;
+  flags.insert(flags.end(), {"--calibration", profile});
+  const auto sim = sweep(tmp, flags);
+  const auto log = dpusim::calib::parse_nccl_tests(read(log_path));
+  const auto ours = by_size(sim);
+  int compared = 0;
+  for (const auto& row : log.rows) {
+    if (row.size_bytes > 65536)
+      continue;
+    ASSERT_EQ(ours.count(row.size_bytes), 1u) << row.size_bytes;
+    EXPECT_NEAR(ours.at(row.size_bytes)->oop_time_s, row.best_time_s(), within * row.best_time_s())
+        << log_name << " " << row.size_bytes;
+    ++compared;
+  }
+  EXPECT_GE(compared, 7);
+  // The table says what the profile's latency became.
+  const auto table = read(fs::path(tmp.path()) / "out" / "all_reduce_perf.txt");
+  EXPECT_NE(table.find("# dpusim calibration " + profile + ": collective.allreduce_latency = "),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find(" step of LL "), std::string::npos) << table;
+}
+
+TEST(NcclTests, TheRecordedTwoNodeLogsOwnProfileGivesItsSmallSizes) {
+  // From the catalog alone these sizes come out a third fast (docs/nccl-tests.md); the log's fitted
+  // latency, on the shape it names (2 ranks on 2 hosts), sets LL's network step.
+  expect_small_sizes_of(
+      "all_reduce_perf-2node-cx7-mpirun.txt", {"--nccl-link-rate", "400Gbps", "--nccl-scope", "network"},
+      {"--variant", "rdma-nic", "-b", "8", "-e", "64K", "-f", "2", "--nodes", "2", "-g", "1"}, 0.05);
+}
+
+TEST(NcclTests, TheRecordedOneNodeLogsOwnProfileGivesItsSmallSizes) {
+  // Eight GPUs of one node, without NVLink SHARP as where the log was taken: LL's NVLink step.
+  expect_small_sizes_of("all_reduce_perf-1node-8xh100.txt", {},
+                        {"-b", "1K", "-e", "64K", "-f", "2", "--nodes", "1", "--nvls-enable", "0"}, 0.05);
+}
+
 TEST(NcclTests, RingCollectivesShareOneBusBandwidthAndHostTcpIsSlower) {
   // A ring all-reduce is a reduce-scatter and an all-gather: at a bandwidth-bound size the three have
   // the same bus bandwidth (nccl-tests' factors make them comparable).

@@ -48,6 +48,21 @@ const std::string kLoader =
     "micro_batch: 1, parallelism: {tp: 1, dp: 1}, data: {sample: 4KiB, decode: 1us, workers: 1, prefetch: "
     "1}}\noffload: {baseline: rdma-nic}\nseed: 1\n";
 const std::string kLoaderTail = kLoader + "noise: {storage_tail: true}\n";
+// A data-parallel all-reduce small enough (90 KiB over 16 GPUs on 2 nodes) for NCCL's choice to run it in
+// LL, the protocol the measured small-size latency sets.
+const std::string kSmallAllReduce =
+    "name: cal\ncluster: {nodes: 2, node: dgx-h100, fabric: {topology: fat-tree, link: 400Gbps, latency: "
+    "1us}}\nworkload: {model: {layers: 1, hidden: 32, heads: 2, vocab: 64}, seq_len: 256, global_batch: 16, "
+    "micro_batch: 1, parallelism: {tp: 1, dp: 16}, communication: {algorithm: auto}}\n"
+    "offload: {baseline: rdma-nic}\n";
+/// Profile lines of a measured all-reduce's latency or shape.
+std::string measured(const char* key, const char* value) {
+  return std::string("  collective.allreduce_") + key + ":\n    value: " + value +
+         "\n    provenance: measured\n    source: test\n";
+}
+const std::string kOnTwoNodes = measured("ranks", "2") + measured("nodes", "2");
+const std::string kLatencyOnTwoNodes = measured("latency", "100us") + measured("nodes", "2");
+const std::string kLatencyOfSixteenRanks = measured("latency", "100us") + measured("ranks", "16");
 
 struct Case {
   const char* parameter;
@@ -56,8 +71,12 @@ struct Case {
   const char* low;
   const char* high;
   bool higher_is_faster;
-  const char* also = ""; // further profile parameters the case needs, as YAML lines
+  std::string also = ""; // further profile parameters the case needs, as YAML lines
 };
+// Names the case in test output (gtest prints an unknown type's bytes, addresses and all).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.parameter;
+}
 
 const Case kCases[] = {
     {"host_cpu.cores", "host_cpu", &kHostTcp, "8", "112", true},
@@ -87,6 +106,11 @@ const Case kCases[] = {
     // The tail needs its median: 1 ms, against a 99th percentile of 2 ms or 50 ms.
     {"storage.read_latency_p99", "host_cpu", &kLoaderTail, "2ms", "50ms", false,
      "  storage.read_latency_median:\n    value: 1ms\n    provenance: measured\n    source: test\n"},
+    // The measured small-size latency and its shape: a longer one, or the same over fewer ranks or nodes
+    // (more of it in each step), makes the LL all-reduce longer.
+    {"collective.allreduce_latency", "host_cpu", &kSmallAllReduce, "10us", "500us", false, kOnTwoNodes},
+    {"collective.allreduce_ranks", "host_cpu", &kSmallAllReduce, "2", "16", true, kLatencyOnTwoNodes},
+    {"collective.allreduce_nodes", "host_cpu", &kSmallAllReduce, "2", "16", true, kLatencyOfSixteenRanks},
 };
 
 double step_with(const TempDir& tmp, const Case& c, const char* value, const std::string& tag) {
