@@ -1,5 +1,6 @@
-// The claims of plans/llama3-405b-15t-90d.yaml and plans/llama3-70b-576-gpus-generations.yaml, on their
-// references (results/plans/..., which the golden test holds to what `dpusim plan` gives).
+// The claims of plans/llama3-405b-15t-90d.yaml, plans/llama3-70b-576-gpus-generations.yaml and
+// plans/llama3-405b-15t-generations.yaml, on their references (results/plans/..., which the golden test
+// holds to what `dpusim plan` gives).
 #include "tests/support/golden_tables.hpp"
 
 #include <cmath>
@@ -142,4 +143,78 @@ TEST(PlanClaims, FourGenerationsAt576GpusAndTheNetworksGrowingShareAsPrecisionFa
           << r.at("point");
     }
   EXPECT_NEAR(number(best.at("dgx-h100/bf16/rdma-nic"), "time_to_train_days"), 289.4, 1.0);
+}
+
+TEST(PlanClaims, Llama3405BOn15TTokensOnFourGenerationsAt4608Gpus) {
+  const auto rows =
+      dpusim::testing::csv_rows(kSource / "results/plans/llama3-405b-15t-generations/points.csv");
+  ASSERT_EQ(rows.size(), 24u);
+  std::map<std::string, std::map<std::string, std::string>> best; // the simulated row of node/precision
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.at("gpus"), "4608");
+    if (r.at("node") == "dgx-h100" && r.at("precision") == "nvfp4") {
+      EXPECT_EQ(r.at("feasible"), "false");
+      EXPECT_NE(r.at("reason").find("has no nvfp4 tensor cores"), std::string::npos);
+      continue;
+    }
+    ASSERT_EQ(r.at("feasible"), "true") << r.at("point") << ": " << r.at("reason");
+    if (r.at("tier") != "simulated")
+      continue;
+    const std::string key = r.at("node") + "/" + r.at("precision");
+    ASSERT_EQ(best.count(key), 0u) << key;
+    best[key] = r;
+    EXPECT_NEAR(number(r, "estimated_step_time_s"), number(r, "step_time_s"), 0.01 * number(r, "step_time_s"))
+        << key;
+  }
+  ASSERT_EQ(best.size(), 11u);
+  const auto at = [&](const std::string& node, const std::string& precision, const std::string& column) {
+    return number(best.at(node + "/" + precision), column);
+  };
+  // The H100 runs plain 1F1B: interleaving fits its memory only with full recomputation, and is slower.
+  EXPECT_EQ(best.at("dgx-h100/bf16").at("virtual_stages"), "1");
+  for (const auto& r : rows)
+    if (r.at("node") == "dgx-h100" && r.at("virtual_stages") == "2" && r.at("feasible") == "true") {
+      EXPECT_EQ(r.at("recompute"), "full");
+    }
+  EXPECT_NEAR(at("dgx-h100", "bf16", "step_time_s"), 22.94, 0.05);
+  EXPECT_NEAR(at("dgx-h100", "bf16", "time_to_train_with_failures_days"), 218.5, 0.5);
+  // Each generation faster in every format both run; each lower format faster on each GPU.
+  const std::vector<std::string> generations{"dgx-h100", "dgx-b200", "gb200-nvl72", "gb300-nvl72"};
+  for (const char* precision : {"bf16", "fp8-cs"})
+    for (std::size_t i = 1; i < generations.size(); ++i)
+      EXPECT_LT(at(generations[i], precision, "step_time_s"),
+                at(generations[i - 1], precision, "step_time_s"))
+          << generations[i] << " " << precision;
+  EXPECT_LT(at("gb300-nvl72", "nvfp4", "step_time_s"), 0.9 * at("gb200-nvl72", "nvfp4", "step_time_s"));
+  for (std::size_t i = 1; i < generations.size(); ++i) {
+    const auto& node = generations[i];
+    EXPECT_LT(at(node, "fp8-cs", "step_time_s"), at(node, "bf16", "step_time_s")) << node;
+    EXPECT_LT(at(node, "nvfp4", "step_time_s"), at(node, "fp8-cs", "step_time_s")) << node;
+  }
+  // The 72-GPU domain against 8-GPU servers in BF16: 8.1% a step, 0.30 s less waiting, lower goodput.
+  EXPECT_NEAR(1 - at("gb200-nvl72", "bf16", "step_time_s") / at("dgx-b200", "bf16", "step_time_s"), 0.081,
+              0.003);
+  EXPECT_NEAR(at("dgx-b200", "bf16", "exposed_comm_s") - at("gb200-nvl72", "bf16", "exposed_comm_s"), 0.30,
+              0.02);
+  EXPECT_LT(at("gb200-nvl72", "bf16", "goodput"), at("dgx-b200", "bf16", "goodput"));
+  // Lower precision shrinks compute more than waiting.
+  const auto waiting = [&](const std::string& precision) {
+    return at("dgx-b200", precision, "exposed_comm_s") / at("dgx-b200", precision, "step_time_s");
+  };
+  EXPECT_LT(waiting("bf16"), waiting("fp8-cs"));
+  EXPECT_LT(waiting("fp8-cs"), waiting("nvfp4"));
+  // The headline: GB300 racks in NVFP4 fastest and cheapest on 64 racks; DGX B200 in NVFP4 the least energy.
+  const auto& fastest = best.at("gb300-nvl72/nvfp4");
+  EXPECT_EQ(fastest.at("nodes"), "64");
+  EXPECT_EQ(fastest.at("device"), "connectx-8");
+  EXPECT_NEAR(number(fastest, "time_to_train_with_failures_days"), 44.1, 0.2);
+  const auto& frugal = best.at("dgx-b200/nvfp4");
+  for (const auto& r : rows)
+    if (r.at("feasible") == "true") {
+      EXPECT_GE(number(r, "time_to_train_with_failures_days"),
+                number(fastest, "time_to_train_with_failures_days"))
+          << r.at("point");
+      EXPECT_GE(number(r, "cost_usd"), number(fastest, "cost_usd")) << r.at("point");
+      EXPECT_GE(number(r, "energy_mwh"), number(frugal, "energy_mwh")) << r.at("point");
+    }
 }
