@@ -6,6 +6,16 @@
 #include <utility>
 
 namespace dpusim::catalog {
+namespace {
+
+/// A tree's network step latency, or the ring's (`ring`) where the entry gives none.
+Cited<units::Seconds> tree_step(EntryReader& r, const std::string& key, const Cited<units::Seconds>& ring) {
+  if (auto tree = r.optional_quantity<units::Seconds>(key))
+    return *tree;
+  return {ring.value, {Citation::Kind::assumption, fmt::format("{} not given: the ring's", key)}};
+}
+
+} // namespace
 
 CollectiveSpec read_collective(EntryReader& r) {
   using units::Seconds;
@@ -15,6 +25,7 @@ CollectiveSpec read_collective(EntryReader& r) {
   c.step_latency_nvlink = r.quantity<Seconds>("step_latency_nvlink");
   c.step_latency_pcie = r.quantity<Seconds>("step_latency_pcie");
   c.step_latency_network = r.quantity<Seconds>("step_latency_network");
+  c.tree_step_latency_network = tree_step(r, "tree_step_latency_network", c.step_latency_network);
   c.base_latency = r.quantity<Seconds>("base_latency");
   c.socket_threads = r.count("socket_threads", 1, 64);
   c.channels_per_nic = r.count("channels_per_nic", 1, 64);
@@ -30,7 +41,9 @@ CollectiveSpec read_collective(EntryReader& r) {
     const int given = (step_nvlink ? 1 : 0) + (step_pcie ? 1 : 0) + (step_network ? 1 : 0) + (base ? 1 : 0) +
                       (share ? 1 : 0);
     if (given == 5)
-      *into = ProtocolCosts{*step_nvlink, *step_pcie, *step_network, *base, *share};
+      *into = ProtocolCosts{*step_nvlink,  *step_pcie,
+                            *step_network, *base,
+                            *share,        tree_step(r, p + "_tree_step_latency_network", *step_network)};
     else if (given > 0)
       r.map().node().fail(fmt::format("the {} protocol needs all five of {}_step_latency_nvlink, "
                                       "{}_step_latency_pcie, {}_step_latency_network, {}_base_latency and "
@@ -55,8 +68,12 @@ std::string_view protocol_name(NcclProtocol p) {
 std::optional<ProtocolCosts> CollectiveSpec::protocol(NcclProtocol p) const {
   switch (p) {
   case NcclProtocol::simple:
-    return ProtocolCosts{step_latency_nvlink, step_latency_pcie, step_latency_network, base_latency,
-                         Cited<double>{1.0, base_latency.cite}};
+    return ProtocolCosts{step_latency_nvlink,
+                         step_latency_pcie,
+                         step_latency_network,
+                         base_latency,
+                         Cited<double>{1.0, base_latency.cite},
+                         tree_step_latency_network};
   case NcclProtocol::ll:
     return ll;
   case NcclProtocol::ll128:

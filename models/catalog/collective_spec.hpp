@@ -26,6 +26,9 @@ struct ProtocolCosts {
   Cited<units::Seconds> step_latency_network;
   Cited<units::Seconds> base_latency;
   Cited<double> bandwidth_share; // 1 for Simple
+  /// A tree's network step, and a ring's where it has one rank a node (NCCL's model exposes every
+  /// latency there); the ring's where the entry gives none.
+  Cited<units::Seconds> tree_step_latency_network;
 };
 
 /// A collective communication library's latency model and transport defaults (NCCL).
@@ -35,11 +38,12 @@ struct CollectiveSpec {
   Cited<units::Seconds> step_latency_nvlink; // per ring step, beyond the simulated wire latency
   Cited<units::Seconds> step_latency_pcie;
   Cited<units::Seconds> step_latency_network;
-  Cited<units::Seconds> base_latency; // once per collective
-  Cited<int> socket_threads;          // CPU threads driving one TCP connection
-  Cited<int> channels_per_nic;        // rings (channels) a NIC carries, each on a connection of its own
-  Cited<int> qps_per_connection;      // RDMA queue pairs a connection's bytes are split over
-  Cited<bool> pxn;                    // sends reach a NIC on another GPU's rail over NVLink first
+  Cited<units::Seconds> tree_step_latency_network; // a tree's, and a ring's of one rank a node
+  Cited<units::Seconds> base_latency;              // once per collective
+  Cited<int> socket_threads;                       // CPU threads driving one TCP connection
+  Cited<int> channels_per_nic;   // rings (channels) a NIC carries, each on a connection of its own
+  Cited<int> qps_per_connection; // RDMA queue pairs a connection's bytes are split over
+  Cited<bool> pxn;               // sends reach a NIC on another GPU's rail over NVLink first
   // The low-latency protocols, where the entry gives them (ll_*, ll128_* keys).
   std::optional<ProtocolCosts> ll, ll128;
 

@@ -74,8 +74,10 @@ double CommCosts::nvlink_step_s() const {
   return hw_.collective.step_latency_nvlink.value.si() + nvlink_route_s_;
 }
 
-double CommCosts::network_step_s(int nodes) const {
-  return hw_.collective.step_latency_network.value.si() + path_.step_latency_s(nodes);
+double CommCosts::network_step_s(int nodes, bool tree) const {
+  const auto& c = hw_.collective;
+  return (tree ? c.tree_step_latency_network : c.step_latency_network).value.si() +
+         path_.step_latency_s(nodes);
 }
 
 double CommCosts::network_route_s(int nodes) const {
@@ -283,9 +285,10 @@ CommCost CommCosts::rings(const std::vector<Ring>& calls) const {
         b.hop(l, hop.src, hop.dst, hop.bytes, true);
     // As the lowering charges it: only the steps that cross from node to node pay the network's latency.
     const int inter_steps = plan.inter_node_steps;
-    const double network_step =
-        inter_steps > 0 ? network_step_s(plan.nodes) + network_route_s(span_of(call.gpus, layout_.node.gpus))
-                        : 0.0;
+    const bool one_a_node = static_cast<int>(call.gpus.size()) == plan.nodes;
+    const double network_step = inter_steps > 0 ? network_step_s(plan.nodes, one_a_node) +
+                                                      network_route_s(span_of(call.gpus, layout_.node.gpus))
+                                                : 0.0;
     c.latency_s = std::max(c.latency_s, hw_.collective.base_latency.value.si() + inter_steps * network_step +
                                             (plan.steps - inter_steps) * nvlink_step_s());
   }
@@ -304,10 +307,10 @@ CommCost CommCosts::tree(const std::vector<std::vector<int>>& groups) const {
     for (const auto& t : plan->trees)
       for (const auto& hop : t)
         b.hop(l, hop.src, hop.dst, hop.bytes, true);
-    const double lat =
-        hw_.collective.base_latency.value.si() +
-        2 * (plan->depth * (network_step_s(plan->nodes) + network_route_s(span_of(g, layout_.node.gpus))) +
-             plan->chain_hops * nvlink_step_s());
+    const double lat = hw_.collective.base_latency.value.si() +
+                       2 * (plan->depth * (network_step_s(plan->nodes, true) +
+                                           network_route_s(span_of(g, layout_.node.gpus))) +
+                            plan->chain_hops * nvlink_step_s());
     c.latency_s = std::max(c.latency_s, lat);
   }
   return b.cost(l, c.latency_s);
@@ -479,6 +482,7 @@ NcclCommCosts::NcclCommCosts(const topology::ClusterLayout& layout, const scenar
     c.step_latency_nvlink = costs->step_latency_nvlink;
     c.step_latency_pcie = costs->step_latency_pcie;
     c.step_latency_network = costs->step_latency_network;
+    c.tree_step_latency_network = costs->tree_step_latency_network;
     c.base_latency = costs->base_latency;
     // The lowering charges a collective hop's bytes over the link's efficiency times the share.
     copy->nic.collective_efficiency.value *= costs->bandwidth_share.value;

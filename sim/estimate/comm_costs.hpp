@@ -75,7 +75,8 @@ private:
                const std::function<collectives::AllToAllPlan(const std::vector<int>&)>& plan_of) const;
   /// The longest route of a network hop between nodes that span `nodes` consecutive nodes.
   [[nodiscard]] double network_route_s(int nodes) const;
-  [[nodiscard]] double network_step_s(int nodes) const;
+  /// `tree`: a tree's network step, or a ring's of one rank a node (the lowering's choice).
+  [[nodiscard]] double network_step_s(int nodes, bool tree = false) const;
   [[nodiscard]] double nvlink_step_s() const;
   [[nodiscard]] int node_of(int gpu) const { return gpu / layout_.node.gpus; }
 

@@ -22,21 +22,24 @@ constexpr double kShiftS = 1e-6;
 
 enum class StepKind { network, nvlink };
 
-/// The step latency of `kind` that `protocol` pays (nullptr where the entry lacks the protocol).
-catalog::Cited<units::Seconds>* step_of(catalog::CollectiveSpec& c, catalog::NcclProtocol protocol,
-                                        StepKind kind) {
-  const auto pick = [kind](auto& costs) {
-    return kind == StepKind::network ? &costs.step_latency_network : &costs.step_latency_nvlink;
+/// The step latencies of `kind` that `protocol` pays: across nodes a ring's and a tree's (a ring of one
+/// rank a node pays the tree's); empty where the entry lacks the protocol.
+std::vector<catalog::Cited<units::Seconds>*> steps_of(catalog::CollectiveSpec& c,
+                                                      catalog::NcclProtocol protocol, StepKind kind) {
+  const auto pick = [kind](auto& costs) -> std::vector<catalog::Cited<units::Seconds>*> {
+    if (kind == StepKind::nvlink)
+      return {&costs.step_latency_nvlink};
+    return {&costs.step_latency_network, &costs.tree_step_latency_network};
   };
   switch (protocol) {
   case catalog::NcclProtocol::simple:
     return pick(c);
   case catalog::NcclProtocol::ll:
-    return c.ll ? pick(*c.ll) : nullptr;
+    return c.ll ? pick(*c.ll) : std::vector<catalog::Cited<units::Seconds>*>{};
   case catalog::NcclProtocol::ll128:
-    return c.ll128 ? pick(*c.ll128) : nullptr;
+    return c.ll128 ? pick(*c.ll128) : std::vector<catalog::Cited<units::Seconds>*>{};
   }
-  return nullptr;
+  return {};
 }
 
 struct SmallAllReduce {
@@ -107,10 +110,11 @@ void take_measured_latency(scenario::Hardware& hw, const scenario::Scenario& s,
 
   const auto model = small_all_reduce(hw, s, variant, layout, group);
   auto shifted = hw;
-  auto* shifted_step = step_of(shifted.collective, model.choice.protocol, kind);
-  if (shifted_step == nullptr) // the tuner picks only protocols the entry has
+  const auto shifted_steps = steps_of(shifted.collective, model.choice.protocol, kind);
+  if (shifted_steps.empty()) // the tuner picks only protocols the entry has
     return;
-  shifted_step->value = units::Seconds::from_si(shifted_step->value.si() + kShiftS);
+  for (auto* step : shifted_steps)
+    step->value = units::Seconds::from_si(step->value.si() + kShiftS);
   const double steps =
       (small_all_reduce(shifted, s, variant, layout, group).latency_s - model.latency_s) / kShiftS;
   const std::string what = fmt::format(
@@ -122,22 +126,28 @@ void take_measured_latency(scenario::Hardware& hw, const scenario::Scenario& s,
     return;
   }
   const double measured = m.latency->value.si();
-  auto& step = *step_of(hw.collective, model.choice.protocol, kind);
-  const double catalog_step = step.value.si();
   const double extra = (measured - model.latency_s) / steps;
-  const bool held = catalog_step + extra < 0;
-  step.value = units::Seconds::from_si(std::max(0.0, catalog_step + extra));
-  step.cite = {catalog::Citation::Kind::calibration,
-               fmt::format("{:.2f} us + {:.2f} us from collective.allreduce_latency ({})", catalog_step * 1e6,
-                           extra * 1e6, m.latency->cite.text)};
+  const auto calibrated = steps_of(hw.collective, model.choice.protocol, kind);
+  bool held = false;
+  std::vector<std::string> moved;
+  for (auto* step : calibrated) {
+    const double before = step->value.si();
+    held = held || before + extra < 0;
+    step->value = units::Seconds::from_si(std::max(0.0, before + extra));
+    step->cite = {catalog::Citation::Kind::calibration,
+                  fmt::format("{:.2f} us + {:.2f} us from collective.allreduce_latency ({})", before * 1e6,
+                              extra * 1e6, m.latency->cite.text)};
+    moved.push_back(fmt::format("{:.2f} us instead of {:.2f}", step->value.si() * 1e6, before * 1e6));
+  }
   if (entry == hw.calibrated.rend())
     return;
   entry->note = fmt::format(
-      "each {} step of {} {:.2f} us instead of the catalog's {:.2f} us{}: {} takes {:.2f} us in the model "
-      "with "
-      "the catalog's, {:.2f} us as measured, over {:.1f} such steps; the other protocols keep the catalog's",
-      step_name, catalog::protocol_name(model.choice.protocol), step.value.si() * 1e6, catalog_step * 1e6,
-      held ? " (held at zero)" : "", what, model.latency_s * 1e6, measured * 1e6, steps);
+      "each {} step of {} {:+.2f} us on the catalog's ({}){}: {} takes {:.2f} us in the model with the "
+      "catalog's, {:.2f} us as measured, over {:.1f} such steps; the other protocols keep the catalog's",
+      step_name, catalog::protocol_name(model.choice.protocol), extra * 1e6,
+      kind == StepKind::network ? fmt::format("a ring's {}, a tree's {}", moved.at(0), moved.at(1))
+                                : moved.at(0),
+      held ? ", held at zero" : "", what, model.latency_s * 1e6, measured * 1e6, steps);
 }
 
 scenario::Hardware calibrated_hardware(const scenario::Scenario& s, const catalog::Catalog& cat,

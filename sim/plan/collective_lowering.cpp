@@ -242,10 +242,10 @@ void CollectiveLowering::note_tail(Lowered& out, int steps, int concurrent) cons
   out.tail_hops = std::max(out.tail_hops, std::max(1, concurrent));
 }
 
-double CollectiveLowering::step_latency(platform::HopKind kind, int concurrent) const {
+double CollectiveLowering::step_latency(platform::HopKind kind, int concurrent, bool tree) const {
   if (kind == platform::HopKind::nvlink)
     return costs_.step_latency_nvlink.value.si();
-  double step = costs_.step_latency_network.value.si();
+  double step = (tree ? costs_.tree_step_latency_network : costs_.step_latency_network).value.si();
   step += path_.step_latency_s(concurrent);
   return step;
 }
@@ -347,6 +347,7 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   Lowered out;
   const auto& node = hosts_.topology().layout().node;
   const collectives::NodeShape shape{node.gpus, node.nics};
+  const auto ranks = static_cast<int>(gpus.size());
   const auto plan = collectives::ring(kind, std::move(gpus), bytes, shape);
   if (plan.channels.empty())
     return out;
@@ -385,9 +386,11 @@ Lowered CollectiveLowering::ring(CollectiveKind kind, std::vector<int> gpus, dou
   // Each step waits for the library's per-step latency and the wire; host TCP adds its stack latency. A
   // chunk goes round the ring pipelined, so (as NCCL's own latency model counts it, NCCL-TUNE-230) only
   // the steps that cross from node to node pay the network's latency: 2 (nodes - 1) of an all-reduce's,
-  // nodes - 1 of a reduce-scatter's or all-gather's; the others are NVLink steps.
+  // nodes - 1 of a reduce-scatter's or all-gather's; the others are NVLink steps. With one rank a node
+  // nothing hides a step's latency: NCCL's model charges the tree's network step there.
   const int inter_steps = network ? plan.inter_node_steps : 0;
-  const double network_step = network_route + step_latency(platform::HopKind::network, plan.nodes);
+  const double network_step =
+      network_route + step_latency(platform::HopKind::network, plan.nodes, ranks == plan.nodes);
   const double nvlink_step = nvlink_route + step_latency(platform::HopKind::nvlink);
   out.latency_s = costs_.base_latency.value.si() + inter_steps * network_step +
                   (out.steps - inter_steps) * nvlink_step - std::max(nvlink_route, network_route);
@@ -453,7 +456,7 @@ Lowered CollectiveLowering::tree(CollectiveKind kind, std::vector<int> gpus, dou
   const auto [nvlink_route, network_route] = route_latencies(out);
   out.steps = plan->steps;
   const double steps_s =
-      2 * (plan->depth * (step_latency(platform::HopKind::network, plan->nodes) + network_route) +
+      2 * (plan->depth * (step_latency(platform::HopKind::network, plan->nodes, true) + network_route) +
            plan->chain_hops * (step_latency(platform::HopKind::nvlink) + nvlink_route));
   note_tail(out, 2 * plan->depth, plan->nodes);
   drop_idle_nvlink_flows(out);

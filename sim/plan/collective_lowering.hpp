@@ -160,8 +160,8 @@ private:
                Protocol protocol = Protocol::collective);
   void add_flow(Lowered& out, Transfer& part, int src, int dst, double bytes);
   /// Per-step latency; a network step of `concurrent` hops waits for the slowest of their software
-  /// latencies.
-  [[nodiscard]] double step_latency(platform::HopKind kind, int concurrent = 1) const;
+  /// latencies. `tree`: a tree's network step (also a ring's of one rank a node, as NCCL's model has it).
+  [[nodiscard]] double step_latency(platform::HopKind kind, int concurrent = 1, bool tree = false) const;
   /// Records `steps` network steps of `concurrent` hops whose latency includes the transport's tail.
   void note_tail(Lowered& out, int steps, int concurrent) const;
   void compact_loads(Transfer& part) const;

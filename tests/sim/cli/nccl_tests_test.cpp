@@ -96,9 +96,10 @@ TEST(NcclTests, ItsTableIsNcclTestsOwnAndReadsBackWithItsRanksAndSizes) {
     }
     previous = row.oop_time_s;
     previous_pick = picks.at(row.size_bytes);
-    // nccl-tests' definitions: algbw = size / time, busbw = algbw x 2(n-1)/n for an all-reduce.
+    // nccl-tests' definitions: algbw = size / time, busbw = algbw x 2(n-1)/n for an all-reduce (each
+    // printed to 0.01 GB/s: busbw from the printed algbw can be off by 0.005 x (1 + 2(n-1)/n) GB/s).
     EXPECT_NEAR(row.oop_algbw_Bps, row.size_bytes / row.oop_time_s, 0.01e9 + 1e-3 * row.oop_algbw_Bps);
-    EXPECT_NEAR(row.oop_busbw_Bps, row.oop_algbw_Bps * 2 * 15 / 16, 0.01e9 + 1e-3 * row.oop_busbw_Bps);
+    EXPECT_NEAR(row.oop_busbw_Bps, row.oop_algbw_Bps * 2 * 15 / 16, 0.015e9 + 1e-3 * row.oop_busbw_Bps);
   }
   // The CSV carries the same rows at full precision.
   const auto csv = read(fs::path(tmp.path()) / "out" / "nccl-tests.csv");

@@ -150,5 +150,23 @@ TEST(CommCosts, HierarchicalIsItsPhasesOneAfterAnother) {
   EXPECT_NEAR(h.latency_s, 2 * inside.latency_s + across.latency_s, 1e-12);
 }
 
+TEST(CommCosts, ARingOfOneRankANodePaysTheTreesNetworkStepAndATreeAlways) {
+  // NCCL's model (NCCL-TUNE-230): with one rank a node nothing hides a step's latency, so a ring's
+  // network steps take the tree's latency; with more ranks a node, the ring's. A microsecond more on the
+  // tree's step moves the one by its network steps and leaves the other.
+  Rig r("rdma-nic");
+  auto slower = r.hw;
+  slower.collective.tree_step_latency_network.value =
+      units::Seconds::from_si(slower.collective.tree_step_latency_network.value.si() + 1e-6);
+  const CommCosts shifted(r.layout, slower, *r.path, r.all.cluster.fabric.routing);
+  const auto moved = [&](CollectiveAlgorithm a, const std::vector<int>& g) {
+    return shifted.collective(CollectiveKind::all_reduce, a, {g}).latency_s -
+           r.costs->collective(CollectiveKind::all_reduce, a, {g}).latency_s;
+  };
+  EXPECT_NEAR(moved(CollectiveAlgorithm::ring, range(0, 4, 8)), 6e-6, 1e-12); // 2 (4 - 1) network steps
+  EXPECT_NEAR(moved(CollectiveAlgorithm::ring, {0, 1, 8, 9}), 0.0, 1e-12);
+  EXPECT_GT(moved(CollectiveAlgorithm::tree, range(0, 32)), 0.0);
+}
+
 } // namespace
 } // namespace dpusim::estimate

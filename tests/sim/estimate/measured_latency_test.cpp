@@ -98,6 +98,12 @@ TEST(MeasuredLatency, AcrossNodesTheClosedFormsGiveTheMeasuredTimeOnItsShape) {
     EXPECT_GT(hw.collective.ll->step_latency_network.value.si(),
               r.catalog_hw.collective.ll->step_latency_network.value.si());
     EXPECT_EQ(hw.collective.ll->step_latency_network.cite.kind, catalog::Citation::Kind::calibration);
+    // A tree's network step (and a ring's of one rank a node) moves by as much.
+    EXPECT_NEAR(hw.collective.ll->tree_step_latency_network.value.si() -
+                    r.catalog_hw.collective.ll->tree_step_latency_network.value.si(),
+                hw.collective.ll->step_latency_network.value.si() -
+                    r.catalog_hw.collective.ll->step_latency_network.value.si(),
+                1e-12);
     EXPECT_DOUBLE_EQ(hw.collective.ll->step_latency_nvlink.value.si(),
                      r.catalog_hw.collective.ll->step_latency_nvlink.value.si());
     EXPECT_DOUBLE_EQ(hw.collective.step_latency_network.value.si(),
