@@ -214,8 +214,7 @@ std::string render_nccl_tests_table(const NcclTestsSweep& sweep, const run::Swee
                  : std::string("protocol at each size NCCL's tuner's pick for it (nccl-tests.csv "
                                "names both)"));
   for (const auto& cv : result.calibrated)
-    out += fmt::format("# dpusim calibration {}: {} = {} ({}{}{})\n", result.profile, cv.key, cv.value,
-                       cv.provenance, cv.used ? "" : ", unused", cv.note.empty() ? "" : "; " + cv.note);
+    out += fmt::format("# dpusim calibration {}: {}\n", result.profile, scenario::describe(cv));
   out += fmt::format("# Collective test starting: {}_perf\n", op);
   out += fmt::format("# nThread 1 nGpus 1 minBytes {:.0f} maxBytes {:.0f} step: {} warmup iters: 0 iters: 1 "
                      "agg iters: 1 validation: 0 graph: 0\n",

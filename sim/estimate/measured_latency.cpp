@@ -93,8 +93,7 @@ void take_measured_latency(scenario::Hardware& hw, const scenario::Scenario& s,
     return;
   }
   const StepKind kind = m.nodes > 1 ? StepKind::network : StepKind::nvlink;
-  if (kind == StepKind::network &&
-      datapath::DataPath(variant, s.cluster.services, hw).transport() != offload::Transport::rdma) {
+  if (kind == StepKind::network && variant.transport() != offload::Transport::rdma) {
     refuse("a latency measured across nodes is taken for RDMA variants (NCCL runs over the NIC's verbs "
            "where it has them); this variant's collectives run over host TCP, whose latency the "
            "transport's model gives");

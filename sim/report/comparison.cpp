@@ -353,8 +353,7 @@ std::string render_gpu_performance(const VariantResult& r) {
 std::string render_calibration(const VariantResult& r) {
   std::vector<std::string> items;
   for (const auto& cv : r.calibrated)
-    items.push_back(fmt::format("{} = {} ({}{}{})", cv.key, cv.value, cv.provenance,
-                                cv.used ? "" : ", unused", cv.note.empty() ? std::string() : "; " + cv.note));
+    items.push_back(scenario::describe(cv));
   return items.empty() ? std::string() : fmt::format("from calibration: {}\n", fmt::join(items, "; "));
 }
 

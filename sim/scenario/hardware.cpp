@@ -1,5 +1,7 @@
 #include "sim/scenario/hardware.hpp"
 
+#include <fmt/format.h>
+
 namespace dpusim::scenario {
 
 Hardware resolve_hardware(const Scenario& s, const catalog::Catalog& cat, const offload::Variant& variant) {
@@ -54,6 +56,11 @@ bool runs_on_frontend(const Scenario& s, const offload::Variant& v, const Hardwa
     any = any || (offload::matters(f, req) && v.placement[f] == offload::Site::dpu_arm &&
                   hw.frontend_dpu(f) != nullptr);
   return any;
+}
+
+std::string describe(const CalibratedValue& cv) {
+  return fmt::format("{} = {} ({}{}{})", cv.key, cv.value, cv.provenance, cv.used ? "" : ", unused",
+                     cv.note.empty() ? std::string() : "; " + cv.note);
 }
 
 } // namespace dpusim::scenario

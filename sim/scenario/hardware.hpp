@@ -19,6 +19,8 @@ struct CalibratedValue {
   bool used = false;      // false: the profile has it but no model of this scenario consumes it
   std::string note;       // why it was or was not taken, where that is not plain
 };
+/// "key = value (provenance[, unused][; note])", as a run and a sweep list it.
+std::string describe(const CalibratedValue& cv);
 
 /// An all-reduce's time at small messages as measured on the user's cluster (a calibration profile's
 /// collective.allreduce_latency) and the shape it ran on (collective.allreduce_ranks, .allreduce_nodes):
