@@ -25,9 +25,11 @@ int command_traffic(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command("traffic", "SCENARIO.yaml TRAFFIC.yaml [options]",
                      "Simulates the flows of a traffic file (incast, permutation, shift, all-to-all, single "
-                     "and background flows between the cluster's GPUs) on the scenario's fabric, without its "
-                     "training job; prints each group's flow completion times and the busiest, most paused "
-                     "and most marked ports; writes <out>/flows.csv and <out>/links.csv (docs/traffic.md).",
+                     "and background flows between the cluster's GPUs, and collectives: all-reduce, "
+                     "all-gather, reduce-scatter) on the scenario's fabric, without its training job; prints "
+                     "each group's flow completion times and the busiest, most paused and most marked ports; "
+                     "writes <out>/flows.csv and <out>/links.csv, and <out>/collectives.csv where the file "
+                     "has collectives (docs/traffic.md).",
                      options, args, vm, true, {}, "traffic"))
     return kOk;
   const auto cat = load_catalog(vm);
@@ -52,11 +54,13 @@ int command_traffic(const std::vector<std::string>& args) {
   OutputSet outputs(output_directory(vm, s.name));
   const auto flows = outputs.add("flows.csv", render_flows_csv(traffic, result));
   const auto links = outputs.add("links.csv", report::render_links_csv(result.links, result.congestion));
+  std::string wrote = fmt::format("\nwrote {}\nwrote {}\n", flows.string(), links.string());
+  if (!traffic.collectives.empty())
+    wrote += fmt::format("wrote {}\n",
+                         outputs.add("collectives.csv", render_collectives_csv(traffic, result)).string());
   outputs.publish();
-  if (vm.count("quiet") == 0) {
-    std::cout << table;
-    std::cout << fmt::format("\nwrote {}\nwrote {}\n", flows.string(), links.string());
-  }
+  if (vm.count("quiet") == 0)
+    std::cout << table << wrote;
   return kOk;
 }
 

@@ -2,9 +2,11 @@
 
 #include "sim/planner/table.hpp"
 #include "sim/report/distribution.hpp"
+#include "sim/run/collective_sweep.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 
 namespace dpusim::cli {
 
@@ -64,15 +66,47 @@ std::string links_lines(const run::TrafficResult& r) {
   return out;
 }
 
+/// nccl-tests' bus bandwidth factor of a collective group's operation on `ranks` ranks.
+double bus_factor(input::TrafficPattern p, int ranks) {
+  const auto op = p == input::TrafficPattern::all_gather       ? run::SweepOp::all_gather
+                  : p == input::TrafficPattern::reduce_scatter ? run::SweepOp::reduce_scatter
+                                                               : run::SweepOp::all_reduce;
+  return run::bus_bandwidth_factor(op, ranks);
+}
+
+struct CollectiveRow {
+  double time_s = 0;
+  double algbw = 0; // GB/s
+  double busbw = 0; // GB/s
+  int nodes = 0;
+};
+
+CollectiveRow collective_row(const input::Traffic& traffic, const run::TrafficResult& r, std::size_t i) {
+  const auto& c = traffic.collectives[i];
+  const auto& t = r.collectives[i];
+  CollectiveRow row;
+  row.time_s = t.fct_s();
+  row.algbw = row.time_s > 0 ? c.bytes / row.time_s / 1e9 : 0;
+  row.busbw = row.algbw * bus_factor(traffic.groups[static_cast<std::size_t>(c.group)].pattern,
+                                     static_cast<int>(c.hosts.size()));
+  std::set<int> nodes;
+  for (const int h : c.hosts)
+    nodes.insert(h / std::max(1, r.gpus_per_node));
+  row.nodes = static_cast<int>(nodes.size());
+  return row;
+}
+
 } // namespace
 
 std::string render_traffic_table(const TrafficHeading& heading, const input::Traffic& traffic,
                                  const run::TrafficResult& r) {
   std::string out = fmt::format("# dpusim traffic: {} on {} (variant {}, inter-node traffic on {})\n",
                                 traffic.file, heading.scenario, heading.variant, r.device);
-  out += fmt::format("# {} hosts: {} nodes x {} GPUs; {} flows in {} groups\n", r.hosts,
-                     r.hosts / std::max(1, r.gpus_per_node), r.gpus_per_node, traffic.flows.size(),
-                     traffic.groups.size());
+  out += fmt::format(
+      "# {} hosts: {} nodes x {} GPUs; {} flows{} in {} groups\n", r.hosts,
+      r.hosts / std::max(1, r.gpus_per_node), r.gpus_per_node, traffic.flows.size(),
+      traffic.collectives.empty() ? "" : fmt::format(" and {} collectives", traffic.collectives.size()),
+      traffic.groups.size());
   if (r.congestion)
     out +=
         fmt::format("# congestion: {} (DCQCN and PFC fluid models on every RDMA flow's ports)\n", r.control);
@@ -92,6 +126,23 @@ std::string render_traffic_table(const TrafficHeading& heading, const input::Tra
                      "(B)", "(us)", "(us)", "(us)", "(us)", "(Gb/s)", "(max)");
   for (std::size_t g = 0; g < traffic.groups.size(); ++g) {
     const auto& group = traffic.groups[g];
+    const std::string name = group.name.size() > 20 ? group.name.substr(0, 19) + "~" : group.name;
+    const auto pattern = input::traffic_pattern_name(group.pattern);
+    if (input::collective_pattern(group.pattern)) {
+      // One operation: its time in every column, its bus bandwidth as the rate.
+      for (std::size_t i = 0; i < traffic.collectives.size(); ++i) {
+        const auto& c = traffic.collectives[i];
+        if (c.group != static_cast<int>(g))
+          continue;
+        const auto row = collective_row(traffic, r, i);
+        const auto& t = r.collectives[i];
+        out += fmt::format("  {:<20} {:>11} {:>7} {:>13.0f} {} {} {} {} {:>9.1f} {:>9.3f}\n", name,
+                           pattern.substr(0, 11), c.hosts.size(), c.bytes, us(c.start_s), us(row.time_s),
+                           us(row.time_s), us(row.time_s), row.busbw * 8,
+                           t.uncongested_s > 0 ? t.fct_s() / t.uncongested_s : 1.0);
+      }
+      continue;
+    }
     std::vector<double> fct;
     std::vector<double> rate;
     std::vector<double> stretch;
@@ -108,8 +159,6 @@ std::string render_traffic_table(const TrafficHeading& heading, const input::Tra
       rate.push_back(t.fct_s() > 0 ? f.bytes * 8 / t.fct_s() / 1e9 : 0);
       stretch.push_back(t.uncongested_s > 0 ? t.fct_s() / t.uncongested_s : 1);
     }
-    const std::string name = group.name.size() > 20 ? group.name.substr(0, 19) + "~" : group.name;
-    const auto pattern = input::traffic_pattern_name(group.pattern);
     if (group.background) {
       out += fmt::format("  {:<20} {:>11} {:>7} {:>13} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9}\n", name,
                          pattern, fct.size(), "background", "-", "-", "-", "-", "-", "-");
@@ -122,7 +171,11 @@ std::string render_traffic_table(const TrafficHeading& heading, const input::Tra
                        us(report::quantile(fct, 0.99)), us(fct.back()), report::quantile(rate, 0.5),
                        *std::max_element(stretch.begin(), stretch.end()));
   }
-  out += fmt::format("#\n# makespan: {:.2f} us (the last timed flow's end)\n", r.makespan_s * 1e6);
+  if (!traffic.collectives.empty())
+    out += "#\n# a collective group is one operation: its flows column counts its ranks, its times are the\n"
+           "# operation's (first rank's start to last rank's end), its rate nccl-tests' bus bandwidth\n";
+  out += fmt::format("#\n# makespan: {:.2f} us (the last timed flow's or collective's end)\n",
+                     r.makespan_s * 1e6);
   out += links_lines(r);
   return out;
 }
@@ -148,6 +201,26 @@ std::string render_flows_csv(const input::Traffic& traffic, const run::TrafficRe
                    {num(f.bytes), num(t.start_s), num(t.end_s), num(t.fct_s()),
                     num(t.fct_s() > 0 ? f.bytes * 8 / t.fct_s() / 1e9 : 0), num(t.uncongested_s)});
     out += planner::csv_line(cells);
+  }
+  return out;
+}
+
+} // namespace dpusim::cli
+
+namespace dpusim::cli {
+
+std::string render_collectives_csv(const input::Traffic& traffic, const run::TrafficResult& r) {
+  std::string out = "group,pattern,algorithm,protocol,ranks,nodes,bytes,start_s,end_s,time_s,algbw_gbps,"
+                    "busbw_gbps,uncongested_time_s\n";
+  for (std::size_t i = 0; i < traffic.collectives.size(); ++i) {
+    const auto& c = traffic.collectives[i];
+    const auto& group = traffic.groups[static_cast<std::size_t>(c.group)];
+    const auto& t = r.collectives[i];
+    const auto row = collective_row(traffic, r, i);
+    out += planner::csv_line({group.name, std::string(input::traffic_pattern_name(group.pattern)),
+                              c.algorithm, c.protocol, std::to_string(c.hosts.size()),
+                              std::to_string(row.nodes), num(c.bytes), num(t.start_s), num(t.end_s),
+                              num(row.time_s), num(row.algbw), num(row.busbw), num(t.uncongested_s)});
   }
   return out;
 }

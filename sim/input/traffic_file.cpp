@@ -25,15 +25,20 @@ namespace {
 /// The keys each pattern takes besides name, pattern, bytes, start and background.
 const std::map<TrafficPattern, std::vector<std::string_view>>& pattern_keys() {
   static const std::map<TrafficPattern, std::vector<std::string_view>> keys = {
-      {TrafficPattern::flow, {"from", "to"}},           {TrafficPattern::incast, {"hosts", "to"}},
-      {TrafficPattern::permutation, {"hosts", "seed"}}, {TrafficPattern::shift, {"hosts", "by"}},
+      {TrafficPattern::flow, {"from", "to"}},
+      {TrafficPattern::incast, {"hosts", "to"}},
+      {TrafficPattern::permutation, {"hosts", "seed"}},
+      {TrafficPattern::shift, {"hosts", "by"}},
       {TrafficPattern::all_to_all, {"hosts"}},
+      {TrafficPattern::all_reduce, {"hosts", "algorithm", "protocol"}},
+      {TrafficPattern::all_gather, {"hosts", "algorithm", "protocol"}},
+      {TrafficPattern::reduce_scatter, {"hosts", "algorithm", "protocol"}},
   };
   return keys;
 }
 
-constexpr std::string_view kGroupKeys[] = {"name",  "pattern", "bytes", "start", "background",
-                                           "hosts", "from",    "to",    "by",    "seed"};
+constexpr std::string_view kGroupKeys[] = {"name", "pattern", "bytes", "start", "background", "hosts",
+                                           "from", "to",      "by",    "seed",  "algorithm",  "protocol"};
 
 int host_of(const yaml::Node& n, int hosts) {
   return static_cast<int>(n.as_int(0, hosts - 1));
@@ -119,13 +124,15 @@ public:
 
   void group(yaml::Map g, Traffic& t) {
     g.declare(std::vector<std::string_view>(std::begin(kGroupKeys), std::end(kGroupKeys)));
-    const auto pattern_node = g.required("pattern", "one of flow, incast, permutation, shift, all_to_all");
+    const auto pattern_node = g.required(
+        "pattern",
+        "one of flow, incast, permutation, shift, all_to_all, all_reduce, all_gather, reduce_scatter");
     std::vector<std::string> patterns(std::begin(kTrafficPatterns), std::end(kTrafficPatterns));
     const auto pattern_name = pattern_node.as_choice(patterns);
     const auto pattern = static_cast<TrafficPattern>(
         std::find(patterns.begin(), patterns.end(), pattern_name) - patterns.begin());
     const auto& own = pattern_keys().at(pattern);
-    for (const std::string_view key : {"hosts", "from", "to", "by", "seed"})
+    for (const std::string_view key : {"hosts", "from", "to", "by", "seed", "algorithm", "protocol"})
       if (g.contains(key) && std::find(own.begin(), own.end(), key) == own.end())
         g.required(key).fail(
             fmt::format("does not apply to pattern {} (its keys: {})", pattern_name, fmt::join(own, ", ")));
@@ -135,8 +142,12 @@ public:
     const int index = static_cast<int>(t.groups.size());
     group.name =
         g.contains("name") ? g.required("name").as_string() : fmt::format("{} {}", pattern_name, index + 1);
-    if (auto b = g.optional("background"))
+    if (auto b = g.optional("background")) {
       group.background = b->as_bool();
+      if (group.background && collective_pattern(pattern))
+        b->fail(fmt::format("{} is one collective operation of a given size, not background traffic",
+                            pattern_name));
+    }
     double bytes = 0;
     if (auto b = g.optional("bytes")) {
       if (group.background)
@@ -193,6 +204,23 @@ public:
       }
       for (long long i = 0; i < n; ++i)
         pairs.emplace_back(hosts[static_cast<std::size_t>(i)], hosts[static_cast<std::size_t>((i + by) % n)]);
+      break;
+    }
+    case TrafficPattern::all_reduce:
+    case TrafficPattern::all_gather:
+    case TrafficPattern::reduce_scatter: {
+      TrafficCollective c;
+      c.group = index;
+      c.hosts = hosts_of(g.required("hosts", "the ranks, e.g. 0-31"), hosts_, 2);
+      c.bytes = bytes;
+      c.start_s = start;
+      if (auto a = g.optional("algorithm"))
+        c.algorithm = a->as_choice(
+            std::vector<std::string>(std::begin(kTrafficAlgorithms), std::end(kTrafficAlgorithms)));
+      if (auto p = g.optional("protocol"))
+        c.protocol = p->as_choice(
+            std::vector<std::string>(std::begin(kTrafficProtocols), std::end(kTrafficProtocols)));
+      t.collectives.push_back(std::move(c));
       break;
     }
     case TrafficPattern::all_to_all: {

@@ -2,7 +2,8 @@
 // docs/traffic.md). Groups of flows written as the patterns network engineers test fabrics with
 // (incast, permutation, shift, all-to-all, single flows) between hosts, a host being one GPU of the
 // scenario's cluster and the NIC it sends through; each group has its message size and start time, or
-// runs as background traffic for as long as the others do.
+// runs as background traffic for as long as the others do. A group may also be one collective (an
+// all-reduce, all-gather or reduce-scatter among its hosts, lowered as a training run lowers it).
 #pragma once
 
 #include <cstddef>
@@ -12,9 +13,26 @@
 
 namespace dpusim::input {
 
-enum class TrafficPattern { flow, incast, permutation, shift, all_to_all };
-inline constexpr std::string_view kTrafficPatterns[] = {"flow", "incast", "permutation", "shift",
-                                                        "all_to_all"};
+enum class TrafficPattern {
+  flow,
+  incast,
+  permutation,
+  shift,
+  all_to_all,
+  all_reduce,
+  all_gather,
+  reduce_scatter
+};
+inline constexpr std::string_view kTrafficPatterns[] = {
+    "flow", "incast", "permutation", "shift", "all_to_all", "all_reduce", "all_gather", "reduce_scatter"};
+/// A pattern that is one collective operation among its hosts rather than independent flows.
+inline bool collective_pattern(TrafficPattern p) {
+  return p == TrafficPattern::all_reduce || p == TrafficPattern::all_gather ||
+         p == TrafficPattern::reduce_scatter;
+}
+/// The algorithms and protocols a collective group may name (NCCL_ALGO, NCCL_PROTO).
+inline constexpr std::string_view kTrafficAlgorithms[] = {"ring", "tree"};
+inline constexpr std::string_view kTrafficProtocols[] = {"simple", "ll", "ll128"};
 
 /// Most flows one file may expand to (an all-to-all among 1,000 hosts is 999,000).
 inline constexpr std::size_t kMaxTrafficFlows = 1'000'000;
@@ -35,13 +53,26 @@ struct TrafficGroup {
   bool background = false;
 };
 
+/// A collective group: one operation among `hosts` (its ranks, which the lowering orders by node as
+/// NCCL does), each rank's buffer `bytes` as nccl-tests counts it (an all-reduce's whole buffer, an
+/// all-gather's output).
+struct TrafficCollective {
+  int group = 0; // index into Traffic::groups
+  std::vector<int> hosts;
+  double bytes = 0;
+  double start_s = 0;
+  std::string algorithm = "ring";  // one of kTrafficAlgorithms
+  std::string protocol = "simple"; // one of kTrafficProtocols
+};
+
 struct Traffic {
   std::string file;
   /// NCCL's PXN (a GPU's sends to another rail leave through the NIC of the local GPU on that rail): the
   /// catalog's setting unless the file says `pxn: false` (NCCL_PXN_DISABLE=1).
   bool pxn = true;
   std::vector<TrafficGroup> groups;
-  std::vector<TrafficFlow> flows; // group by group, in file order
+  std::vector<TrafficFlow> flows;             // group by group, in file order
+  std::vector<TrafficCollective> collectives; // the collective groups, in file order
 };
 
 /// Reads a traffic file for a cluster of `hosts` GPUs; `seed` draws the permutations that do not name

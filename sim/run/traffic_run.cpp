@@ -6,7 +6,9 @@
 #include "sim/simgrid/simulator.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
+#include <stdexcept>
 
 namespace dpusim::run {
 
@@ -21,6 +23,31 @@ struct FlowTasks {
   engine::TaskId delay = -1; // its start and the route's latency
   engine::TaskId last = -1;  // its transfer (or the join of its parts)
 };
+
+collectives::CollectiveKind kind_of(input::TrafficPattern p) {
+  switch (p) {
+  case input::TrafficPattern::all_gather:
+    return collectives::CollectiveKind::all_gather;
+  case input::TrafficPattern::reduce_scatter:
+    return collectives::CollectiveKind::reduce_scatter;
+  case input::TrafficPattern::all_reduce:
+    return collectives::CollectiveKind::all_reduce;
+  default:
+    throw std::logic_error("not a collective pattern");
+  }
+}
+
+catalog::NcclProtocol protocol_of(const std::string& name) {
+  // The file names them in lower case (simple, ll, ll128), the catalog as NCCL does (Simple, LL, LL128).
+  for (const auto p : catalog::kNcclProtocols) {
+    std::string lower(catalog::protocol_name(p));
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (lower == name)
+      return p;
+  }
+  throw std::logic_error("unknown protocol " + name);
+}
 
 } // namespace
 
@@ -75,6 +102,23 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
     }
     tasks.push_back(ft);
   }
+  // Each collective group: the operation as a training run lowers it (its rings or trees, their latency
+  // tail), in the protocol asked for, from its start.
+  for (const auto& c : traffic.collectives) {
+    for (const int h : c.hosts)
+      if (h < 0 || h >= result.hosts)
+        throw std::invalid_argument(fmt::format("host {} is not one of the cluster's {}", h, result.hosts));
+    const auto algorithm = plan::parse_algorithm(c.algorithm);
+    if (!algorithm)
+      throw std::logic_error("unknown algorithm " + c.algorithm);
+    cluster.lowering.set_protocol(protocol_of(c.protocol));
+    const auto group = traffic.groups.at(static_cast<std::size_t>(c.group));
+    const auto low = cluster.lowering.collective(kind_of(group.pattern), *algorithm, c.hosts, c.bytes);
+    cluster.lowering.set_protocol(catalog::NcclProtocol::simple);
+    const auto frag = plan::append_to_graph(graph, low, {});
+    graph.mutable_task(frag.first).delay_s += c.start_s;
+    tasks.push_back({frag.first, frag.last});
+  }
 
   auto platform = cluster.platform();
   simgrid::Simulator simulator(platform);
@@ -99,6 +143,10 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
       const int i = flow_of[static_cast<std::size_t>(id)];
       if (i < 0)
         return std::string();
+      if (static_cast<std::size_t>(i) >= traffic.flows.size()) {
+        const auto& c = traffic.collectives[static_cast<std::size_t>(i) - traffic.flows.size()];
+        return traffic.groups[static_cast<std::size_t>(c.group)].name;
+      }
       const auto& f = traffic.flows[static_cast<std::size_t>(i)];
       return fmt::format("{} flow {}->{}", traffic.groups[static_cast<std::size_t>(f.group)].name, f.src,
                          f.dst);
@@ -109,13 +157,15 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
   }
 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const auto& f = traffic.flows[i];
+    const bool collective = i >= traffic.flows.size();
+    const double start =
+        collective ? traffic.collectives[i - traffic.flows.size()].start_s : traffic.flows[i].start_s;
     const auto last = static_cast<std::size_t>(tasks[i].last);
     FlowTiming ft;
-    ft.start_s = f.start_s;
+    ft.start_s = start;
     ft.end_s = timings[last].end;
-    ft.uncongested_s = clean[last].end - f.start_s;
-    result.flows.push_back(ft);
+    ft.uncongested_s = clean[last].end - start;
+    (collective ? result.collectives : result.flows).push_back(ft);
     if (tasks[i].delay >= 0)
       result.makespan_s = std::max(result.makespan_s, ft.end_s);
   }

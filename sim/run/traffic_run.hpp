@@ -26,10 +26,11 @@ struct FlowTiming {
 };
 
 struct TrafficResult {
-  std::vector<FlowTiming> flows; // one per flow of the file (background flows: their stop time)
-  double makespan_s = 0;         // the last flow's end
-  bool congestion = false;       // the scenario's congestion section applied (RDMA variant)
-  std::string control;           // the scenario's congestion setting, applied or not (kernel TCP)
+  std::vector<FlowTiming> flows;       // one per flow of the file (background flows: their stop time)
+  std::vector<FlowTiming> collectives; // one per collective group, from its start to its last rank's end
+  double makespan_s = 0;               // the last flow's or collective's end
+  bool congestion = false;             // the scenario's congestion section applied (RDMA variant)
+  std::string control;                 // the scenario's congestion setting, applied or not (kernel TCP)
   plan::CongestionSummary summary;
   std::vector<report::LinkUsage> links; // every link some flow crossed, busiest first
   std::string device;                   // NIC or DPU carrying inter-node traffic

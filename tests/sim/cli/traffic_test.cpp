@@ -30,6 +30,7 @@ TEST(TrafficCommand, HelpNamesBothFilesAndTheOutputs) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("SCENARIO.yaml TRAFFIC.yaml"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("flows.csv"), std::string::npos);
+  EXPECT_NE(r.out.find("collectives.csv"), std::string::npos);
 }
 
 TEST(TrafficCommand, WritesAFlowPerRowAndTheLinksTheyCrossed) {
@@ -72,6 +73,9 @@ TEST(TrafficCommand, BadInputIsRefusedWithNothingWritten) {
       {{kFabric, (fs::path(tmp.path()) / "absent.yaml").string()}, "absent.yaml"},
       {{kFabric, good, "--variant", "no-such-variant"}, "no-such-variant"},
       {{kFabric, good, "--seed", "x"}, "seed"},
+      {{kFabric, write(tmp.path(), "ring.yaml",
+                       "traffic:\n  - {pattern: all_reduce, hosts: [0, 8], bytes: 1MiB, algorithm: mesh}\n")},
+       "ring.yaml:2:"},
   };
   for (const auto& [args, expected] : cases) {
     std::vector<std::string> argv = {DPUSIM_BINARY, "traffic"};
@@ -107,4 +111,31 @@ TEST(TrafficCommand, TheBundledIncastWithAVictimMakesItsClaim) {
     if (!l.at("pause_fraction").empty())
       paused = std::max(paused, std::stod(l.at("pause_fraction")));
   EXPECT_NEAR(paused, 15.0 / 16, 0.05);
+}
+
+TEST(TrafficCommand, TheBundledRingBesideTenantsMakesItsClaim) {
+  // scenarios/traffic/ring-beside-tenants.yaml: other tenants' flows that share up-links with the ring's
+  // hops slow the whole all-reduce (its slowest hop sets its pace), by their share of those links, not by
+  // PFC's pauses; without them it takes what it takes alone.
+  TempDir tmp;
+  const auto file = kSource / "scenarios/traffic/ring-beside-tenants.yaml";
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto alone = write(tmp.path(), "alone.yaml", text.substr(0, text.find("  - name: tenants")));
+  double time_s[2] = {0, 0};
+  const std::string files[2] = {file.string(), alone};
+  for (int i = 0; i < 2; ++i) {
+    const auto out = fs::path(tmp.path()) / ("out" + std::to_string(i));
+    const auto r =
+        run_command({DPUSIM_BINARY, "traffic", kFabric, files[i], "--out", out.string(), "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto rows = csv_rows(out / "collectives.csv");
+    ASSERT_EQ(rows.size(), 1U);
+    EXPECT_EQ(rows[0].at("ranks"), "32");
+    EXPECT_EQ(rows[0].at("nodes"), "32");
+    time_s[i] = std::stod(rows[0].at("time_s"));
+    EXPECT_NEAR(time_s[i] / std::stod(rows[0].at("uncongested_time_s")), 1.0, 1e-3);
+  }
+  EXPECT_GT(time_s[0] / time_s[1], 1.4);
+  EXPECT_LT(time_s[0] / time_s[1], 2.0);
 }

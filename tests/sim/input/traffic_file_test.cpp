@@ -85,6 +85,29 @@ TEST(TrafficFile, APermutationIsADerangementDrawnFromTheSeed) {
     EXPECT_EQ(own.flows[i].dst, same.flows[i].dst);
 }
 
+TEST(TrafficFile, ACollectiveGroupIsOneOperationAmongItsHosts) {
+  const auto t =
+      parse("traffic:\n"
+            "  - {name: ring, pattern: all_reduce, hosts: [0, 8, \"16-17\"], bytes: 64MiB, start: 5us}\n"
+            "  - {name: tree, pattern: all_gather, hosts: 0-3, bytes: 1MiB, algorithm: tree, "
+            "protocol: ll128}\n"
+            "  - {pattern: flow, from: 1, to: 2, bytes: 1KB}\n");
+  EXPECT_EQ(t.flows.size(), 1U);
+  EXPECT_EQ(t.flows[0].group, 2);
+  ASSERT_EQ(t.collectives.size(), 2U);
+  const auto& ring = t.collectives[0];
+  EXPECT_EQ(ring.group, 0);
+  EXPECT_EQ(ring.hosts, (std::vector<int>{0, 8, 16, 17}));
+  EXPECT_DOUBLE_EQ(ring.bytes, 64.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(ring.start_s, 5e-6);
+  EXPECT_EQ(ring.algorithm, "ring"); // NCCL_ALGO and NCCL_PROTO unless the group says
+  EXPECT_EQ(ring.protocol, "simple");
+  EXPECT_EQ(t.collectives[1].algorithm, "tree");
+  EXPECT_EQ(t.collectives[1].protocol, "ll128");
+  EXPECT_TRUE(input::collective_pattern(t.groups[1].pattern));
+  EXPECT_FALSE(input::collective_pattern(t.groups[2].pattern));
+}
+
 TEST(TrafficFile, BackgroundFlowsHaveNoSize) {
   const auto t = parse("traffic:\n"
                        "  - {name: timed, pattern: flow, from: 0, to: 1, bytes: 1MiB}\n"
@@ -134,6 +157,23 @@ TEST(TrafficFile, BadGroupsAreRefusedAtTheirKey) {
       {"traffic:\n  - {name: a, pattern: flow, from: 1, to: 2, bytes: 1B}\n"
        "  - {name: a, pattern: flow, from: 2, to: 1, bytes: 1B}\n",
        "3 traffic[1]: a second group named \"a\""},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, background: true}\n",
+       "2 traffic[0].background: all_reduce is one collective operation"},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3}\n", "2 traffic[0].bytes: missing required key"},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, bytes: 0B}\n",
+       "2 traffic[0].bytes: must be greater than zero"},
+      {"traffic:\n  - {pattern: reduce_scatter, hosts: 5, bytes: 1MiB}\n",
+       "2 traffic[0].hosts: needs at least 2"},
+      {"traffic:\n  - {pattern: all_gather, hosts: 0-64, bytes: 1MiB}\n",
+       "2 traffic[0].hosts: the range \"0-64\""},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, bytes: 1MiB, algorithm: nvls}\n",
+       "2 traffic[0].algorithm:"},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, bytes: 1MiB, protocol: LL129}\n",
+       "2 traffic[0].protocol:"},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, to: 1, bytes: 1MiB}\n",
+       "2 traffic[0].to: does not apply to pattern all_reduce"},
+      {"traffic:\n  - {pattern: flow, from: 1, to: 2, bytes: 1MiB, algorithm: ring}\n",
+       "2 traffic[0].algorithm: does not apply to pattern flow"},
   };
   for (const auto& [text, expected] : cases)
     EXPECT_NE(error_of(text).find(expected), std::string::npos)

@@ -5,6 +5,7 @@
 #include "models/core/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/input/traffic_file.hpp"
+#include "sim/run/collective_sweep.hpp"
 #include "sim/run/traffic_run.hpp"
 #include "tests/support/bundled_catalog.hpp"
 #include "tests/support/in_child.hpp"
@@ -145,4 +146,63 @@ TEST(Traffic, WithoutPxnEveryHostsTrafficLeavesThroughItsOwnNic) {
       simulate(fabric(false), "pxn: false\ntraffic:\n  - {pattern: flow, from: 0, to: 65, bytes: 1MiB}\n");
   EXPECT_TRUE(crossed(r, "n0.nic0->leaf0"));
   EXPECT_FALSE(crossed(r, "n0.nic1->leaf0"));
+}
+
+namespace {
+
+/// GPU 0 of each of the bundled fabric's first `nodes` nodes.
+std::string first_gpus(int nodes) {
+  std::string out = "[";
+  for (int n = 0; n < nodes; ++n)
+    out += (n == 0 ? "" : ", ") + std::to_string(8 * n);
+  return out + "]";
+}
+
+} // namespace
+
+TEST(Traffic, ACollectiveAloneTakesWhatNcclTestsGivesIt) {
+  // The same lowering, platform and protocol as `dpusim nccl-tests` with NCCL_ALGO=Ring and
+  // NCCL_PROTO=Simple on GPU 0 of eight nodes: the traffic file's all-reduce takes that time.
+  const auto s = fabric(false);
+  const double swept = dpusim::testing::in_child(
+      [&] {
+        run::SweepOptions o;
+        o.algorithm = plan::CollectiveAlgorithm::ring;
+        o.protocol = catalog::NcclProtocol::simple;
+        o.sizes = {64.0 * 1024 * 1024};
+        o.nodes = 8;
+        o.gpus_per_node = 1;
+        return run::run_collective_sweep(s, the_catalog(), s.variants.front(), o).rows.at(0).time_s;
+      },
+      -1.0);
+  ASSERT_GT(swept, 0);
+  const auto r = simulate(s, "pxn: false\ntraffic:\n  - {pattern: all_reduce, hosts: " + first_gpus(8) +
+                                 ", bytes: 64MiB, start: 1ms}\n");
+  ASSERT_EQ(r.collectives.size(), 1U);
+  EXPECT_TRUE(r.flows.empty());
+  EXPECT_NEAR(r.collectives[0].fct_s(), swept, 1e-9 * swept);
+  EXPECT_DOUBLE_EQ(r.collectives[0].start_s, 1e-3);
+  EXPECT_NEAR(r.makespan_s, 1e-3 + swept, 1e-9);
+}
+
+TEST(Traffic, ARingAllReduceMovesAtTheShareItsBusiestPortLeavesIt) {
+  // Alone, each node's NIC carries the ring's two channels (NCCL's two a NIC, a connection each), each
+  // at half its rate. A background send from GPU 0 of node 0 through the same NIC opens two connections
+  // too: four share the port, a quarter each, and both channels slow to a quarter (a ring moves at its
+  // slowest hop's pace), so the bandwidth-bound all-reduce of 1 GiB takes about twice as long; its
+  // latency tail is unchanged.
+  const std::string ring =
+      "  - {name: ring, pattern: all_reduce, hosts: " + first_gpus(8) + ", bytes: 1GiB}\n";
+  const double alone = dpusim::testing::in_child(
+      [&] { return simulate(fabric(false), "pxn: false\ntraffic:\n" + ring).collectives.at(0).fct_s(); },
+      -1.0);
+  ASSERT_GT(alone, 0);
+  const auto r =
+      simulate(fabric(false), "pxn: false\ntraffic:\n" + ring +
+                                  "  - {name: others, pattern: flow, from: 0, to: 128, background: true}\n");
+  const double k = r.collectives.at(0).fct_s() / alone;
+  EXPECT_GT(k, 1.95);
+  EXPECT_LT(k, 2.0);
+  // The collective ended the run: the background flow stopped with it.
+  EXPECT_NEAR(r.flows.at(0).end_s, r.collectives[0].end_s, 1e-9);
 }
