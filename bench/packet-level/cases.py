@@ -5,10 +5,15 @@ gen CASE SEED QPS OUT   writes OUT.yaml (a dpusim traffic file) and OUT.cm (an h
                         for CASE: permutation (every host of fabric-256-64port to one on another node,
                         16 MiB), incastN (N hosts of the other leaves to host 0, 16 MiB each) or alltoallN
                         (N hosts over every node, 1 MiB a pair of two nodes) or victimN (N hosts of leaf 1
-                        into host 0, and a victim of leaf 1 to host 8, 64 MiB); htsim gets
+                        into host 0, and a victim of leaf 1 to host 8, 64 MiB) or ringK (a ring all-reduce
+                        of 64 MiB a rank among GPU 0 of the 32 nodes, beside background flows from GPUs
+                        1..K of every node to the same GPU four nodes on, on the next leaf) or
+                        alltoallopN (alltoallN as NCCL's one operation in dpusim); htsim gets
                         QPS connections a pair, each with its share of the bytes (dpusim splits a pair's
                         bytes over its NCCL connections itself).
-table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}.
+table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}
+ring-table DIR          the same of the ring cases (their dpusim/collectives.csv)
+alltoallop-table DIR    the same of the alltoallopN cases.
 """
 import csv
 import random
@@ -23,6 +28,8 @@ PER_NODE = 8
 PER_LEAF = 32
 SIZE = 16 * 1024 * 1024
 A2A_SIZE = 1024 * 1024  # each pair's bytes in an all-to-all
+RING_SIZE = 64 * 1024 * 1024  # each rank's buffer in a ring all-reduce
+BACKGROUND_SIZE = 2_000_000_000  # an htsim background flow: more than it moves while the ring runs
 
 
 def pairs_of(case, seed):
@@ -65,7 +72,64 @@ def pairs_of(case, seed):
     sys.exit(f"cases.py: unknown case {case}")
 
 
+def ring_members():
+    return [node * PER_NODE for node in range(HOSTS // PER_NODE)]
+
+
+def background_of(k):
+    """GPUs 1..k of every node, each to the same GPU four nodes on (the next leaf of 32 hosts)."""
+    nodes = HOSTS // PER_NODE
+    return [(n * PER_NODE + g, ((n + 4) % nodes) * PER_NODE + g) for n in range(nodes) for g in range(1, k + 1)]
+
+
+def gen_ring(k, qps, out):
+    """A ring all-reduce as NCCL runs it over one GPU a node: 2(n - 1) steps, each rank sending a chunk of
+    S / (n x channels) a channel to the next; in htsim each step's flow starts when the previous step's
+    flow into its sender has been delivered (a oneshot trigger on that flow's completion)."""
+    ring = ring_members()
+    n = len(ring)
+    background = background_of(k)
+    with open(out + ".yaml", "w") as f:
+        f.write("pxn: false\ntraffic:\n")
+        f.write(f"  - {{name: ring, pattern: all_reduce, hosts: {ring}, bytes: {RING_SIZE}B}}\n")
+        if background:
+            f.write(f"  - {{name: tenants, pattern: shift, hosts: {[s for s, _ in background]}, "
+                    f"by: {4 * k}, background: true}}\n")
+    steps = 2 * (n - 1)
+    chunk = RING_SIZE // (n * qps)
+    flow_id = lambda step, rank, ch: 1 + (step * n + rank) * qps + ch
+    lines, triggers = [], []
+    for step in range(steps):
+        for rank in range(n):
+            for ch in range(qps):
+                fid = flow_id(step, rank, ch)
+                line = f"{ring[rank]}->{ring[(rank + 1) % n]} id {fid}"
+                line += " start 0" if step == 0 else f" trigger {1_000_000 + flow_id(step - 1, (rank - 1) % n, ch)}"
+                line += f" size {chunk}"
+                if step < steps - 1:
+                    line += f" send_done_trigger {1_000_000 + fid}"
+                    triggers.append(f"trigger id {1_000_000 + fid} oneshot")
+                lines.append(line)
+    for s, d in background:  # each a send with as many connections as dpusim opens (the channels)
+        lines += [f"{s}->{d} start 0 size {BACKGROUND_SIZE}"] * qps
+    with open(out + ".cm", "w") as f:
+        f.write(f"Nodes {HOSTS}\nConnections {len(lines)}\nTriggers {len(triggers)}\n")
+        f.write("\n".join(lines + triggers) + "\n")
+
+
 def gen(case, seed, qps, out):
+    if case.startswith("ring"):
+        return gen_ring(int(case[len("ring"):]), int(qps), out)
+    if case.startswith("alltoallop"):
+        # The all-to-all as NCCL's one operation in dpusim (the lowering a training run's expert
+        # all-to-alls take: each node's sends one activity), the same flows in htsim.
+        n = int(case[len("alltoallop"):])
+        gen(f"alltoall{n}", seed, qps, out)
+        hosts = sorted({s for s, _ in pairs_of(f"alltoall{n}", int(seed))})
+        with open(out + ".yaml", "w") as f:
+            f.write(f"pxn: false\ntraffic:\n  - {{name: a2a, pattern: alltoall, hosts: {hosts}, "
+                    f"bytes: {A2A_SIZE * len(hosts)}B}}\n")
+        return
     pairs = pairs_of(case, int(seed))
     qps = int(qps)
     size = A2A_SIZE if case.startswith("alltoall") else SIZE
@@ -90,10 +154,53 @@ def quantile(values, q):
     return v[i] + (v[min(i + 1, len(v) - 1)] - v[i]) * (k - i)
 
 
-def table(directory):
+def ring_times(directory, log, case, seed, qps):
+    """htsim's collective time (its last flow's end) and dpusim's, under PFC and max-min: a ring
+    all-reduce's flows, or an all-to-all's."""
+    if case.startswith("alltoallop"):
+        hops = set(pairs_of(f"alltoall{case[len('alltoallop'):]}", int(seed)))
+        expected = len(hops) * int(qps)
+    else:
+        ring = ring_members()
+        hops = {(ring[i], ring[(i + 1) % len(ring)]) for i in range(len(ring))}
+        expected = 2 * (len(ring) - 1) * len(ring) * int(qps)
+    ends = [float(m.group(3)) for m in re.finditer(r"Flow Roce_(\d+)_(\d+) \d+ finished at ([0-9.]+)", log.read_text())
+            if (int(m.group(1)), int(m.group(2))) in hops]
+    if len(ends) != expected:
+        sys.exit(f"cases.py: {log.name}: htsim finished {len(ends)} of the collective's {expected} flows (raise -end)")
+    rows = list(csv.DictReader(open(Path(directory) / f"{case}-{seed}-{qps}.dpusim" / "collectives.csv")))
+    return max(ends), float(rows[0]["time_s"]) * 1e6, float(rows[0]["uncongested_time_s"]) * 1e6
+
+
+def ring_table(rings):
+    print("| case | channels | seeds | htsim, each seed (us) | dpusim, PFC | dpusim, max-min | "
+          "mean: dpusim vs htsim |")
+    print("|---|---|---|---|---|---|---|")
+    for (case, qps), r in sorted(rings.items()):
+        h, d, u = ([x[i] for x in r] for i in range(3))
+        fmt = lambda v: " / ".join(f"{x:.0f}" for x in v)
+        if case.startswith("alltoallop"):
+            label = f"alltoall{case[len('alltoallop'):]} as one operation"
+        elif case == "ring0":
+            label = "ring0 (alone)"
+        else:
+            k = int(case[len("ring"):])
+            label = f"{case} (beside GPU{'s 1-' if k > 1 else ' '}{k} of every node)"
+        print(f"| {label} | {qps} | {len(r)} | {fmt(h)} | {fmt(d)} | {fmt(u)} | "
+              f"{100 * (statistics.mean(d) / statistics.mean(h) - 1):+.1f}% |")
+
+
+def table(directory, ring_only=False, prefix="ring"):
     rows = defaultdict(lambda: {"h": [], "d": [], "u": []})
+    rings = defaultdict(list)
     for log in sorted(Path(directory).glob("*.htsim.log")):
         case, seed, qps = log.name[: -len(".htsim.log")].rsplit("-", 2)
+        if case.startswith("ring") or case.startswith("alltoallop"):
+            if ring_only and case.startswith(prefix):
+                rings[(case, qps)].append(ring_times(directory, log, case, seed, qps))
+            continue
+        if ring_only:
+            continue
         pair = defaultdict(float)  # a pair ends with its last connection
         for m in re.finditer(r"Flow Roce_(\d+)_(\d+) \d+ finished at ([0-9.]+)", log.read_text()):
             key = (m.group(1), m.group(2))
@@ -110,6 +217,9 @@ def table(directory):
             r["h"].append([t for (s, d), t in pair.items() if keep(int(d))])
             r["d"].append([float(x["fct_s"]) * 1e6 for x in flows if keep(int(x["dst"]))])
             r["u"].append([float(x["uncongested_fct_s"]) * 1e6 for x in flows if keep(int(x["dst"]))])
+    if ring_only:
+        ring_table(rings)
+        return
     print("| case | connections a pair | seeds | htsim mean / p90 / max FCT (us) | dpusim, PFC | dpusim, max-min | "
           "mean: dpusim vs htsim | p90 |")
     print("|---|---|---|---|---|---|---|---|")
@@ -130,5 +240,9 @@ if __name__ == "__main__":
         gen(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "table":
         table(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "ring-table":
+        table(sys.argv[2], ring_only=True, prefix="ring")
+    elif len(sys.argv) == 3 and sys.argv[1] == "alltoallop-table":
+        table(sys.argv[2], ring_only=True, prefix="alltoallop")
     else:
         sys.exit(__doc__)

@@ -70,6 +70,7 @@ std::string links_lines(const run::TrafficResult& r) {
 double bus_factor(input::TrafficPattern p, int ranks) {
   const auto op = p == input::TrafficPattern::all_gather       ? run::SweepOp::all_gather
                   : p == input::TrafficPattern::reduce_scatter ? run::SweepOp::reduce_scatter
+                  : p == input::TrafficPattern::alltoall       ? run::SweepOp::alltoall
                                                                : run::SweepOp::all_reduce;
   return run::bus_bandwidth_factor(op, ranks);
 }

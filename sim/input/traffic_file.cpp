@@ -33,6 +33,7 @@ const std::map<TrafficPattern, std::vector<std::string_view>>& pattern_keys() {
       {TrafficPattern::all_reduce, {"hosts", "algorithm", "protocol"}},
       {TrafficPattern::all_gather, {"hosts", "algorithm", "protocol"}},
       {TrafficPattern::reduce_scatter, {"hosts", "algorithm", "protocol"}},
+      {TrafficPattern::alltoall, {"hosts"}},
   };
   return keys;
 }
@@ -208,12 +209,15 @@ public:
     }
     case TrafficPattern::all_reduce:
     case TrafficPattern::all_gather:
-    case TrafficPattern::reduce_scatter: {
+    case TrafficPattern::reduce_scatter:
+    case TrafficPattern::alltoall: {
       TrafficCollective c;
       c.group = index;
       c.hosts = hosts_of(g.required("hosts", "the ranks, e.g. 0-31"), hosts_, 2);
       c.bytes = bytes;
       c.start_s = start;
+      if (pattern == TrafficPattern::alltoall)
+        c.algorithm = "direct"; // NCCL's all-to-all: every rank's sends to every other at once
       if (auto a = g.optional("algorithm"))
         c.algorithm = a->as_choice(
             std::vector<std::string>(std::begin(kTrafficAlgorithms), std::end(kTrafficAlgorithms)));

@@ -3,7 +3,8 @@
 // (incast, permutation, shift, all-to-all, single flows) between hosts, a host being one GPU of the
 // scenario's cluster and the NIC it sends through; each group has its message size and start time, or
 // runs as background traffic for as long as the others do. A group may also be one collective (an
-// all-reduce, all-gather or reduce-scatter among its hosts, lowered as a training run lowers it).
+// all-reduce, all-gather, reduce-scatter or all-to-all among its hosts, lowered as a training run
+// lowers it).
 #pragma once
 
 #include <cstddef>
@@ -21,14 +22,18 @@ enum class TrafficPattern {
   all_to_all,
   all_reduce,
   all_gather,
-  reduce_scatter
+  reduce_scatter,
+  alltoall
 };
-inline constexpr std::string_view kTrafficPatterns[] = {
-    "flow", "incast", "permutation", "shift", "all_to_all", "all_reduce", "all_gather", "reduce_scatter"};
-/// A pattern that is one collective operation among its hosts rather than independent flows.
+inline constexpr std::string_view kTrafficPatterns[] = {"flow",       "incast",         "permutation",
+                                                        "shift",      "all_to_all",     "all_reduce",
+                                                        "all_gather", "reduce_scatter", "alltoall"};
+/// A pattern that is one collective operation among its hosts rather than independent flows (named as
+/// nccl-tests names its tests: `alltoall` is NCCL's all-to-all as one operation, where `all_to_all` is
+/// every pair's flow timed on its own).
 inline bool collective_pattern(TrafficPattern p) {
   return p == TrafficPattern::all_reduce || p == TrafficPattern::all_gather ||
-         p == TrafficPattern::reduce_scatter;
+         p == TrafficPattern::reduce_scatter || p == TrafficPattern::alltoall;
 }
 /// The algorithms and protocols a collective group may name (NCCL_ALGO, NCCL_PROTO).
 inline constexpr std::string_view kTrafficAlgorithms[] = {"ring", "tree"};
@@ -61,7 +66,7 @@ struct TrafficCollective {
   std::vector<int> hosts;
   double bytes = 0;
   double start_s = 0;
-  std::string algorithm = "ring";  // one of kTrafficAlgorithms
+  std::string algorithm = "ring";  // one of kTrafficAlgorithms; "direct" for an all-to-all
   std::string protocol = "simple"; // one of kTrafficProtocols
 };
 

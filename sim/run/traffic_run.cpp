@@ -32,6 +32,8 @@ collectives::CollectiveKind kind_of(input::TrafficPattern p) {
     return collectives::CollectiveKind::reduce_scatter;
   case input::TrafficPattern::all_reduce:
     return collectives::CollectiveKind::all_reduce;
+  case input::TrafficPattern::alltoall:
+    return collectives::CollectiveKind::all_to_all;
   default:
     throw std::logic_error("not a collective pattern");
   }
@@ -103,12 +105,13 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
     tasks.push_back(ft);
   }
   // Each collective group: the operation as a training run lowers it (its rings or trees, their latency
-  // tail), in the protocol asked for, from its start.
+  // tail; an all-to-all's direct sends), in the protocol asked for, from its start.
   for (const auto& c : traffic.collectives) {
     for (const int h : c.hosts)
       if (h < 0 || h >= result.hosts)
         throw std::invalid_argument(fmt::format("host {} is not one of the cluster's {}", h, result.hosts));
-    const auto algorithm = plan::parse_algorithm(c.algorithm);
+    const auto algorithm =
+        c.algorithm == "direct" ? plan::CollectiveAlgorithm::ring : plan::parse_algorithm(c.algorithm);
     if (!algorithm)
       throw std::logic_error("unknown algorithm " + c.algorithm);
     cluster.lowering.set_protocol(protocol_of(c.protocol));

@@ -108,6 +108,19 @@ TEST(TrafficFile, ACollectiveGroupIsOneOperationAmongItsHosts) {
   EXPECT_FALSE(input::collective_pattern(t.groups[2].pattern));
 }
 
+TEST(TrafficFile, AnAlltoallGroupIsNcclsOperationAndAllToAllItsFlows) {
+  const auto t = parse("traffic:\n"
+                       "  - {name: op, pattern: alltoall, hosts: 0-7, bytes: 8MiB}\n"
+                       "  - {name: flows, pattern: all_to_all, hosts: 0-7, bytes: 1MiB}\n");
+  ASSERT_EQ(t.collectives.size(), 1U);
+  EXPECT_EQ(t.collectives[0].algorithm, "direct");
+  EXPECT_EQ(t.collectives[0].hosts.size(), 8U);
+  EXPECT_EQ(t.flows.size(), 56U);
+  EXPECT_NE(error_of("traffic:\n  - {pattern: alltoall, hosts: 0-7, bytes: 8MiB, algorithm: ring}\n")
+                .find("2 traffic[0].algorithm: does not apply to pattern alltoall"),
+            std::string::npos);
+}
+
 TEST(TrafficFile, BackgroundFlowsHaveNoSize) {
   const auto t = parse("traffic:\n"
                        "  - {name: timed, pattern: flow, from: 0, to: 1, bytes: 1MiB}\n"

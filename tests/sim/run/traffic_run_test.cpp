@@ -185,6 +185,25 @@ TEST(Traffic, ACollectiveAloneTakesWhatNcclTestsGivesIt) {
   EXPECT_NEAR(r.makespan_s, 1e-3 + swept, 1e-9);
 }
 
+TEST(Traffic, AnAlltoallAloneTakesWhatNcclTestsGivesIt) {
+  const auto s = fabric(false);
+  const double swept = dpusim::testing::in_child(
+      [&] {
+        run::SweepOptions o;
+        o.op = run::SweepOp::alltoall;
+        o.sizes = {64.0 * 1024 * 1024};
+        o.nodes = 8;
+        o.gpus_per_node = 1;
+        return run::run_collective_sweep(s, the_catalog(), s.variants.front(), o).rows.at(0).time_s;
+      },
+      -1.0);
+  ASSERT_GT(swept, 0);
+  const auto r = simulate(s, "pxn: false\ntraffic:\n  - {pattern: alltoall, hosts: " + first_gpus(8) +
+                                 ", bytes: 64MiB}\n");
+  ASSERT_EQ(r.collectives.size(), 1U);
+  EXPECT_NEAR(r.collectives[0].fct_s(), swept, 1e-9 * swept);
+}
+
 TEST(Traffic, ARingAllReduceMovesAtTheShareItsBusiestPortLeavesIt) {
   // Alone, each node's NIC carries the ring's two channels (NCCL's two a NIC, a connection each), each
   // at half its rate. A background send from GPU 0 of node 0 through the same NIC opens two connections
