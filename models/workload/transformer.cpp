@@ -41,8 +41,10 @@ TransformerShape layer_shape(const TransformerShape& m, int kind) {
     d.expert_ffn = 0;
     d.shared_experts = 0;
   }
-  if ((kind & TransformerShape::kSlidingAttention) == 0)
+  if ((kind & TransformerShape::kSlidingAttention) == 0) {
     d.sliding_window = 0;
+    d.attention_chunk = 0;
+  }
   d.dense_layers = 0;
   d.moe_every = 1;
   d.full_attention_every = 0;
@@ -179,7 +181,7 @@ struct Dims {
   double kv;     // kv heads on this rank
   double f;      // ffn columns on this rank
   double s;      // keys and values each query attends to: the whole sequence
-  double window; // of them, those a flash kernel computes: the sliding window's, or s
+  double window; // of them, those a flash kernel computes: the sliding window's, the chunk's, or s
   double sq;     // queries on this rank: seq_len / cp
   double b;
   // Mixture of experts, on this rank: its local experts, the tokens each receives (balanced routing:
@@ -196,7 +198,9 @@ Dims dims_of(const TransformerShape& m, const LayerConfig& c) {
   d.b = c.micro_batch;
   d.s = c.seq_len;
   d.sq = d.s / c.cp;
-  d.window = m.sliding_window > 0 ? std::min<double>(m.sliding_window, d.s) : d.s;
+  d.window = m.sliding_window > 0    ? std::min<double>(m.sliding_window, d.s)
+             : m.attention_chunk > 0 ? std::min<double>(m.attention_chunk, d.s)
+                                     : d.s;
   d.tokens = d.b * d.sq;
   d.ln_tokens = c.sequence_parallel ? d.tokens / c.tp : d.tokens;
   d.h = m.hidden;

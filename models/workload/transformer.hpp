@@ -48,6 +48,11 @@ struct TransformerShape {
   // Sliding-window attention (GPT-OSS): each query attends to the last sliding_window keys only, in every
   // layer but each full_attention_every-th (0: in every layer). 0 sliding_window: full attention.
   int sliding_window = 0;
+  // Chunked attention (Llama 4, LLAMA4-MAVERICK-CONFIG's attention_chunk_size): the sequence is cut into
+  // chunks of attention_chunk tokens and each query attends to the keys of its own chunk, causally, in
+  // every layer but each full_attention_every-th. Counted as full attention over a sequence of one
+  // chunk: a flash kernel's products meet min(chunk, sequence) keys a query. 0: none.
+  int attention_chunk = 0;
   int full_attention_every = 0;
   // Attention sinks (GPT-OSS): a learned logit per head added to each softmax's denominator.
   bool attention_sinks = false;
@@ -83,9 +88,9 @@ struct TransformerShape {
   [[nodiscard]] bool dense_layer(int l) const {
     return !moe() || l < dense_layers || l % moe_every != moe_every - 1;
   }
-  /// Whether layer `l` attends through a sliding window.
+  /// Whether layer `l` attends locally: through a sliding window or within its chunk.
   [[nodiscard]] bool sliding_layer(int l) const {
-    return sliding_window > 0 &&
+    return (sliding_window > 0 || attention_chunk > 0) &&
            (full_attention_every == 0 || l % full_attention_every != full_attention_every - 1);
   }
   /// Layer `l`'s kind: kDenseFfn and kSlidingAttention bits (0: experts, full attention).
@@ -93,7 +98,7 @@ struct TransformerShape {
     return (moe() && dense_layer(l) ? kDenseFfn : 0) | (sliding_layer(l) ? kSlidingAttention : 0);
   }
   static constexpr int kDenseFfn = 1;         // a mixture of experts' layer with a dense FFN of ffn
-  static constexpr int kSlidingAttention = 2; // a layer attending through the sliding window
+  static constexpr int kSlidingAttention = 2; // a layer attending through the sliding window or a chunk
   static constexpr int kMtpModule = 4;        // a multi-token prediction module's layer
   static constexpr int kLayerKinds = 8;
 };

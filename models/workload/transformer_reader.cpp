@@ -59,12 +59,19 @@ TransformerShape read_transformer_shape(yaml::Map& map, std::string name) {
       if (auto k = map.optional(key))
         k->fail("only a mixture-of-experts model has it: give experts too");
   }
-  if (auto window = map.optional("sliding_window")) {
+  const auto window = map.optional("sliding_window");
+  const auto chunk = map.optional("attention_chunk");
+  if (window && chunk)
+    chunk->fail("a layer attends through a sliding window or within a chunk, not both: give one");
+  if (window)
     m.sliding_window = static_cast<int>(window->as_int(1, 1 << 24));
-    if (auto every = map.optional("full_attention_every"))
-      m.full_attention_every = static_cast<int>(every->as_int(0, m.layers));
-  } else if (auto every = map.optional("full_attention_every")) {
-    every->fail("only sliding-window attention has it: give sliding_window too");
+  if (chunk)
+    m.attention_chunk = static_cast<int>(chunk->as_int(1, 1 << 24));
+  if (auto every = map.optional("full_attention_every")) {
+    if (!window && !chunk)
+      every->fail(
+          "only sliding-window or chunked attention has it: give sliding_window or attention_chunk too");
+    m.full_attention_every = static_cast<int>(every->as_int(0, m.layers));
   }
   if (auto sinks = map.optional("attention_sinks"))
     m.attention_sinks = sinks->as_bool();

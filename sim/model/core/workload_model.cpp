@@ -27,7 +27,7 @@ public:
          "tied_embeddings, "
          "position_embeddings, biases, dropout, head_dim, name; experts, top_k, expert_ffn, shared_experts, "
          "dense_layers, moe_every; kv_lora_rank, q_lora_rank, qk_rope_head_dim, v_head_dim; sliding_window, "
-         "full_attention_every, attention_sinks; qk_norm; mtp_layers}"},
+         "attention_chunk, full_attention_every, attention_sinks; qk_norm; mtp_layers}"},
         {"workload.seq_len", "count", "required", "tokens per sequence"},
         {"workload.global_batch", "count", "required",
          "sequences per iteration, a multiple of micro_batch x dp"},

@@ -332,4 +332,8 @@ TEST(Catalog, InterleavedAndSlidingWindowModelsHaveTheirPublishedTotalAndActiveP
   EXPECT_NEAR(dpusim::workload::active_parameter_count(maverick, 4096) / 17e9, 1.0, 0.03);
   EXPECT_TRUE(maverick.dense_layer(0));
   EXPECT_FALSE(maverick.dense_layer(1));
+  // Chunked attention in three layers of four (LLAMA4-HF-MODELING), every fourth attends to all.
+  EXPECT_EQ(maverick.attention_chunk, 8192);
+  EXPECT_TRUE(maverick.sliding_layer(2));
+  EXPECT_FALSE(maverick.sliding_layer(3));
 }

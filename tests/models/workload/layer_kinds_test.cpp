@@ -120,6 +120,30 @@ TEST(LayerKinds, ASlidingWindowLayersAttentionMeetsTheWindowsKeysOnly) {
   EXPECT_DOUBLE_EQ(layer_parameter_count(m) - layer_parameter_count(no_sinks), 64);
 }
 
+TEST(LayerKinds, AChunkedLayerAttendsWithinItsChunkAndEveryFourthToAll) {
+  // Llama 4 (LLAMA4-HF-MODELING): layers 0-2 of every four attend within chunks of 8,192 tokens, layer 3
+  // to the whole sequence. Up to one chunk the two are the same; at 32,768 tokens a chunked layer's
+  // flash attention meets a quarter of the keys, the rest of the layer unchanged.
+  auto m = sliding();
+  m.sliding_window = 0;
+  m.attention_chunk = 8192;
+  m.full_attention_every = 4;
+  EXPECT_EQ(layer_kinds(m),
+            (std::vector<int>{TransformerShape::kSlidingAttention, TransformerShape::kSlidingAttention,
+                              TransformerShape::kSlidingAttention, 0}));
+  const auto chunked = layer_shape(m, TransformerShape::kSlidingAttention);
+  const auto full = layer_shape(m, 0);
+  EXPECT_EQ(full.attention_chunk, 0);
+  LayerConfig c;
+  c.attention = AttentionKernel::flash;
+  c.seq_len = 8192;
+  EXPECT_DOUBLE_EQ(attention_core_forward(full, c).flops(), attention_core_forward(chunked, c).flops());
+  c.seq_len = 32768;
+  EXPECT_DOUBLE_EQ(attention_core_forward(full, c).flops(), 4 * attention_core_forward(chunked, c).flops());
+  EXPECT_DOUBLE_EQ(layer_forward(full, c).flops() - attention_core_forward(full, c).flops(),
+                   layer_forward(chunked, c).flops() - attention_core_forward(chunked, c).flops());
+}
+
 TEST(LayerKinds, AMultiTokenPredictionModuleIsALayerItsProjectionAndTheHeadOnceMore) {
   // DSV3-TR section 2.2: the module projects its two normalised inputs (2h -> h), runs one transformer
   // layer and the shared output head and loss: its FLOPs are exactly those three, its parameters the
