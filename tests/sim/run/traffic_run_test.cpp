@@ -160,21 +160,31 @@ std::string first_gpus(int nodes) {
 
 } // namespace
 
-TEST(Traffic, ACollectiveAloneTakesWhatNcclTestsGivesIt) {
-  // The same lowering, platform and protocol as `dpusim nccl-tests` with NCCL_ALGO=Ring and
-  // NCCL_PROTO=Simple on GPU 0 of eight nodes: the traffic file's all-reduce takes that time.
-  const auto s = fabric(false);
-  const double swept = dpusim::testing::in_child(
+namespace {
+
+/// What `dpusim nccl-tests` gives one operation of 64 MiB over GPU 0 of eight nodes (in a child process).
+double swept_s(const scenario::Scenario& s, const run::SweepOptions& options) {
+  return dpusim::testing::in_child(
       [&] {
-        run::SweepOptions o;
-        o.algorithm = plan::CollectiveAlgorithm::ring;
-        o.protocol = catalog::NcclProtocol::simple;
+        auto o = options;
         o.sizes = {64.0 * 1024 * 1024};
         o.nodes = 8;
         o.gpus_per_node = 1;
         return run::run_collective_sweep(s, the_catalog(), s.variants.front(), o).rows.at(0).time_s;
       },
       -1.0);
+}
+
+} // namespace
+
+TEST(Traffic, ACollectiveAloneTakesWhatNcclTestsGivesIt) {
+  // The same lowering, platform and protocol as `dpusim nccl-tests` with NCCL_ALGO=Ring and
+  // NCCL_PROTO=Simple on GPU 0 of eight nodes: the traffic file's all-reduce takes that time.
+  const auto s = fabric(false);
+  run::SweepOptions o;
+  o.algorithm = plan::CollectiveAlgorithm::ring;
+  o.protocol = catalog::NcclProtocol::simple;
+  const double swept = swept_s(s, o);
   ASSERT_GT(swept, 0);
   const auto r = simulate(s, "pxn: false\ntraffic:\n  - {pattern: all_reduce, hosts: " + first_gpus(8) +
                                  ", bytes: 64MiB, start: 1ms}\n");
@@ -187,16 +197,9 @@ TEST(Traffic, ACollectiveAloneTakesWhatNcclTestsGivesIt) {
 
 TEST(Traffic, AnAlltoallAloneTakesWhatNcclTestsGivesIt) {
   const auto s = fabric(false);
-  const double swept = dpusim::testing::in_child(
-      [&] {
-        run::SweepOptions o;
-        o.op = run::SweepOp::alltoall;
-        o.sizes = {64.0 * 1024 * 1024};
-        o.nodes = 8;
-        o.gpus_per_node = 1;
-        return run::run_collective_sweep(s, the_catalog(), s.variants.front(), o).rows.at(0).time_s;
-      },
-      -1.0);
+  run::SweepOptions o;
+  o.op = run::SweepOp::alltoall;
+  const double swept = swept_s(s, o);
   ASSERT_GT(swept, 0);
   const auto r = simulate(s, "pxn: false\ntraffic:\n  - {pattern: alltoall, hosts: " + first_gpus(8) +
                                  ", bytes: 64MiB}\n");
