@@ -125,9 +125,8 @@ public:
 
   void group(yaml::Map g, Traffic& t) {
     g.declare(std::vector<std::string_view>(std::begin(kGroupKeys), std::end(kGroupKeys)));
-    const auto pattern_node = g.required(
-        "pattern",
-        "one of flow, incast, permutation, shift, all_to_all, all_reduce, all_gather, reduce_scatter");
+    const auto pattern_node = g.required("pattern", "one of flow, incast, permutation, shift, all_to_all, "
+                                                    "all_reduce, all_gather, reduce_scatter, alltoall");
     std::vector<std::string> patterns(std::begin(kTrafficPatterns), std::end(kTrafficPatterns));
     const auto pattern_name = pattern_node.as_choice(patterns);
     const auto pattern = static_cast<TrafficPattern>(

@@ -115,7 +115,7 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
     if (!algorithm)
       throw std::logic_error("unknown algorithm " + c.algorithm);
     cluster.lowering.set_protocol(protocol_of(c.protocol));
-    const auto group = traffic.groups.at(static_cast<std::size_t>(c.group));
+    const auto& group = traffic.groups.at(static_cast<std::size_t>(c.group));
     const auto low = cluster.lowering.collective(kind_of(group.pattern), *algorithm, c.hosts, c.bytes);
     cluster.lowering.set_protocol(catalog::NcclProtocol::simple);
     const auto frag = plan::append_to_graph(graph, low, {});
