@@ -154,7 +154,8 @@ public:
         b->fail("a background group runs for as long as the others do and has no size: leave bytes out");
       bytes = b->as_quantity<units::Bytes>().si();
     } else if (!group.background) {
-      (void)g.required("bytes", "the size of each flow, e.g. 16MiB");
+      (void)g.required("bytes", collective_pattern(pattern) ? "each rank's buffer, e.g. 256MiB"
+                                                            : "the size of each flow, e.g. 16MiB");
     }
     double start = 0;
     if (auto s = g.optional("start")) {
