@@ -2,7 +2,7 @@
 # Regenerates the reference outputs of every bundled scenario (results/<scenario name>/comparison.csv,
 # the run-info.json beside it, and report-data.json: what its HTML report plots) and plan
 # (results/plans/<plan name>/points.csv and report-data.json) and bundled traffic file
-# (results/traffic/<file stem>/flows.csv, links.csv and collectives.csv where it has collectives), which the golden tests compare against. Run after a deliberate
+# (results/traffic/<file stem>/flows.csv, links.csv and collectives.csv), which the golden tests compare against. Run after a deliberate
 # change to a model or the catalog, and
 # review the diff before committing it.
 set -euo pipefail

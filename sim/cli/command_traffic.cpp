@@ -26,10 +26,10 @@ int command_traffic(const std::vector<std::string>& args) {
   if (!parse_command("traffic", "SCENARIO.yaml TRAFFIC.yaml [options]",
                      "Simulates the flows of a traffic file (incast, permutation, shift, all-to-all, single "
                      "and background flows between the cluster's GPUs, and collectives: all-reduce, "
-                     "all-gather, reduce-scatter) on the scenario's fabric, without its training job; prints "
+                     "all-gather, reduce-scatter, all-to-all) on the scenario's fabric, without its training "
+                     "job; prints "
                      "each group's flow completion times and the busiest, most paused and most marked ports; "
-                     "writes <out>/flows.csv and <out>/links.csv, and <out>/collectives.csv where the file "
-                     "has collectives (docs/traffic.md).",
+                     "writes <out>/flows.csv, <out>/links.csv and <out>/collectives.csv (docs/traffic.md).",
                      options, args, vm, true, {}, "traffic"))
     return kOk;
   const auto cat = load_catalog(vm);
@@ -54,10 +54,11 @@ int command_traffic(const std::vector<std::string>& args) {
   OutputSet outputs(output_directory(vm, s.name));
   const auto flows = outputs.add("flows.csv", render_flows_csv(traffic, result));
   const auto links = outputs.add("links.csv", report::render_links_csv(result.links, result.congestion));
-  std::string wrote = fmt::format("\nwrote {}\nwrote {}\n", flows.string(), links.string());
-  if (!traffic.collectives.empty())
-    wrote += fmt::format("wrote {}\n",
-                         outputs.add("collectives.csv", render_collectives_csv(traffic, result)).string());
+  // Always written (its header alone without collective groups), so that no earlier run's table is left
+  // beside this run's files.
+  const auto collectives = outputs.add("collectives.csv", render_collectives_csv(traffic, result));
+  const std::string wrote =
+      fmt::format("\nwrote {}\nwrote {}\nwrote {}\n", flows.string(), links.string(), collectives.string());
   outputs.publish();
   if (vm.count("quiet") == 0)
     std::cout << table << wrote;

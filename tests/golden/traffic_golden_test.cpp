@@ -1,6 +1,6 @@
 // Every bundled traffic file (scenarios/traffic/, each on the bundled test fabric
 // scenarios/fabrics/fabric-256-pfc.yaml) is a golden test: `dpusim traffic` must reproduce its flows.csv,
-// links.csv and collectives.csv (where it has collectives) in results/traffic/<file stem>/ within a relative
+// links.csv and collectives.csv in results/traffic/<file stem>/ within a relative
 // 1e-6 (tools/regenerate-results.sh writes them), and two runs must write byte-identical files.
 #include "tests/support/golden_tables.hpp"
 #include "tests/support/subprocess.hpp"
@@ -29,19 +29,12 @@ TEST_P(TrafficGolden, ReproducesTheReferenceFlowsAndLinks) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_same_table(fs::path(a.path()) / "flows.csv", reference / "flows.csv");
   expect_same_table(fs::path(a.path()) / "links.csv", reference / "links.csv");
-  // A file with collectives has their table too; one without, none.
-  const bool collectives = fs::exists(reference / "collectives.csv");
-  EXPECT_EQ(fs::exists(fs::path(a.path()) / "collectives.csv"), collectives);
-  if (collectives)
-    expect_same_table(fs::path(a.path()) / "collectives.csv", reference / "collectives.csv");
+  expect_same_table(fs::path(a.path()) / "collectives.csv", reference / "collectives.csv");
   ASSERT_EQ(
       run_command({DPUSIM_BINARY, "traffic", kFabric, GetParam(), "--out", b.path(), "--quiet"}).exit_code,
       0);
-  for (const char* file : {"flows.csv", "links.csv", "collectives.csv"}) {
-    if (fs::exists(fs::path(a.path()) / file)) {
-      EXPECT_EQ(read_text(fs::path(a.path()) / file), read_text(fs::path(b.path()) / file)) << file;
-    }
-  }
+  for (const char* file : {"flows.csv", "links.csv", "collectives.csv"})
+    EXPECT_EQ(read_text(fs::path(a.path()) / file), read_text(fs::path(b.path()) / file)) << file;
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, TrafficGolden, ::testing::ValuesIn(bundled_inputs("scenarios/traffic")),

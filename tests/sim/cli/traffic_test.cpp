@@ -55,6 +55,9 @@ TEST(TrafficCommand, WritesAFlowPerRowAndTheLinksTheyCrossed) {
   ASSERT_FALSE(links.empty());
   EXPECT_EQ(links[0].at("link"), "leaf0->n0.nic0");
   EXPECT_FALSE(links[0].at("pause_fraction").empty());
+  // No collective group: the collectives' table is its header alone, so no earlier run's is left there.
+  ASSERT_TRUE(fs::exists(out / "collectives.csv"));
+  EXPECT_TRUE(csv_rows(out / "collectives.csv").empty());
 }
 
 TEST(TrafficCommand, BadInputIsRefusedWithNothingWritten) {
