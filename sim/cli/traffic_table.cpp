@@ -206,10 +206,6 @@ std::string render_flows_csv(const input::Traffic& traffic, const run::TrafficRe
   return out;
 }
 
-} // namespace dpusim::cli
-
-namespace dpusim::cli {
-
 std::string render_collectives_csv(const input::Traffic& traffic, const run::TrafficResult& r) {
   std::string out = "group,pattern,algorithm,protocol,ranks,nodes,bytes,start_s,end_s,time_s,algbw_gbps,"
                     "busbw_gbps,uncongested_time_s\n";
