@@ -8,7 +8,8 @@ gen CASE SEED QPS OUT   writes OUT.yaml (a dpusim traffic file) and OUT.cm (an h
                         into host 0, and a victim of leaf 1 to host 8, 64 MiB) or ringK (a ring all-reduce
                         of 64 MiB a rank among GPU 0 of the 32 nodes, beside background flows from GPUs
                         1..K of every node to the same GPU four nodes on, on the next leaf) or
-                        alltoallopN (alltoallN as NCCL's one operation in dpusim); htsim gets
+                        alltoallopN (alltoallN as NCCL's one operation in dpusim; alltoallopNpP: with
+                        each node's sends as P activities, `parts: P`); htsim gets
                         QPS connections a pair, each with its share of the bytes (dpusim splits a pair's
                         bytes over its NCCL connections itself).
 table DIR               prints the markdown table of DIR/<case>-<seed>-<qps>.{htsim.log,dpusim/flows.csv}
@@ -117,18 +118,26 @@ def gen_ring(k, qps, out):
         f.write("\n".join(lines + triggers) + "\n")
 
 
+def alltoallop_of(case):
+    """alltoallopN or alltoallopNpP: the hosts N and the parts a node P (None: the default)."""
+    m = re.fullmatch(r"alltoallop(\d+)(?:p(\d+))?", case)
+    if not m:
+        sys.exit(f"cases.py: {case}: an all-to-all operation is alltoallopN or alltoallopNpP")
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+
+
 def gen(case, seed, qps, out):
     if case.startswith("ring"):
         return gen_ring(int(case[len("ring"):]), int(qps), out)
     if case.startswith("alltoallop"):
         # The all-to-all as NCCL's one operation in dpusim (the lowering a training run's expert
-        # all-to-alls take: each node's sends one activity), the same flows in htsim.
-        n = int(case[len("alltoallop"):])
+        # all-to-alls take: each node's sends one activity, or `parts` of them), the same flows in htsim.
+        n, parts = alltoallop_of(case)
         gen(f"alltoall{n}", seed, qps, out)
         hosts = sorted({s for s, _ in pairs_of(f"alltoall{n}", int(seed))})
         with open(out + ".yaml", "w") as f:
             f.write(f"pxn: false\ntraffic:\n  - {{name: a2a, pattern: alltoall, hosts: {hosts}, "
-                    f"bytes: {A2A_SIZE * len(hosts)}B}}\n")
+                    f"bytes: {A2A_SIZE * len(hosts)}B{f', parts: {parts}' if parts else ''}}}\n")
         return
     pairs = pairs_of(case, int(seed))
     qps = int(qps)
@@ -158,7 +167,7 @@ def ring_times(directory, log, case, seed, qps):
     """htsim's collective time (its last flow's end) and dpusim's, under PFC and max-min: a ring
     all-reduce's flows, or an all-to-all's."""
     if case.startswith("alltoallop"):
-        hops = set(pairs_of(f"alltoall{case[len('alltoallop'):]}", int(seed)))
+        hops = set(pairs_of(f"alltoall{alltoallop_of(case)[0]}", int(seed)))
         expected = len(hops) * int(qps)
     else:
         ring = ring_members()
@@ -176,11 +185,19 @@ def ring_table(rings):
     print("| case | channels | seeds | htsim, each seed (us) | dpusim, PFC | dpusim, max-min | "
           "mean: dpusim vs htsim |")
     print("|---|---|---|---|---|---|---|")
-    for (case, qps), r in sorted(rings.items()):
+    def order(item):  # the all-to-alls by hosts, then parts; then the connections
+        (case, qps), _ = item
+        if case.startswith("alltoallop"):
+            n, parts = alltoallop_of(case)
+            return (n, parts or 1, ""), int(qps)
+        return (0, 0, case), int(qps)
+
+    for (case, qps), r in sorted(rings.items(), key=order):
         h, d, u = ([x[i] for x in r] for i in range(3))
         fmt = lambda v: " / ".join(f"{x:.0f}" for x in v)
         if case.startswith("alltoallop"):
-            label = f"alltoall{case[len('alltoallop'):]} as one operation"
+            n, parts = alltoallop_of(case)
+            label = f"alltoall{n} as one operation, {parts or 1} part{'s' if (parts or 1) > 1 else ''} a node"
         elif case == "ring0":
             label = "ring0 (alone)"
         else:

@@ -2,13 +2,14 @@
 
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace dpusim::collectives {
 
 AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
                         const std::vector<int>& rail_of_local, bool forward,
-                        const std::vector<double>& shares) {
+                        const std::vector<double>& shares, int parts_per_node) {
   AllToAllPlan plan;
   const int n = static_cast<int>(gpus.size());
   if (n < 2 || bytes <= 0)
@@ -22,17 +23,20 @@ AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
   const auto by_node = group_by_node(gpus, per_node);
   plan.nodes = static_cast<int>(by_node.size());
   auto rail = [&](int g) { return rail_of_local.at(static_cast<std::size_t>(g % per_node)); };
+  const DestinationRuns runs(by_node, parts_per_node);
   for (const auto& [node_id, members] : by_node) {
-    // Payload per hop from this node, summed over its sources (in a fixed order, for determinism).
-    std::map<std::pair<int, int>, double> hops;
+    // Payload per (run, hop) from this node, summed over its sources (in a fixed order, for
+    // determinism).
+    std::map<std::tuple<int, int, int>, double> hops;
     for (std::size_t s = 0; s < members.size(); ++s) {
       const int src = members[s];
       for (int dst : gpus) {
         const double chunk = shares.empty() ? bytes / n : bytes * share_of.at(dst);
         if (dst == src || chunk <= 0)
           continue;
+        const int group = runs.of(node_id, dst / per_node);
         if (dst / per_node == node_id) {
-          hops[{src, dst}] += chunk;
+          hops[{group, src, dst}] += chunk;
           continue;
         }
         int via = src;
@@ -45,14 +49,17 @@ AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
             via = on_rail[s % on_rail.size()];
         }
         if (via != src)
-          hops[{src, via}] += chunk;
-        hops[{via, dst}] += chunk;
+          hops[{group, src, via}] += chunk;
+        hops[{group, via, dst}] += chunk;
       }
     }
-    Channel part;
+    std::vector<Channel> parts(static_cast<std::size_t>(runs.runs()));
     for (const auto& [hop, payload] : hops)
-      part.push_back({hop.first, hop.second, payload});
-    plan.parts.push_back(std::move(part));
+      parts[static_cast<std::size_t>(std::get<0>(hop))].push_back(
+          {std::get<1>(hop), std::get<2>(hop), payload});
+    for (auto& part : parts)
+      if (!part.empty())
+        plan.parts.push_back(std::move(part));
   }
   return plan;
 }

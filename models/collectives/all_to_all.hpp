@@ -10,9 +10,10 @@
 namespace dpusim::collectives {
 
 struct AllToAllPlan {
-  /// One per source node (in node order): its hops with their payloads summed per (src, dst) pair,
-  /// in ascending (src, dst) order. SimGrid's solver slows with the number of activities far more than
-  /// with their flows, hence one channel per node rather than per pair.
+  /// Per source node (in node order), one per run of destination nodes (`parts_per_node`): its hops
+  /// with their payloads summed per (src, dst) pair, in ascending (src, dst) order. Each part is one
+  /// activity whose flows move at its slowest flow's pace; SimGrid's solver slows with the number of
+  /// activities far more than with their flows, hence runs of nodes rather than pairs by default.
   std::vector<Channel> parts;
   int nodes = 0;
 };
@@ -21,9 +22,11 @@ struct AllToAllPlan {
 /// GPU i (`gpus_per_node` entries); `forward` lets a GPU forward through the GPU of the destination's
 /// rail. `shares`, where given, is the part of its bytes every rank sends to the i-th of `gpus` (one
 /// per rank; an expert-parallel dispatch under uneven routing: docs/models/workload.md); empty: bytes/N
-/// to each. No parts for fewer than two ranks or no bytes.
+/// to each. `parts_per_node` (at least 1, at most the other nodes): each node's sends split by
+/// destination node into that many runs of consecutive nodes (counted on from the node itself; the
+/// sends inside the node go with the first). No parts for fewer than two ranks or no bytes.
 AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
                         const std::vector<int>& rail_of_local, bool forward,
-                        const std::vector<double>& shares = {});
+                        const std::vector<double>& shares = {}, int parts_per_node = 1);
 
 } // namespace dpusim::collectives

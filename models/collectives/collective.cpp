@@ -1,6 +1,7 @@
 #include "models/collectives/collective.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace dpusim::collectives {
 
@@ -16,6 +17,21 @@ NodeMembers group_by_node(std::vector<int>& gpus, int per_node) {
   for (int g : gpus)
     by_node[g / per_node].push_back(g);
   return by_node;
+}
+
+DestinationRuns::DestinationRuns(const NodeMembers& by_node, int parts_per_node) {
+  if (parts_per_node < 1)
+    throw std::invalid_argument("direct sends: at least one part a node");
+  for (const auto& [node, members] : by_node)
+    place_.emplace(node, static_cast<int>(place_.size()));
+  const int nodes = static_cast<int>(place_.size());
+  runs_ = std::max(1, std::min(parts_per_node, nodes - 1));
+}
+
+int DestinationRuns::of(int from, int to) const {
+  const int nodes = static_cast<int>(place_.size());
+  const int r = (place_.at(to) - place_.at(from) + nodes) % nodes;
+  return r == 0 ? 0 : (r - 1) * runs_ / (nodes - 1);
 }
 
 std::size_t fewest_members(const NodeMembers& by_node) {

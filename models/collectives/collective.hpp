@@ -44,6 +44,22 @@ using NodeMembers = std::map<int, std::vector<int>>;
 
 /// Sorts `gpus` and groups them by node (`per_node` GPUs to a node).
 NodeMembers group_by_node(std::vector<int>& gpus, int per_node);
+/// A node's direct sends (an all-to-all's, a dispatch's) split by destination node into `runs()` runs
+/// of consecutive nodes, counted on from the sending node (the sends inside it go with the first run):
+/// each run's sends are one part, moving at its slowest flow's pace. `parts_per_node` at least 1,
+/// clamped to one run a destination node.
+class DestinationRuns {
+public:
+  DestinationRuns(const NodeMembers& by_node, int parts_per_node);
+  [[nodiscard]] int runs() const { return runs_; }
+  /// The run of node `to`'s sends from node `from` (both nodes of `by_node`).
+  [[nodiscard]] int of(int from, int to) const;
+
+private:
+  std::map<int, int> place_; // node -> its place among the nodes
+  int runs_ = 1;
+};
+
 /// The fewest members any node has (0 for no node).
 std::size_t fewest_members(const NodeMembers& by_node);
 /// The same number of members in every node: that number, else 0.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace dpusim::collectives {
 
@@ -48,7 +49,8 @@ DispatchReach dispatch_reach(const ExpertDispatch& d, const std::vector<int>& no
   return out;
 }
 
-AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int gpus_per_node) {
+AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int gpus_per_node,
+                             int parts_per_node) {
   AllToAllPlan plan;
   const int n = static_cast<int>(gpus.size());
   if (n < 2 || d.token_bytes <= 0)
@@ -71,30 +73,36 @@ AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int
     node_reach[node] = reach.node[static_cast<std::size_t>(index)];
   const auto by_node = group_by_node(gpus, gpus_per_node);
   plan.nodes = static_cast<int>(by_node.size());
+  const DestinationRuns runs(by_node, parts_per_node);
   for (const auto& [node_id, members] : by_node) {
-    std::map<std::pair<int, int>, double> hops;
+    std::map<std::tuple<int, int, int>, double> hops; // (run, src, dst) -> payload
+
     for (std::size_t s = 0; s < members.size(); ++s) {
       const int src = members[s];
       for (const auto& [dst_node, dst_members] : by_node) {
         if (dst_node == node_id) { // NVLink, straight to each GPU the token reaches
           for (int dst : dst_members)
             if (dst != src)
-              hops[{src, dst}] += d.token_bytes * rank_reach.at(dst);
+              hops[{0, src, dst}] += d.token_bytes * rank_reach.at(dst);
           continue;
         }
         // Once over RDMA to the GPU of the same position there, which forwards over NVLink.
         const int relay = dst_members[s % dst_members.size()];
-        hops[{src, relay}] += d.token_bytes * node_reach.at(dst_node);
+        const int run = runs.of(node_id, dst_node);
+        hops[{run, src, relay}] += d.token_bytes * node_reach.at(dst_node);
         for (int dst : dst_members)
           if (dst != relay)
-            hops[{relay, dst}] += d.token_bytes * rank_reach.at(dst);
+            hops[{run, relay, dst}] += d.token_bytes * rank_reach.at(dst);
       }
     }
-    Channel part;
+    std::vector<Channel> parts(static_cast<std::size_t>(runs.runs()));
     for (const auto& [hop, payload] : hops)
       if (payload > 0)
-        part.push_back({hop.first, hop.second, payload});
-    plan.parts.push_back(std::move(part));
+        parts[static_cast<std::size_t>(std::get<0>(hop))].push_back(
+            {std::get<1>(hop), std::get<2>(hop), payload});
+    for (auto& part : parts)
+      if (!part.empty())
+        plan.parts.push_back(std::move(part));
   }
   return plan;
 }

@@ -29,8 +29,10 @@ struct DispatchReach {
 };
 DispatchReach dispatch_reach(const ExpertDispatch& d, const std::vector<int>& nodes);
 
-/// The dispatch of `d` over `gpus` (`gpus_per_node` GPUs to a node): one part per source node, its
-/// hops summed per (src, dst) pair. No parts for fewer than two ranks or no bytes.
-AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int gpus_per_node);
+/// The dispatch of `d` over `gpus` (`gpus_per_node` GPUs to a node): per source node, one part per run
+/// of destination nodes (`parts_per_node`, as all_to_all's: DestinationRuns), its hops summed per
+/// (src, dst) pair. No parts for fewer than two ranks or no bytes.
+AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int gpus_per_node,
+                             int parts_per_node = 1);
 
 } // namespace dpusim::collectives

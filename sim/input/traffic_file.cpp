@@ -33,13 +33,14 @@ const std::map<TrafficPattern, std::vector<std::string_view>>& pattern_keys() {
       {TrafficPattern::all_reduce, {"hosts", "algorithm", "protocol"}},
       {TrafficPattern::all_gather, {"hosts", "algorithm", "protocol"}},
       {TrafficPattern::reduce_scatter, {"hosts", "algorithm", "protocol"}},
-      {TrafficPattern::alltoall, {"hosts"}},
+      {TrafficPattern::alltoall, {"hosts", "parts"}},
   };
   return keys;
 }
 
-constexpr std::string_view kGroupKeys[] = {"name", "pattern", "bytes", "start", "background", "hosts",
-                                           "from", "to",      "by",    "seed",  "algorithm",  "protocol"};
+constexpr std::string_view kGroupKeys[] = {"name",      "pattern",  "bytes", "start", "background",
+                                           "hosts",     "from",     "to",    "by",    "seed",
+                                           "algorithm", "protocol", "parts"};
 
 int host_of(const yaml::Node& n, int hosts) {
   return static_cast<int>(n.as_int(0, hosts - 1));
@@ -132,7 +133,7 @@ public:
     const auto pattern = static_cast<TrafficPattern>(
         std::find(patterns.begin(), patterns.end(), pattern_name) - patterns.begin());
     const auto& own = pattern_keys().at(pattern);
-    for (const std::string_view key : {"hosts", "from", "to", "by", "seed", "algorithm", "protocol"})
+    for (const std::string_view key : {"hosts", "from", "to", "by", "seed", "algorithm", "protocol", "parts"})
       if (g.contains(key) && std::find(own.begin(), own.end(), key) == own.end())
         g.required(key).fail(
             fmt::format("does not apply to pattern {} (its keys: {})", pattern_name, fmt::join(own, ", ")));
@@ -224,6 +225,8 @@ public:
       if (auto p = g.optional("protocol"))
         c.protocol = p->as_choice(
             std::vector<std::string>(std::begin(kTrafficProtocols), std::end(kTrafficProtocols)));
+      if (auto p = g.optional("parts"))
+        c.parts = static_cast<int>(p->as_int(1, 1024));
       t.collectives.push_back(std::move(c));
       break;
     }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,9 @@ struct TrafficCollective {
   double start_s = 0;
   std::string algorithm = "ring";  // one of kTrafficAlgorithms; "direct" for an all-to-all
   std::string protocol = "simple"; // one of kTrafficProtocols
+  // An all-to-all's activities a node (CollectiveLowering::set_alltoall_parts); absent: the fabric
+  // scenario's workload.communication.alltoall_parts.
+  std::optional<int> parts;
 };
 
 struct Traffic {

@@ -171,6 +171,8 @@ WorkloadConfig read_workload(yaml::Map m, const catalog::Catalog& cat) {
       w.ep_dispatch_per_node = e->as_choice({"all_to_all", "deepep"}) == "deepep";
     if (auto f = cm.optional("ep_dispatch_fp8"))
       w.ep_dispatch_fp8 = f->as_bool();
+    if (auto n = cm.optional("alltoall_parts"))
+      w.alltoall_parts = static_cast<int>(n->as_int(1, 1024));
     if (auto n = cm.optional("ep_comm_sms"))
       w.ep_comm_sms = static_cast<int>(n->as_int(1, 1024));
     cm.finish();

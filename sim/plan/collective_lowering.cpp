@@ -524,11 +524,13 @@ Lowered CollectiveLowering::all_to_all(std::vector<int> gpus, double bytes,
   // GPUDirect RDMA lets a GPU hand data to the local GPU on the destination's rail, which sends it
   // through its own NIC (NCCL's PXN); staged host TCP sends from the source's NIC.
   return direct_sends(collectives::all_to_all(std::move(gpus), bytes, per_node, rail_of_local,
-                                              transport_ == offload::Transport::rdma, shares));
+                                              transport_ == offload::Transport::rdma, shares,
+                                              alltoall_parts_));
 }
 
 Lowered CollectiveLowering::expert_dispatch(std::vector<int> gpus, const collectives::ExpertDispatch& d) {
-  return direct_sends(collectives::expert_dispatch(std::move(gpus), d, hosts_.topology().layout().node.gpus));
+  return direct_sends(collectives::expert_dispatch(std::move(gpus), d, hosts_.topology().layout().node.gpus,
+                                                   alltoall_parts_));
 }
 
 Lowered CollectiveLowering::direct_sends(const collectives::AllToAllPlan& plan) {

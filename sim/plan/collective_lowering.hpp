@@ -103,6 +103,10 @@ public:
   /// Rings longer than `hops` simulated hops run as segments of at most that many (kRingSegmentHops
   /// unless set; at least 1).
   void set_ring_segment_hops(std::size_t hops) { ring_segment_hops_ = std::max<std::size_t>(1, hops); }
+  /// The activities each node's all-to-all (and expert dispatch) sends are simulated as, split by
+  /// destination node (collectives::DestinationRuns; 1 unless set, at least 1): more move closer to
+  /// the flows they stand for where ECMP collides, at a cost in the solver (docs/models/collectives.md).
+  void set_alltoall_parts(int parts) { alltoall_parts_ = std::max(1, parts); }
   /// NCCL's protocol of the collectives lowered from now on (Simple unless set): its per-step and
   /// per-collective latencies and its share of each link's bandwidth (point-to-point sends keep
   /// Simple's bytes). Throws std::invalid_argument where the catalog entry lacks the protocol.
@@ -135,13 +139,15 @@ public:
   Lowered nvls(CollectiveKind kind, std::vector<int> gpus, double bytes);
   /// Every rank sends bytes/N to every other rank: direct sends, NVLink inside a node; across nodes
   /// over the NIC on the destination's rail (GPUDirect RDMA forwards over NVLink to the local GPU on
-  /// that rail first, as NCCL's PXN does). One part per source node: SimGrid's solver slows with the
-  /// number of activities far more than with their flows.
+  /// that rail first, as NCCL's PXN does). One part per source node (set_alltoall_parts: more, by
+  /// destination node): SimGrid's solver slows with the number of activities far more than with their
+  /// flows.
   Lowered all_to_all(std::vector<int> gpus, double bytes);
   /// The same, each rank sending the i-th of `gpus` `shares[i]` of its bytes (uneven expert routing).
   Lowered all_to_all(std::vector<int> gpus, double bytes, const std::vector<double>& shares);
   /// An expert-parallel dispatch as DeepEP runs it (collectives::expert_dispatch): once over RDMA to each
-  /// node a token reaches, then over NVLink to each GPU there; one part per source node.
+  /// node a token reaches, then over NVLink to each GPU there; one part per source node (or
+  /// set_alltoall_parts' runs of destination nodes).
   Lowered expert_dispatch(std::vector<int> gpus, const collectives::ExpertDispatch& d);
   /// Independent point-to-point sends of `bytes` each, one part per pair (src, dst).
   Lowered send_recv(const std::vector<std::pair<int, int>>& pairs, double bytes);
@@ -178,6 +184,7 @@ private:
   const datapath::DataPath& path_;
   offload::Transport transport_;
   std::size_t ring_segment_hops_ = kRingSegmentHops;
+  int alltoall_parts_ = 1;
   catalog::ProtocolCosts costs_; // the protocol's (Simple's unless set_protocol)
   std::vector<NcclPick> picks_;
 };

@@ -82,6 +82,7 @@ PassExecutor::PassExecutor(const PassInputs& in, std::vector<const model::Model*
       const auto& hw = *p.parts->hardware;
       p.parts->path = std::make_unique<datapath::DataPath>(in.variant, s.cluster.services, hw);
       p.parts->lowering = std::make_unique<plan::CollectiveLowering>(in.routes, hw, *p.parts->path);
+      p.parts->lowering->set_alltoall_parts(s.workload.alltoall_parts);
       p.parts->costs = stage_costs(s.workload, scenario::gpu_compute(hw));
     }
     auto b = build_of(p, base_build, in);

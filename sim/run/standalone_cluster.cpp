@@ -57,7 +57,9 @@ StandaloneCluster::StandaloneCluster(const scenario::Scenario& s, const catalog:
                                        profile_path(s, calibration), false)),
       topo(topology_of(s, variant, hw)), router(topo, s.seed, failures_of(s, topo), s.cluster.fabric.routing),
       path(variant, s.cluster.services, hw), hosts(topo, hw, options_of(hw, path, pxn)),
-      routes(hosts, router), lowering(routes, hw, path) {}
+      routes(hosts, router), lowering(routes, hw, path) {
+  lowering.set_alltoall_parts(s.workload.alltoall_parts);
+}
 
 engine::PlatformDecl StandaloneCluster::platform() const {
   auto platform = routes.build();

@@ -115,9 +115,11 @@ TrafficResult run_traffic(const scenario::Scenario& s, const catalog::Catalog& c
     if (!algorithm)
       throw std::logic_error("unknown algorithm " + c.algorithm);
     cluster.lowering.set_protocol(protocol_of(c.protocol));
+    cluster.lowering.set_alltoall_parts(c.parts.value_or(cluster.scenario.workload.alltoall_parts));
     const auto& group = traffic.groups.at(static_cast<std::size_t>(c.group));
     const auto low = cluster.lowering.collective(kind_of(group.pattern), *algorithm, c.hosts, c.bytes);
     cluster.lowering.set_protocol(catalog::NcclProtocol::simple);
+    cluster.lowering.set_alltoall_parts(cluster.scenario.workload.alltoall_parts);
     const auto frag = plan::append_to_graph(graph, low, {});
     graph.mutable_task(frag.first).delay_s += c.start_s;
     tasks.push_back({frag.first, frag.last});

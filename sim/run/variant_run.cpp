@@ -53,6 +53,7 @@ report::VariantResult run_variant(const scenario::Scenario& s, const catalog::Ca
 
   const auto costs = stage_costs(s.workload, scenario::gpu_compute(hw));
   plan::CollectiveLowering lowering(routes, hw, path);
+  lowering.set_alltoall_parts(s.workload.alltoall_parts);
   const bool representative = model::representative_replica(s);
   const auto host = host_side(s, hw, variant, path);
   // Every pass is built before the platform is: it holds the routes and limiter hosts they ask for.

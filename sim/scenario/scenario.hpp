@@ -165,6 +165,9 @@ struct WorkloadConfig {
   std::optional<int> socket_threads; // cores per socket-transport connection (NCCL_SOCKET_NTHREADS x NSOCKS)
   std::optional<int> qps_per_connection; // NCCL_IB_QPS_PER_CONNECTION (absent: the catalog's)
   std::optional<bool> pxn;               // absent: the catalog's (NCCL_PXN_DISABLE)
+  // The activities each node's all-to-all sends are simulated as, by destination node
+  // (plan::CollectiveLowering::set_alltoall_parts).
+  int alltoall_parts = 1;
   // Megatron's --fp8-param-gather: the parameters are kept in the low-precision format, so the sharded
   // optimizer gathers them in it and no 16-bit copy of the weights is held.
   bool fp8_param_gather = false;

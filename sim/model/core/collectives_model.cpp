@@ -37,6 +37,11 @@ public:
          "RDMA queue pairs per connection, each hashed on its own by ECMP (NCCL_IB_QPS_PER_CONNECTION)"},
         {"workload.communication.pxn", "bool", "the catalog's",
          "sends to another rail go over NVLink to the GPU on that rail first (NCCL_PXN_DISABLE=0)"},
+        {"workload.communication.alltoall_parts", "count", "1",
+         "the activities each node's all-to-all (or DeepEP dispatch) sends are simulated as, split by "
+         "destination node (at most one a node): 1 is fast but moves a node's sends at their slowest "
+         "flow's pace, up to 24% slow where ECMP collides; one a destination node (e.g. 1024) moves as "
+         "the flows do, at a solver cost that grows with their square (docs/models/collectives.md)"},
     };
   }
   [[nodiscard]] std::vector<CalibrationBinding> calibration() const override {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <map>
+#include <set>
 
 using namespace dpusim::collectives;
 using dpusim::collectives::test_ranks::iota;
@@ -127,4 +128,41 @@ TEST(AllToAllStructure, SharesSendEachRankItsPartOfEverySendersBytes) {
       EXPECT_DOUBLE_EQ(uniform.parts[p][i].bytes, plain.parts[p][i].bytes);
   }
   EXPECT_THROW((void)all_to_all(iota(8), S, 4, kRails, true, {0.5, 0.5}), std::invalid_argument);
+}
+
+TEST(AllToAllStructure, PartsSplitANodesSendsByRunsOfDestinationNodes) {
+  // Five nodes of four GPUs; each node's sends as two parts: the next two nodes on from it, then the
+  // two after. The same hops carry the same bytes as in one part a node, only grouped differently.
+  const double S = 20e9;
+  const auto one = all_to_all(iota(20), S, 4, kRails, true);
+  const auto two = all_to_all(iota(20), S, 4, kRails, true, {}, 2);
+  ASSERT_EQ(one.parts.size(), 5U);
+  ASSERT_EQ(two.parts.size(), 10U);
+  EXPECT_EQ(two.nodes, 5);
+  auto total = [](const AllToAllPlan& plan) {
+    std::map<std::pair<int, int>, double> hops;
+    for (const auto& part : plan.parts)
+      for (const auto& h : part)
+        hops[{h.src, h.dst}] += h.bytes;
+    return hops;
+  };
+  const auto a = total(one);
+  const auto b = total(two);
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [hop, bytes] : a)
+    EXPECT_NEAR(b.at(hop), bytes, 1e-3) << hop.first << " -> " << hop.second;
+  for (std::size_t p = 0; p < two.parts.size(); ++p) {
+    const int node = static_cast<int>(p) / 2;
+    std::set<int> reached; // the nodes this part's network hops go to
+    for (const auto& h : two.parts[p]) {
+      EXPECT_EQ(h.src / 4, node) << "a part holds hops leaving its node";
+      if (h.dst / 4 != node)
+        reached.insert(h.dst / 4);
+    }
+    const int first = p % 2 == 0 ? 1 : 3; // counted on from the node itself
+    EXPECT_EQ(reached, (std::set<int>{(node + first) % 5, (node + first + 1) % 5})) << "part " << p;
+  }
+  // At most one part a destination node; none for no part.
+  EXPECT_EQ(all_to_all(iota(20), S, 4, kRails, true, {}, 64).parts.size(), 20U);
+  EXPECT_THROW((void)all_to_all(iota(20), S, 4, kRails, true, {}, 0), std::invalid_argument);
 }

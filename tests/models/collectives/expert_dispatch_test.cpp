@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <map>
+#include <set>
 
 using namespace dpusim::collectives;
 using dpusim::collectives::test_ranks::iota;
@@ -118,4 +119,31 @@ TEST(ExpertDispatch, ATighterNodeLimitSendsLessOverTheNetwork) {
   auto bad = dispatch(1, 2);
   bad.rank_shares = {1.0};
   EXPECT_THROW((void)expert_dispatch(iota(8), bad, 4), std::invalid_argument);
+}
+
+TEST(ExpertDispatch, PartsSplitANodesDispatchByDestinationNode) {
+  // Four nodes of four, one part a destination node: each part crosses to one node (and relays there),
+  // and the hops carry what one part a node carries.
+  const ExpertDispatch d = dispatch(1e9, 2);
+  const auto one = expert_dispatch(iota(16), d, 4);
+  const auto each = expert_dispatch(iota(16), d, 4, 3);
+  ASSERT_EQ(one.parts.size(), 4U);
+  ASSERT_EQ(each.parts.size(), 12U);
+  std::map<std::pair<int, int>, double> a;
+  std::map<std::pair<int, int>, double> b;
+  for (const auto& part : one.parts)
+    for (const auto& h : part)
+      a[{h.src, h.dst}] += h.bytes;
+  for (const auto& part : each.parts) {
+    std::set<int> crossed_to;
+    for (const auto& h : part) {
+      b[{h.src, h.dst}] += h.bytes;
+      if (h.src / 4 != h.dst / 4)
+        crossed_to.insert(h.dst / 4);
+    }
+    EXPECT_EQ(crossed_to.size(), 1U);
+  }
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [hop, bytes] : a)
+    EXPECT_NEAR(b.at(hop), bytes, 1e-3);
 }

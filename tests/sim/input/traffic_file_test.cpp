@@ -116,6 +116,10 @@ TEST(TrafficFile, AnAlltoallGroupIsNcclsOperationAndAllToAllItsFlows) {
   EXPECT_EQ(t.collectives[0].algorithm, "direct");
   EXPECT_EQ(t.collectives[0].hosts.size(), 8U);
   EXPECT_EQ(t.flows.size(), 56U);
+  EXPECT_FALSE(t.collectives[0].parts) << "absent: the fabric scenario's";
+  EXPECT_EQ(
+      parse("traffic:\n  - {pattern: alltoall, hosts: 0-7, bytes: 8MiB, parts: 7}\n").collectives[0].parts,
+      7);
   EXPECT_NE(error_of("traffic:\n  - {pattern: alltoall, hosts: 0-7, bytes: 8MiB, algorithm: ring}\n")
                 .find("2 traffic[0].algorithm: does not apply to pattern alltoall"),
             std::string::npos);
@@ -187,6 +191,12 @@ TEST(TrafficFile, BadGroupsAreRefusedAtTheirKey) {
        "2 traffic[0].to: does not apply to pattern all_reduce"},
       {"traffic:\n  - {pattern: flow, from: 1, to: 2, bytes: 1MiB, algorithm: ring}\n",
        "2 traffic[0].algorithm: does not apply to pattern flow"},
+      {"traffic:\n  - {pattern: alltoall, hosts: 0-3, bytes: 1MiB, parts: 0}\n",
+       "2 traffic[0].parts: must be at least 1"},
+      {"traffic:\n  - {pattern: all_reduce, hosts: 0-3, bytes: 1MiB, parts: 4}\n",
+       "2 traffic[0].parts: does not apply to pattern all_reduce"},
+      {"traffic:\n  - {pattern: all_to_all, hosts: 0-3, bytes: 1MiB, parts: 4}\n",
+       "2 traffic[0].parts: does not apply to pattern all_to_all"},
   };
   for (const auto& [text, expected] : cases)
     EXPECT_NE(error_of(text).find(expected), std::string::npos)

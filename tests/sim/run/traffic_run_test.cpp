@@ -228,3 +228,50 @@ TEST(Traffic, ARingAllReduceMovesAtTheShareItsBusiestPortLeavesIt) {
   // The collective ended the run: the background flow stopped with it.
   EXPECT_NEAR(r.flows.at(0).end_s, r.collectives[0].end_s, 1e-9);
 }
+
+namespace {
+
+/// The bundled test fabric's leaves made 2:1 oversubscribed (without PFC), where ECMP puts flows of one
+/// node on one spine up-link together.
+scenario::Scenario oversubscribed() {
+  std::ifstream in(std::filesystem::path(DPUSIM_SOURCE_DIR) / "scenarios/fabrics/fabric-256-pfc.yaml");
+  std::stringstream read;
+  read << in.rdbuf();
+  std::string text = read.str();
+  text.replace(text.find("\"1:1\""), 5, "\"2:1\"");
+  text.erase(text.find("congestion:"), std::string("congestion: {control: pfc-only}").size());
+  return input::parse_scenario(yaml::parse_text(text, "fabric.yaml"), the_catalog());
+}
+
+/// When an all-to-all of 1 MiB a pair among GPUs 0 and 4 of the 32 nodes ends (in a child process): as
+/// NCCL's one operation with `parts` activities a node, or (0) as its pairs' flows.
+double alltoall_end_s(int parts) {
+  std::string hosts = "[";
+  for (int h = 0; h < 64; ++h)
+    hosts += (h == 0 ? "" : ", ") + std::to_string(4 * h);
+  hosts += "]";
+  const std::string group = parts > 0 ? "  - {pattern: alltoall, hosts: " + hosts +
+                                            ", bytes: 64MiB, parts: " + std::to_string(parts) + "}\n"
+                                      : "  - {pattern: all_to_all, hosts: " + hosts + ", bytes: 1MiB}\n";
+  return dpusim::testing::in_child(
+      [&] { return simulate(oversubscribed(), "pxn: false\ntraffic:\n" + group).makespan_s; }, -1.0);
+}
+
+} // namespace
+
+TEST(Traffic, AnAlltoallInMorePartsMovesAsItsFlowsDo) {
+  // ECMP puts some of a node's flows to the other 31 nodes on one spine up-link together. As one
+  // activity a node, every flow of the node moves at the slowest's pace; split by destination node, the
+  // flows that do not collide end sooner, and with one part a destination node the operation ends when
+  // its flows would (bar NCCL's latency of the operation, the same in every form).
+  const double flows = alltoall_end_s(0);
+  const double one = alltoall_end_s(1);
+  const double four = alltoall_end_s(4);
+  const double each = alltoall_end_s(31);
+  ASSERT_GT(flows, 0);
+  ASSERT_GT(each, 0);
+  EXPECT_GE(one, four);
+  EXPECT_GE(four, each);
+  EXPECT_GT(one, 1.02 * each) << "the collisions this test is about are gone";
+  EXPECT_NEAR(each, flows, 0.02 * flows);
+}
