@@ -13,6 +13,7 @@
 #include "sim/planner/journal.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/plan_info.hpp"
+#include "sim/planner/plan_run.hpp"
 #include "sim/planner/point_selection.hpp"
 #include "sim/planner/point_simulation.hpp"
 #include "sim/planner/points.hpp"
@@ -145,56 +146,6 @@ std::string shard_file(const SummarySpec& spec, std::uint64_t fingerprint, const
     out += fmt::format("description: {}\n", e.c_str());
   }
   return out;
-}
-
-/// One rank's share of a plan under mpirun: its points' rows and what failed.
-struct RankRows {
-  std::vector<std::pair<std::size_t, std::vector<std::string>>> rows;
-  std::vector<std::string> failures;
-};
-
-// Length-prefixed fields, so that any text (commas, newlines, quotes) travels as it is.
-void put(std::string& out, std::string_view field) {
-  out += std::to_string(field.size());
-  out += ':';
-  out += field;
-}
-
-std::string take(std::string_view& in) {
-  const auto colon = in.find(':');
-  const auto n = static_cast<std::size_t>(std::stoull(std::string(in.substr(0, colon))));
-  std::string field(in.substr(colon + 1, n));
-  in.remove_prefix(colon + 1 + n);
-  return field;
-}
-
-std::string encode(const RankRows& r) {
-  std::string out;
-  put(out, std::to_string(r.rows.size()));
-  for (const auto& [index, row] : r.rows) {
-    put(out, std::to_string(index));
-    put(out, std::to_string(row.size()));
-    for (const auto& f : row)
-      put(out, f);
-  }
-  put(out, std::to_string(r.failures.size()));
-  for (const auto& f : r.failures)
-    put(out, f);
-  return out;
-}
-
-RankRows decode(std::string_view in) {
-  RankRows r;
-  for (auto n = std::stoull(take(in)); n > 0; --n) {
-    const auto index = static_cast<std::size_t>(std::stoull(take(in)));
-    std::vector<std::string> row;
-    for (auto m = std::stoull(take(in)); m > 0; --m)
-      row.push_back(take(in));
-    r.rows.emplace_back(index, std::move(row));
-  }
-  for (auto n = std::stoull(take(in)); n > 0; --n)
-    r.failures.push_back(take(in));
-  return r;
 }
 
 /// The axes a plan may have, for --help.
@@ -330,33 +281,31 @@ int command_plan(const std::vector<std::string>& args) {
     else
       std::filesystem::create_directories(out);
     journal.emplace(out / journal_name, selection.journal_key, vm.count("resume") != 0);
-    auto pending = pending_points(selection, journal->kept(), spec, refine);
-    rows = std::move(pending.rows);
-    const auto& to_run = pending.to_run; // indices into points
-    if (!quiet && !journal->kept().empty())
-      std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
-                               journal->kept().size(), (out / journal_name).string(), to_run.size());
-    Progress progress(show_progress(vm) && lead, to_run.size());
-    run_in_processes(
-        to_run.size(), jobs,
-        [&](std::size_t i) { return simulate_point(plan, cat, points[to_run[i]].index); },
-        [&](std::size_t i, const JobOutcome& o) {
-          const auto& p = points[to_run[i]];
-          bool infeasible = false;
-          if (o.exit_code == kOk) {
-            const auto& est = selection.estimates[to_run[i]];
-            rows[to_run[i]] = simulated_row(
-                p, o.output, spec, est ? std::optional<double>(est->step_s) : std::nullopt, &infeasible);
-          } else {
-            failures.push_back(fmt::format("point {} failed: {}", p.index, o.describe()));
-          }
-          if (o.exit_code == kOk)
-            journal->append(p.index, rows[to_run[i]]);
-          progress.done(fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(),
-                                    infeasible           ? "infeasible"
-                                    : o.exit_code == kOk ? "done"
-                                                         : "failed"));
+    std::optional<Progress> progress;
+    auto run = run_points(
+        selection, *journal, spec, refine,
+        [&](const std::vector<std::size_t>& to_run,
+            const std::function<void(std::size_t, const PointOutcome&)>& done) {
+          run_in_processes(
+              to_run.size(), jobs,
+              [&](std::size_t k) { return simulate_point(plan, cat, points[to_run[k]].index); },
+              [&](std::size_t k, const JobOutcome& o) {
+                done(k, o.exit_code == kOk ? PointOutcome{true, o.output, {}}
+                                           : PointOutcome{false, {}, o.describe()});
+              });
+        },
+        [&](std::size_t to_simulate) {
+          if (!quiet && !journal->kept().empty())
+            std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
+                                     journal->kept().size(), (out / journal_name).string(), to_simulate);
+          progress.emplace(show_progress(vm) && lead, to_simulate);
+        },
+        [&](const BuiltPoint& p, std::string_view status) {
+          progress->done(
+              fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(), status));
         });
+    rows = std::move(run.rows);
+    failures = std::move(run.failures);
   } catch (const std::exception& e) {
     if (!world)
       throw;
@@ -373,16 +322,10 @@ int command_plan(const std::vector<std::string>& args) {
     rows.clear();
     failures.clear();
     if (lead) {
-      std::map<std::size_t, std::vector<std::string>> by_point;
-      for (const auto& g : gathered) {
-        auto r = decode(g);
-        for (auto& [index, row] : r.rows)
-          by_point[index] = std::move(row);
-        for (auto& f : r.failures)
-          failures.push_back(std::move(f));
-      }
-      for (auto& [index, row] : by_point)
+      auto joined = join_ranks(gathered);
+      for (auto& [index, row] : joined.rows)
         rows.push_back(std::move(row));
+      failures = std::move(joined.failures);
     }
   }
   if (lead && !failures.empty()) {
