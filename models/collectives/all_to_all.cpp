@@ -2,7 +2,6 @@
 
 #include <map>
 #include <stdexcept>
-#include <tuple>
 #include <utility>
 
 namespace dpusim::collectives {
@@ -27,16 +26,16 @@ AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
   for (const auto& [node_id, members] : by_node) {
     // Payload per (run, hop) from this node, summed over its sources (in a fixed order, for
     // determinism).
-    std::map<std::tuple<int, int, int>, double> hops;
+    RunHops hops;
     for (std::size_t s = 0; s < members.size(); ++s) {
       const int src = members[s];
       for (int dst : gpus) {
         const double chunk = shares.empty() ? bytes / n : bytes * share_of.at(dst);
         if (dst == src || chunk <= 0)
           continue;
-        const int group = runs.of(node_id, dst / per_node);
+        const int run = runs.of(node_id, dst / per_node);
         if (dst / per_node == node_id) {
-          hops[{group, src, dst}] += chunk;
+          hops[{run, src, dst}] += chunk;
           continue;
         }
         int via = src;
@@ -49,17 +48,11 @@ AllToAllPlan all_to_all(std::vector<int> gpus, double bytes, int gpus_per_node,
             via = on_rail[s % on_rail.size()];
         }
         if (via != src)
-          hops[{group, src, via}] += chunk;
-        hops[{group, via, dst}] += chunk;
+          hops[{run, src, via}] += chunk;
+        hops[{run, via, dst}] += chunk;
       }
     }
-    std::vector<Channel> parts(static_cast<std::size_t>(runs.runs()));
-    for (const auto& [hop, payload] : hops)
-      parts[static_cast<std::size_t>(std::get<0>(hop))].push_back(
-          {std::get<1>(hop), std::get<2>(hop), payload});
-    for (auto& part : parts)
-      if (!part.empty())
-        plan.parts.push_back(std::move(part));
+    append_runs(hops, runs.runs(), plan.parts);
   }
   return plan;
 }

@@ -34,6 +34,17 @@ int DestinationRuns::of(int from, int to) const {
   return r == 0 ? 0 : (r - 1) * runs_ / (nodes - 1);
 }
 
+void append_runs(const RunHops& hops, int runs, std::vector<Channel>& parts) {
+  std::vector<Channel> by_run(static_cast<std::size_t>(runs));
+  for (const auto& [hop, payload] : hops)
+    if (payload > 0)
+      by_run.at(static_cast<std::size_t>(std::get<0>(hop)))
+          .push_back({std::get<1>(hop), std::get<2>(hop), payload});
+  for (auto& part : by_run)
+    if (!part.empty())
+      parts.push_back(std::move(part));
+}
+
 std::size_t fewest_members(const NodeMembers& by_node) {
   std::size_t fewest = by_node.empty() ? 0 : by_node.begin()->second.size();
   for (const auto& [node, members] : by_node)

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace dpusim::collectives {
@@ -59,6 +60,11 @@ private:
   std::map<int, int> place_; // node -> its place among the nodes
   int runs_ = 1;
 };
+/// One source node's hops: (run, src, dst) -> payload.
+using RunHops = std::map<std::tuple<int, int, int>, double>;
+/// Appends the hops' parts, one per run that has a hop of some payload, each in ascending (src, dst)
+/// order.
+void append_runs(const RunHops& hops, int runs, std::vector<Channel>& parts);
 
 /// The fewest members any node has (0 for no node).
 std::size_t fewest_members(const NodeMembers& by_node);

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <stdexcept>
-#include <tuple>
 
 namespace dpusim::collectives {
 
@@ -75,8 +74,7 @@ AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int
   plan.nodes = static_cast<int>(by_node.size());
   const DestinationRuns runs(by_node, parts_per_node);
   for (const auto& [node_id, members] : by_node) {
-    std::map<std::tuple<int, int, int>, double> hops; // (run, src, dst) -> payload
-
+    RunHops hops;
     for (std::size_t s = 0; s < members.size(); ++s) {
       const int src = members[s];
       for (const auto& [dst_node, dst_members] : by_node) {
@@ -95,14 +93,7 @@ AllToAllPlan expert_dispatch(std::vector<int> gpus, const ExpertDispatch& d, int
             hops[{run, relay, dst}] += d.token_bytes * rank_reach.at(dst);
       }
     }
-    std::vector<Channel> parts(static_cast<std::size_t>(runs.runs()));
-    for (const auto& [hop, payload] : hops)
-      if (payload > 0)
-        parts[static_cast<std::size_t>(std::get<0>(hop))].push_back(
-            {std::get<1>(hop), std::get<2>(hop), payload});
-    for (auto& part : parts)
-      if (!part.empty())
-        plan.parts.push_back(std::move(part));
+    append_runs(hops, runs.runs(), plan.parts);
   }
   return plan;
 }
