@@ -4,6 +4,7 @@
 #include "models/workload/precision.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/offload/variant.hpp"
+#include "sim/planner/plan_sections.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -494,147 +495,176 @@ std::optional<double> parse_life(std::string_view text) {
 
 namespace {
 
-/// A price in US dollars ("25000USD", "25kUSD"), greater than zero unless `zero` allows it.
-double price(const yaml::Node& n, bool zero = true) {
-  return n.as_quantity<units::Money>(zero).si();
+/// What the plan reader takes from its base scenario besides its tree.
+struct Base {
+  std::int64_t nodes = 0;
+  bool checkpoints = false;
+  SearchSpace space;
+};
+
+/// The base scenario (`scenario`: a path relative to the plan, or the scenario inline), read and checked
+/// as a scenario file on its own: its tree, file and seed into `p`.
+Base read_base(const yaml::Node& scenario, Plan& p, const catalog::Catalog& cat) {
+  Base out;
+  auto& space = out.space;
+  // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
+  std::optional<yaml::Node> loaded;
+  if (!scenario.is_map()) {
+    std::filesystem::path path = scenario.as_string();
+    if (path.is_relative())
+      path = std::filesystem::path(p.file).parent_path() / path;
+    try {
+      loaded.emplace(yaml::load_file(path.string()));
+    } catch (const InputError& e) {
+      scenario.fail(fmt::format("the base scenario cannot be read: {}", e.what()));
+    }
+  }
+  const yaml::Node& base = loaded ? *loaded : scenario;
+  // The base must be a valid scenario on its own: its errors are at its own lines.
+  const auto s = input::parse_scenario(base, cat);
+  out.nodes = s.cluster.nodes;
+  out.checkpoints = s.workload.checkpoint.has_value();
+  space.model = s.workload.model;
+  space.seq_len = s.workload.seq_len;
+  const auto* base_node = cat.node(s.cluster.node);
+  space.gpus_per_node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node
+                        : base_node != nullptr      ? base_node->gpus.value
+                                                    : 1;
+  p.base_seed = s.seed;
+  p.scenario = base.raw();
+  p.scenario_file = base.file();
+  return out;
 }
 
-/// The goodput, power and costs sections.
-void read_economics(yaml::Map& m, Plan& p, bool base_checkpoints, const catalog::Catalog& cat) {
-  if (auto g = m.optional("goodput")) {
-    auto gm = g->as_map();
-    gm.declare({"restart", "rates"});
-    GoodputSpec spec;
-    spec.restart_s =
-        gm.required("restart", "the time from an interruption to training again, as you measure it (20min)")
-            .as_quantity<units::Seconds>(true)
-            .si();
-    if (auto rates = gm.optional("rates")) {
-      auto rm = rates->as_map();
-      rm.declare({"gpu", "device", "node"});
-      auto rate = [&](std::string_view key, std::optional<double>& into) {
-        if (auto r = rm.optional(key)) {
-          const auto text = r->as_string();
-          const auto v = parse_failure_rate(text);
-          if (!v)
-            r->fail(
-                fmt::format("expected a failure rate per component with its unit: FIT (per 1e9 hours), /h, "
-                            "/d or /y (12000FIT, 2.9e-4/d), found \"{}\"",
-                            text));
-          into = *v;
+/// The base's variants: the default variants axis; `named` gets the names a variants axis may use.
+std::vector<AxisValue> base_variants(const Plan& p, NamedVariants& named) {
+  std::vector<AxisValue> out;
+  const YAML::Node& raw = p.scenario;
+  const YAML::Node offload = raw["offload"];
+  std::vector<YAML::Node> listed{offload["baseline"]};
+  // A key the base lacks is a zombie node in yaml-cpp, whose type may not be asked (it throws).
+  if (const YAML::Node variants = offload["variants"]; variants.IsDefined() && variants.IsSequence())
+    for (const auto& item : variants)
+      listed.push_back(item);
+  std::set<std::string> seen;
+  for (const auto& item : listed) {
+    AxisValue v;
+    v.node = YAML::Clone(item);
+    v.text = item.IsMap() ? item["name"].Scalar() : offload::parse_variant(item.Scalar()).name;
+    if (item.IsMap())
+      named.emplace(v.text, item);
+    if (seen.insert(v.text).second)
+      out.push_back(std::move(v));
+  }
+  return out;
+}
+
+/// The axes section: each axis in the specs' order, a parallelism axis over the GPU counts the axes
+/// before it give.
+void read_axes(const yaml::Node& axes, Plan& p, const catalog::Catalog& cat, const NamedVariants& named,
+               SearchSpace& space, std::int64_t base_nodes) {
+  auto am = axes.as_map();
+  const auto names = axis_names();
+  std::vector<std::string_view> keys(names.begin(), names.end());
+  am.declare(keys);
+  for (const auto& spec : axis_specs())
+    if (auto n = am.optional(spec.name)) {
+      if (spec.kind == AxisKind::parallelism) { // the axes before it give the nodes and their GPUs
+        std::vector<long long> per_node{space.gpus_per_node};
+        std::vector<long long> node_counts{base_nodes};
+        for (const auto& a : p.axes) {
+          if (a.spec->name == "node") {
+            per_node.clear();
+            for (const auto& v : a.values)
+              if (const auto* node = cat.node(v.text))
+                per_node.push_back(node->gpus.value);
+          }
+          if (a.spec->name == "nodes") {
+            node_counts.clear();
+            for (const auto& v : a.values)
+              node_counts.push_back(v.count);
+          }
         }
-      };
-      rate("gpu", spec.gpu_rate);
-      rate("device", spec.device_rate);
-      rate("node", spec.node_rate);
-      rm.finish();
-    }
-    gm.finish();
-    if (!base_checkpoints)
-      g->fail(
-          "goodput needs each point's checkpoint write time, which the checkpoint model simulates: give the "
-          "base scenario workload.checkpoint (and cluster.storage)");
-    p.goodput = spec;
-  }
-  if (auto w = m.optional("power")) {
-    auto wm = w->as_map();
-    wm.declare({"pue", "energy_price", "switch"});
-    PowerSpec spec;
-    spec.pue = wm.required("pue", "the facility's power usage effectiveness (1.2)").as_number(1, 10);
-    if (auto e = wm.optional("energy_price")) {
-      const auto text = e->as_string();
-      const auto v = parse_energy_price(text);
-      if (!v)
-        e->fail(
-            fmt::format("expected an energy price in USD/kWh or USD/MWh (0.12USD/kWh), found \"{}\"", text));
-      spec.usd_per_kwh = *v;
-    }
-    if (auto sw = wm.optional("switch"))
-      spec.switch_watts = sw->as_quantity<units::Power>(true).si();
-    wm.finish();
-    p.power = spec;
-  }
-  if (auto c = m.optional("costs")) {
-    auto cm = c->as_map();
-    cm.declare({"node", "nic", "dpu", "switch", "link", "life", "gpu_hour", "host_core_hour", "host_core"});
-    CostSpec spec;
-    std::optional<yaml::Node> capex_key;
-    if (auto n = cm.optional("node"); n && n->is_map()) {
-      // A price per node type: every type the plan's points run on needs one.
-      capex_key.emplace(*n);
-      auto nm = n->as_map();
-      std::vector<std::string> types;
-      for (const auto& a : p.axes)
-        if (a.spec->name == "node")
-          for (const auto& v : a.values)
-            types.push_back(v.text);
-      if (types.empty())
-        types.push_back(p.scenario["cluster"]["node"].Scalar());
-      for (auto& [key, v] : nm.items()) {
-        if (cat.node(key) == nullptr) {
-          const std::string hint = did_you_mean(key, cat.node_names());
-          v.fail(fmt::format("costs.node prices \"{}\", which is no catalog node{}; valid: {}", key,
-                             hint.empty() ? std::string() : fmt::format(" (did you mean \"{}\"?)", hint),
-                             join(cat.node_names())));
-        }
-        spec.node_by_type[key] = price(v);
+        const Axis* gpus_axis = nullptr;
+        for (const auto& a : p.axes)
+          if (a.spec->name == "gpus")
+            gpus_axis = &a;
+        if (gpus_axis != nullptr)
+          for (const auto& v : gpus_axis->values)
+            space.gpu_counts.insert(v.count);
+        else
+          for (const long long g : per_node)
+            for (const long long count : node_counts)
+              space.gpu_counts.insert(g * count);
+        space.gpus_per_node = static_cast<int>(*std::max_element(per_node.begin(), per_node.end()));
+        space.gpus = *space.gpu_counts.rbegin();
       }
-      std::vector<std::string> priced;
-      for (const auto& [type, price_usd] : spec.node_by_type)
-        priced.push_back(type);
-      for (const auto& t : types)
-        if (spec.node_by_type.count(t) == 0)
-          n->fail(fmt::format("prices per node type need one for {}, a node of this "
-                              "plan's points; priced: {}",
-                              t, join(priced)));
+      p.axes.push_back(read_axis(spec, *n, cat, named, space));
     }
-    for (const auto& [key, into] :
-         {std::pair{"node", &spec.node}, std::pair{"nic", &spec.nic}, std::pair{"dpu", &spec.dpu},
-          std::pair{"switch", &spec.network_switch}, std::pair{"link", &spec.link}})
-      if (auto n = cm.optional(key); n && !(key == std::string_view("node") && n->is_map())) {
-        *into = price(*n);
-        if (!capex_key)
-          capex_key.emplace(*n);
-      }
-    std::optional<yaml::Node> life_node;
-    if (auto l = cm.optional("life")) {
-      life_node.emplace(*l);
-      const auto text = l->as_string();
-      const auto v = parse_life(text);
-      if (!v)
-        l->fail(fmt::format("expected a service life in years, months or days (5y, 48months), found \"{}\"",
-                            text));
-      spec.life_s = *v;
+  am.finish();
+  if (auto g = am.optional("gpus"); g && am.optional("nodes"))
+    g->fail("a plan's axes give nodes or gpus, not both: with gpus each point's nodes follow from its "
+            "node type");
+}
+
+/// The objectives section (time to train alone without one).
+void read_objectives(yaml::Map& m, Plan& p) {
+  if (auto objectives = m.optional("objectives")) {
+    const auto items = objectives->as_sequence().items();
+    if (items.empty())
+      objectives->fail("expected at least one objective: " + join(objective_names(), ", "));
+    for (const auto& item : items) {
+      const auto o = item.as_choice(objective_names());
+      const Objective obj = objective_named(o);
+      if (std::find(p.objectives.begin(), p.objectives.end(), obj) != p.objectives.end())
+        item.fail(fmt::format("objective {} is listed twice", o));
+      p.objectives.push_back(obj);
     }
-    std::optional<yaml::Node> hour_node;
-    if (auto h = cm.optional("gpu_hour")) {
-      hour_node.emplace(*h);
-      spec.gpu_hour = price(*h, false);
-    }
-    if (auto h = cm.optional("host_core_hour"))
-      spec.host_core_hour = price(*h);
-    std::optional<yaml::Node> core_node;
-    if (auto h = cm.optional("host_core")) {
-      core_node.emplace(*h);
-      spec.host_core = price(*h);
-    }
-    cm.finish();
-    if (core_node && hour_node)
-      core_node->fail("host_core is taken off the node's capex price; a cloud price per GPU-hour has none");
-    if (core_node && !spec.node && spec.node_by_type.empty())
-      core_node->fail("host_core is taken off the node's price: give node (the price of a GPU node) too");
-    if (hour_node && capex_key)
-      hour_node->fail(
-          "give either a cloud price per GPU-hour or capex prices (node, nic, dpu, switch, link), "
-          "not both");
-    if (!hour_node && !capex_key)
-      c->fail("costs needs prices: node, nic, dpu, switch, link (with life), or gpu_hour");
-    if (capex_key && !life_node)
-      capex_key->fail("capex prices need a service life to amortise them over: costs.life (5y)");
-    if (life_node && hour_node)
-      life_node->fail("a cloud price per GPU-hour is not amortised: leave out life");
-    p.costs = spec;
+  } else {
+    p.objectives = {Objective::time_to_train};
   }
+}
+
+/// The constraints section; `budget` and `power_cap` get their keys (they need sections read later).
+void read_constraints(const yaml::Node& constraints, Plan& p, const catalog::Catalog& cat, const Base& base,
+                      std::optional<yaml::Node>& budget_node, std::optional<yaml::Node>& power_cap_node) {
+  auto cm = constraints.as_map();
+  cm.declare({"deadline", "max_nodes", "min_nodes", "budget", "power_cap"});
+  if (auto b = cm.optional("budget")) {
+    budget_node.emplace(*b);
+    p.constraints.budget_usd = b->as_quantity<units::Money>().si();
+  }
+  if (auto c = cm.optional("power_cap")) {
+    power_cap_node.emplace(*c);
+    p.constraints.power_cap_kw = c->as_quantity<units::Power>().si() / 1e3;
+  }
+  if (auto d = cm.optional("deadline")) {
+    const auto days = parse_days(d->as_string());
+    if (!days)
+      d->fail(fmt::format("expected a duration in days, hours or weeks (90d, 36h, 2w), found \"{}\"",
+                          d->as_string()));
+    p.constraints.deadline_days = *days;
+  }
+  std::optional<yaml::Node> max_node = cm.optional("max_nodes");
+  std::optional<yaml::Node> min_node = cm.optional("min_nodes");
+  if (max_node)
+    p.constraints.max_nodes = static_cast<int>(max_node->as_int(1, kMaxCount));
+  if (min_node)
+    p.constraints.min_nodes = static_cast<int>(min_node->as_int(1, kMaxCount));
+  cm.finish();
+  const auto [lo, hi] = node_range(p, base.nodes, cat, base.space.gpus_per_node);
+  if (p.constraints.max_nodes && p.constraints.min_nodes &&
+      *p.constraints.min_nodes > *p.constraints.max_nodes)
+    min_node->fail(fmt::format("contradictory constraints: min_nodes {} is above max_nodes {}",
+                               *p.constraints.min_nodes, *p.constraints.max_nodes));
+  if (p.constraints.max_nodes && *p.constraints.max_nodes < lo)
+    max_node->fail(fmt::format("contradictory constraints: max_nodes {} is below every point's node count "
+                               "(the fewest is {})",
+                               *p.constraints.max_nodes, lo));
+  if (p.constraints.min_nodes && *p.constraints.min_nodes > hi)
+    min_node->fail(fmt::format("contradictory constraints: min_nodes {} is above every point's node count "
+                               "(the most is {})",
+                               *p.constraints.min_nodes, hi));
 }
 
 } // namespace
@@ -659,59 +689,10 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   // The base scenario: a path relative to the plan, or the scenario itself inline.
   const auto scenario =
       m.required("scenario", "a scenario file (relative to the plan) or an inline scenario");
-  std::int64_t base_nodes = 0;
-  bool base_checkpoints = false;
-  SearchSpace space;
-  {
-    // yaml::Node is not assigned to (YAML::Node's operator= would write into the plan's tree).
-    std::optional<yaml::Node> loaded;
-    if (!scenario.is_map()) {
-      std::filesystem::path path = scenario.as_string();
-      if (path.is_relative())
-        path = std::filesystem::path(p.file).parent_path() / path;
-      try {
-        loaded.emplace(yaml::load_file(path.string()));
-      } catch (const InputError& e) {
-        scenario.fail(fmt::format("the base scenario cannot be read: {}", e.what()));
-      }
-    }
-    const yaml::Node& base = loaded ? *loaded : scenario;
-    // The base must be a valid scenario on its own: its errors are at its own lines.
-    const auto s = input::parse_scenario(base, cat);
-    base_nodes = s.cluster.nodes;
-    base_checkpoints = s.workload.checkpoint.has_value();
-    space.model = s.workload.model;
-    space.seq_len = s.workload.seq_len;
-    const auto* base_node = cat.node(s.cluster.node);
-    space.gpus_per_node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node
-                          : base_node != nullptr      ? base_node->gpus.value
-                                                      : 1;
-    p.base_seed = s.seed;
-    p.scenario = base.raw();
-    p.scenario_file = base.file();
-  }
+  auto base = read_base(scenario, p, cat);
   // The base's variants: the default variants axis, and the names a variants axis may use.
   NamedVariants named;
-  std::vector<AxisValue> base_variants;
-  {
-    const YAML::Node& raw = p.scenario;
-    const YAML::Node offload = raw["offload"];
-    std::vector<YAML::Node> listed{offload["baseline"]};
-    // A key the base lacks is a zombie node in yaml-cpp, whose type may not be asked (it throws).
-    if (const YAML::Node variants = offload["variants"]; variants.IsDefined() && variants.IsSequence())
-      for (const auto& item : variants)
-        listed.push_back(item);
-    std::set<std::string> seen;
-    for (const auto& item : listed) {
-      AxisValue v;
-      v.node = YAML::Clone(item);
-      v.text = item.IsMap() ? item["name"].Scalar() : offload::parse_variant(item.Scalar()).name;
-      if (item.IsMap())
-        named.emplace(v.text, item);
-      if (seen.insert(v.text).second)
-        base_variants.push_back(std::move(v));
-    }
-  }
+  auto variants = base_variants(p, named);
 
   const auto tokens = m.required("train_tokens", "the tokens to train on, e.g. 300B or 3e11");
   const auto parsed_tokens = parse_tokens(tokens.as_string());
@@ -723,52 +704,10 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
   if (auto refine = m.optional("refine"))
     p.refine = static_cast<int>(refine->as_int(0, static_cast<std::int64_t>(kMaxPoints)));
 
-  if (auto axes = m.optional("axes")) {
-    auto am = axes->as_map();
-    const auto names = axis_names();
-    std::vector<std::string_view> keys(names.begin(), names.end());
-    am.declare(keys);
-    for (const auto& spec : axis_specs())
-      if (auto n = am.optional(spec.name)) {
-        if (spec.kind == AxisKind::parallelism) { // the axes before it give the nodes and their GPUs
-          std::vector<long long> per_node{space.gpus_per_node};
-          std::vector<long long> node_counts{base_nodes};
-          for (const auto& a : p.axes) {
-            if (a.spec->name == "node") {
-              per_node.clear();
-              for (const auto& v : a.values)
-                if (const auto* node = cat.node(v.text))
-                  per_node.push_back(node->gpus.value);
-            }
-            if (a.spec->name == "nodes") {
-              node_counts.clear();
-              for (const auto& v : a.values)
-                node_counts.push_back(v.count);
-            }
-          }
-          const Axis* gpus_axis = nullptr;
-          for (const auto& a : p.axes)
-            if (a.spec->name == "gpus")
-              gpus_axis = &a;
-          if (gpus_axis != nullptr)
-            for (const auto& v : gpus_axis->values)
-              space.gpu_counts.insert(v.count);
-          else
-            for (const long long g : per_node)
-              for (const long long count : node_counts)
-                space.gpu_counts.insert(g * count);
-          space.gpus_per_node = static_cast<int>(*std::max_element(per_node.begin(), per_node.end()));
-          space.gpus = *space.gpu_counts.rbegin();
-        }
-        p.axes.push_back(read_axis(spec, *n, cat, named, space));
-      }
-    am.finish();
-    if (auto g = am.optional("gpus"); g && am.optional("nodes"))
-      g->fail("a plan's axes give nodes or gpus, not both: with gpus each point's nodes follow from its "
-              "node type");
-  }
+  if (auto axes = m.optional("axes"))
+    read_axes(*axes, p, cat, named, base.space, base.nodes);
   if (p.axes.empty() || p.axes.back().spec->kind != AxisKind::variant)
-    p.axes.push_back(Axis{&axis_specs().back(), std::move(base_variants)});
+    p.axes.push_back(Axis{&axis_specs().back(), std::move(variants)});
   std::size_t points = 1;
   for (const auto& a : p.axes) {
     points *= a.values.size();
@@ -776,63 +715,12 @@ Plan parse_plan(const yaml::Node& root, const catalog::Catalog& cat) {
       m.required("axes").fail(fmt::format("the axes span more than {} points", kMaxPoints));
   }
 
-  if (auto objectives = m.optional("objectives")) {
-    const auto items = objectives->as_sequence().items();
-    if (items.empty())
-      objectives->fail("expected at least one objective: " + join(objective_names(), ", "));
-    for (const auto& item : items) {
-      const auto o = item.as_choice(objective_names());
-      const Objective obj = objective_named(o);
-      if (std::find(p.objectives.begin(), p.objectives.end(), obj) != p.objectives.end())
-        item.fail(fmt::format("objective {} is listed twice", o));
-      p.objectives.push_back(obj);
-    }
-  } else {
-    p.objectives = {Objective::time_to_train};
-  }
-
+  read_objectives(m, p);
   std::optional<yaml::Node> budget_node;
   std::optional<yaml::Node> power_cap_node;
-  if (auto constraints = m.optional("constraints")) {
-    auto cm = constraints->as_map();
-    cm.declare({"deadline", "max_nodes", "min_nodes", "budget", "power_cap"});
-    if (auto b = cm.optional("budget")) {
-      budget_node.emplace(*b);
-      p.constraints.budget_usd = b->as_quantity<units::Money>().si();
-    }
-    if (auto c = cm.optional("power_cap")) {
-      power_cap_node.emplace(*c);
-      p.constraints.power_cap_kw = c->as_quantity<units::Power>().si() / 1e3;
-    }
-    if (auto d = cm.optional("deadline")) {
-      const auto days = parse_days(d->as_string());
-      if (!days)
-        d->fail(fmt::format("expected a duration in days, hours or weeks (90d, 36h, 2w), found \"{}\"",
-                            d->as_string()));
-      p.constraints.deadline_days = *days;
-    }
-    std::optional<yaml::Node> max_node = cm.optional("max_nodes");
-    std::optional<yaml::Node> min_node = cm.optional("min_nodes");
-    if (max_node)
-      p.constraints.max_nodes = static_cast<int>(max_node->as_int(1, kMaxCount));
-    if (min_node)
-      p.constraints.min_nodes = static_cast<int>(min_node->as_int(1, kMaxCount));
-    cm.finish();
-    const auto [lo, hi] = node_range(p, base_nodes, cat, space.gpus_per_node);
-    if (p.constraints.max_nodes && p.constraints.min_nodes &&
-        *p.constraints.min_nodes > *p.constraints.max_nodes)
-      min_node->fail(fmt::format("contradictory constraints: min_nodes {} is above max_nodes {}",
-                                 *p.constraints.min_nodes, *p.constraints.max_nodes));
-    if (p.constraints.max_nodes && *p.constraints.max_nodes < lo)
-      max_node->fail(fmt::format("contradictory constraints: max_nodes {} is below every point's node count "
-                                 "(the fewest is {})",
-                                 *p.constraints.max_nodes, lo));
-    if (p.constraints.min_nodes && *p.constraints.min_nodes > hi)
-      min_node->fail(fmt::format("contradictory constraints: min_nodes {} is above every point's node count "
-                                 "(the most is {})",
-                                 *p.constraints.min_nodes, hi));
-  }
-  read_economics(m, p, base_checkpoints, cat);
+  if (auto constraints = m.optional("constraints"))
+    read_constraints(*constraints, p, cat, base, budget_node, power_cap_node);
+  read_economics(m, p, base.checkpoints, cat);
   // What an objective or constraint needs of the plan.
   if (auto objectives = m.optional("objectives")) {
     for (const auto& item : objectives->as_sequence().items()) {
