@@ -23,14 +23,17 @@ const catalog::Catalog& the_catalog() {
   return dpusim::testing::bundled_catalog();
 }
 
-/// The bundled test fabric (32 DGX H100, 256 hosts, four leaves), without its PFC unless `pfc`.
-scenario::Scenario fabric(bool pfc) {
+/// The bundled test fabric (32 DGX H100, 256 hosts, four leaves), without its PFC unless `pfc`, its leaves
+/// 2:1 oversubscribed where `oversubscribed`.
+scenario::Scenario fabric(bool pfc, bool oversubscribed = false) {
   std::ifstream in(std::filesystem::path(DPUSIM_SOURCE_DIR) / "scenarios/fabrics/fabric-256-pfc.yaml");
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
   if (!pfc)
     s.erase(s.find("congestion:"), std::string("congestion: {control: pfc-only}").size());
+  if (oversubscribed)
+    s.replace(s.find("\"1:1\""), 5, "\"2:1\"");
   return input::parse_scenario(yaml::parse_text(s, "fabric.yaml"), the_catalog());
 }
 
@@ -231,18 +234,6 @@ TEST(Traffic, ARingAllReduceMovesAtTheShareItsBusiestPortLeavesIt) {
 
 namespace {
 
-/// The bundled test fabric's leaves made 2:1 oversubscribed (without PFC), where ECMP puts flows of one
-/// node on one spine up-link together.
-scenario::Scenario oversubscribed() {
-  std::ifstream in(std::filesystem::path(DPUSIM_SOURCE_DIR) / "scenarios/fabrics/fabric-256-pfc.yaml");
-  std::stringstream read;
-  read << in.rdbuf();
-  std::string text = read.str();
-  text.replace(text.find("\"1:1\""), 5, "\"2:1\"");
-  text.erase(text.find("congestion:"), std::string("congestion: {control: pfc-only}").size());
-  return input::parse_scenario(yaml::parse_text(text, "fabric.yaml"), the_catalog());
-}
-
 /// When an all-to-all of 1 MiB a pair among GPUs 0 and 4 of the 32 nodes ends (in a child process): as
 /// NCCL's one operation with `parts` activities a node, or (0) as its pairs' flows.
 double alltoall_end_s(int parts) {
@@ -254,16 +245,17 @@ double alltoall_end_s(int parts) {
                                             ", bytes: 64MiB, parts: " + std::to_string(parts) + "}\n"
                                       : "  - {pattern: all_to_all, hosts: " + hosts + ", bytes: 1MiB}\n";
   return dpusim::testing::in_child(
-      [&] { return simulate(oversubscribed(), "pxn: false\ntraffic:\n" + group).makespan_s; }, -1.0);
+      [&] { return simulate(fabric(false, true), "pxn: false\ntraffic:\n" + group).makespan_s; }, -1.0);
 }
 
 } // namespace
 
 TEST(Traffic, AnAlltoallInMorePartsMovesAsItsFlowsDo) {
-  // ECMP puts some of a node's flows to the other 31 nodes on one spine up-link together. As one
-  // activity a node, every flow of the node moves at the slowest's pace; split by destination node, the
-  // flows that do not collide end sooner, and with one part a destination node the operation ends when
-  // its flows would (bar NCCL's latency of the operation, the same in every form).
+  // On the test fabric with 2:1 leaves (without PFC), ECMP puts some of a node's flows to the other 31
+  // nodes on one spine up-link together. As one activity a node, every flow of the node moves at the
+  // slowest's pace; split by destination node, the flows that do not collide end sooner, and with one
+  // part a destination node the operation ends when its flows would (bar NCCL's latency of the
+  // operation, the same in every form).
   const double flows = alltoall_end_s(0);
   const double one = alltoall_end_s(1);
   const double four = alltoall_end_s(4);
