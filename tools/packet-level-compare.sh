@@ -8,7 +8,8 @@
 # spines its own way, so the table sets distributions side by side, not flows.
 # Usage: tools/packet-level-compare.sh [--write] HTSIM_DIR [SEEDS]
 #   PACKET_LEVEL_CASES=ring (or alltoallop) runs only the ring all-reduce cases (the all-to-alls as one
-#   operation), and --write writes only their table.
+#   operation, with 1, 4, 16 and 31 parts a node; htsim runs their flows once), and --write writes only
+#   their table.
 #   HTSIM_DIR: a csg-htsim tree holding sim/datacenter/htsim_roce; SEEDS: permutations drawn, and seeds
 #   of the rings beside background flows (default 5).
 #   --write puts the table in docs/validation.md.
