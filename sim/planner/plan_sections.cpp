@@ -19,6 +19,17 @@ double price(const yaml::Node& n, bool zero = true) {
   return n.as_quantity<units::Money>(zero).si();
 }
 
+/// The node's text as `parse` reads it (a number with its unit), or an error at the node saying what was
+/// `expected` and what was found.
+double parsed(const yaml::Node& n, std::optional<double> (*parse)(std::string_view),
+              std::string_view expected) {
+  const auto text = n.as_string();
+  const auto v = parse(text);
+  if (!v)
+    n.fail(fmt::format("expected {}, found \"{}\"", expected, text));
+  return *v;
+}
+
 /// goodput: the restart time and the failure rates (needs the base scenario's checkpoints).
 void read_goodput(const yaml::Node& node, Plan& p, bool base_checkpoints) {
   auto gm = node.as_map();
@@ -33,13 +44,9 @@ void read_goodput(const yaml::Node& node, Plan& p, bool base_checkpoints) {
     rm.declare({"gpu", "device", "node"});
     auto rate = [&](std::string_view key, std::optional<double>& into) {
       if (auto r = rm.optional(key)) {
-        const auto text = r->as_string();
-        const auto v = parse_failure_rate(text);
-        if (!v)
-          r->fail(fmt::format("expected a failure rate per component with its unit: FIT (per 1e9 hours), /h, "
-                              "/d or /y (12000FIT, 2.9e-4/d), found \"{}\"",
-                              text));
-        into = *v;
+        into = parsed(*r, parse_failure_rate,
+                      "a failure rate per component with its unit: FIT (per 1e9 hours), /h, /d or /y "
+                      "(12000FIT, 2.9e-4/d)");
       }
     };
     rate("gpu", spec.gpu_rate);
@@ -62,12 +69,7 @@ void read_power(const yaml::Node& node, Plan& p) {
   PowerSpec spec;
   spec.pue = wm.required("pue", "the facility's power usage effectiveness (1.2)").as_number(1, 10);
   if (auto e = wm.optional("energy_price")) {
-    const auto text = e->as_string();
-    const auto v = parse_energy_price(text);
-    if (!v)
-      e->fail(
-          fmt::format("expected an energy price in USD/kWh or USD/MWh (0.12USD/kWh), found \"{}\"", text));
-    spec.usd_per_kwh = *v;
+    spec.usd_per_kwh = parsed(*e, parse_energy_price, "an energy price in USD/kWh or USD/MWh (0.12USD/kWh)");
   }
   if (auto sw = wm.optional("switch"))
     spec.switch_watts = sw->as_quantity<units::Power>(true).si();
@@ -121,12 +123,7 @@ void read_costs(const yaml::Node& node, Plan& p, const catalog::Catalog& cat) {
   std::optional<yaml::Node> life_node;
   if (auto l = cm.optional("life")) {
     life_node.emplace(*l);
-    const auto text = l->as_string();
-    const auto v = parse_life(text);
-    if (!v)
-      l->fail(
-          fmt::format("expected a service life in years, months or days (5y, 48months), found \"{}\"", text));
-    spec.life_s = *v;
+    spec.life_s = parsed(*l, parse_life, "a service life in years, months or days (5y, 48months)");
   }
   std::optional<yaml::Node> hour_node;
   if (auto h = cm.optional("gpu_hour")) {
