@@ -5,7 +5,7 @@
 #include "sim/datapath/data_path.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 namespace dpusim::estimate {
 

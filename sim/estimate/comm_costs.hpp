@@ -15,7 +15,7 @@
 #include "sim/plan/nccl_choice.hpp"
 #include "sim/scenario/hardware.hpp"
 #include "sim/topology/fabric_kind.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <functional>
 #include <memory>
