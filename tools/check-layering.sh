@@ -3,7 +3,8 @@
 # <xbt.h>, in angle brackets or quotes); the rest of sim/, models/, hw_calib/ and tests/ builds on the
 # SimGrid-free interface of sim/simgrid/. And folders depend one way (docs/architecture.md): models/ on
 # no sim/ folder; sim/offload/ (the variant vocabulary) and sim/scenario/ (the scenario's types) on no
-# folder above them, and the scenario's types on no graph library; sim/plan/ on no model, reader or run; sim/model/ on no reader, run or command.
+# folder above them, and the scenario's types on no graph library; sim/plan/ on no model, reader or run; sim/model/ on no reader, run or command;
+# the scenario's layout and the estimator on the topology's layout (sim/topology/layout.hpp), not its graph.
 # Prints each offending FILE:LINE and exits 1 when there is one, 0 when there is none, 2 when ROOT holds
 # none of those folders. ctest runs it (label unit).
 # Usage: tools/check-layering.sh [ROOT]   (default: this repository)
@@ -33,9 +34,10 @@ rules=(
   "sim/offload/|sim/scenario/ sim/plan/ sim/model/ sim/input/ sim/run/ sim/datapath/ sim/topology/"
   "sim/scenario/|sim/plan/ sim/model/ sim/input/ sim/run/ sim/datapath/"
   "sim/scenario/scenario.hpp|sim/topology/topology.hpp boost/"
+  "sim/scenario/|sim/topology/topology.hpp sim/topology/router.hpp boost/graph/"
   "sim/plan/|sim/model/ sim/input/ sim/run/ sim/cli/"
   "sim/model/|sim/input/ sim/run/ sim/cli/"
-  "sim/estimate/|sim/run/ sim/simgrid/ sim/platform/"
+  "sim/estimate/|sim/run/ sim/simgrid/ sim/platform/ sim/topology/topology.hpp sim/topology/router.hpp boost/graph/"
   "sim/report/|sim/model/ sim/run/ sim/cli/"
 )
 bad=0

@@ -8,6 +8,7 @@
 #include "models/collectives/ring.hpp"
 #include "models/collectives/tree.hpp"
 #include "sim/plan/nccl_choice.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

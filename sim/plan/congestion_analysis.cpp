@@ -1,6 +1,7 @@
 #include "sim/plan/congestion_analysis.hpp"
 
 #include "models/congestion/max_min.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <cmath>

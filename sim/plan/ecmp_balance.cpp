@@ -1,5 +1,7 @@
 #include "sim/plan/ecmp_balance.hpp"
 
+#include "sim/topology/topology.hpp"
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>

@@ -1,6 +1,7 @@
 #include "sim/plan/host_work.hpp"
 
 #include "sim/plan/plan_tasks.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 

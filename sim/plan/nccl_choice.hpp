@@ -10,7 +10,7 @@
 #include "sim/offload/variant.hpp"
 #include "sim/plan/collective_algorithm.hpp"
 #include "sim/scenario/hardware.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <optional>
 #include <string>

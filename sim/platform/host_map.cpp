@@ -1,5 +1,7 @@
 #include "sim/platform/host_map.hpp"
 
+#include "sim/topology/topology.hpp"
+
 #include <stdexcept>
 
 namespace dpusim::platform {
@@ -12,8 +14,17 @@ HostMap::HostMap(const topology::Topology& topo, const scenario::Hardware& hw, P
   arm_base_ = gpus_ + nodes_ * trays_;
   frontend_arm_base_ = arm_base_ + (topo.layout().node.dpu ? nodes_ * topo.layout().node.nics : 0);
   storage_base_ = frontend_arm_base_ + (topo.layout().storage.dpu ? nodes_ * trays_ : 0);
+  nics_ = topo.layout().node.nics;
+  storage_servers_ = topo.num_storage();
+  tenants_ = topo.num_tenants();
+  arm_ = topo.layout().node.dpu;
+  frontend_arm_ = topo.layout().storage.dpu;
   if (options_.through_arm && !topo.layout().node.dpu)
     throw std::logic_error("a path through Arm cores needs DPUs in the topology");
+}
+
+engine::HostIndex HostMap::cpu_of_nic(int node, int local_nic) const {
+  return cpu(node, topo_.tray_of_nic(local_nic));
 }
 
 engine::HostIndex HostMap::arm(int node, int local_nic) const {

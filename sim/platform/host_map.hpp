@@ -8,7 +8,7 @@
 #include "sim/engine/task_graph.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/scenario/hardware.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <optional>
 
@@ -38,35 +38,31 @@ public:
   [[nodiscard]] engine::HostIndex cpu(int node, int tray = 0) const { return gpus_ + node * trays_ + tray; }
   /// The host CPU of the tray a GPU sits in, and of the tray of a node's NIC slot.
   [[nodiscard]] engine::HostIndex cpu_of_gpu(int global_gpu) const;
-  [[nodiscard]] engine::HostIndex cpu_of_nic(int node, int local_nic) const {
-    return cpu(node, topo_.tray_of_nic(local_nic));
-  }
+  [[nodiscard]] engine::HostIndex cpu_of_nic(int node, int local_nic) const;
   /// The tray of a GPU, CPU or Arm host in its node (0 for hosts outside the nodes).
   [[nodiscard]] int tray_of(engine::HostIndex h) const;
   [[nodiscard]] int trays() const { return trays_; }
   /// The Arm complex of the DPU in NIC slot `local_nic` of `node` (DPU variants only).
   [[nodiscard]] engine::HostIndex arm(int node, int local_nic) const;
   /// The NIC slot of an Arm complex's DPU in its node.
-  [[nodiscard]] int arm_slot(engine::HostIndex arm_host) const {
-    return (arm_host - arm_base_) % topo_.layout().node.nics;
-  }
+  [[nodiscard]] int arm_slot(engine::HostIndex arm_host) const { return (arm_host - arm_base_) % nics_; }
   /// The Arm complex of a tray's front-end DPU, its storage port's (only with StorageLayout::dpu).
   [[nodiscard]] engine::HostIndex frontend_arm(int node, int tray = 0) const;
-  [[nodiscard]] bool has_frontend_arm() const { return topo_.layout().storage.dpu; }
+  [[nodiscard]] bool has_frontend_arm() const { return frontend_arm_; }
   [[nodiscard]] engine::HostIndex storage(int server) const { return storage_base_ + server; }
   [[nodiscard]] int gpus() const { return gpus_; }
   [[nodiscard]] int nodes() const { return nodes_; }
-  [[nodiscard]] int storage_servers() const { return topo_.num_storage(); }
+  [[nodiscard]] int storage_servers() const { return storage_servers_; }
   /// Other tenants' cross-traffic endpoints (Topology::tenant), after the storage servers.
   [[nodiscard]] engine::HostIndex tenant(int index) const {
     return storage_base_ + storage_servers() + index;
   }
-  [[nodiscard]] int tenants() const { return topo_.num_tenants(); }
+  [[nodiscard]] int tenants() const { return tenants_; }
   /// The first limiter's index: limiters follow every other host.
   [[nodiscard]] engine::HostIndex limiter_base() const {
     return storage_base_ + storage_servers() + tenants();
   }
-  [[nodiscard]] bool has_arm() const { return topo_.layout().node.dpu; }
+  [[nodiscard]] bool has_arm() const { return arm_; }
   [[nodiscard]] HostKind kind_of(engine::HostIndex h) const;
   [[nodiscard]] int node_of(engine::HostIndex h) const;
   [[nodiscard]] bool is_cpu(engine::HostIndex h) const { return kind_of(h) == HostKind::cpu; }
@@ -86,6 +82,11 @@ private:
   int arm_base_ = 0;
   int frontend_arm_base_ = 0;
   int storage_base_ = 0;
+  int nics_ = 1;            // per node
+  int storage_servers_ = 0; // the topology's, and its tenants' endpoints
+  int tenants_ = 0;
+  bool arm_ = false;          // DPUs in the NIC slots
+  bool frontend_arm_ = false; // front-end DPUs as the storage ports
 };
 
 } // namespace dpusim::platform

@@ -1,5 +1,7 @@
 #include "sim/platform/route_registry.hpp"
 
+#include "sim/topology/router.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <set>

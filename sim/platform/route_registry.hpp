@@ -7,7 +7,7 @@
 
 #include "sim/engine/platform_decl.hpp"
 #include "sim/platform/host_map.hpp"
-#include "sim/topology/router.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <map>
 #include <utility>

@@ -1,5 +1,7 @@
 #include "sim/report/link_usage.hpp"
 
+#include "sim/topology/topology.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>

@@ -1,6 +1,7 @@
 #include "sim/report/trace_writer.hpp"
 
 #include "models/core/atomic_file.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

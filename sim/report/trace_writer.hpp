@@ -8,7 +8,7 @@
 #include "sim/engine/task_graph.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/link_usage.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "sim/run/variant_parts.hpp"
 
 #include "sim/platform/host_map.hpp"
+#include "sim/topology/topology.hpp"
 
 namespace dpusim::run {
 

@@ -3,7 +3,7 @@
 
 #include "models/catalog/catalog.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 namespace dpusim::scenario {
 

@@ -2,7 +2,7 @@
 // simulated graph is built from (fabric_shape), with spines sized to the leaves they join.
 #pragma once
 
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 namespace dpusim::topology {
 

@@ -15,12 +15,6 @@
 
 namespace dpusim::topology {
 
-/// Switches and links that are down: routes avoid them, and ECMP spreads over what remains.
-struct Failures {
-  std::vector<VertexId> vertices;
-  std::vector<EdgeId> edges; // each direction is an edge of its own
-};
-
 class Router {
 public:
   /// With `routing` pinned, a switch's equal-cost choice is the destination's slice (its index among the

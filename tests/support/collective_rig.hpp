@@ -5,6 +5,7 @@
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/scenario/cluster_layout.hpp"
 #include "sim/simgrid/simulator.hpp"
+#include "sim/topology/router.hpp"
 #include "tests/support/bundled_catalog.hpp"
 
 #include <memory>

@@ -2,7 +2,7 @@
 // switches, for the topology's tests.
 #pragma once
 
-#include "sim/topology/topology.hpp"
+#include "sim/topology/layout.hpp"
 
 namespace dpusim::testing {
 

@@ -5,6 +5,7 @@
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/scenario/hardware.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <cmath>
 #include <fmt/format.h>

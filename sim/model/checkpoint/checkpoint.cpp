@@ -9,6 +9,7 @@
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/rank_memory.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -7,6 +7,7 @@
 #include "sim/model/model.hpp"
 #include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,6 +4,7 @@
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <fmt/format.h>
 #include <memory>

@@ -3,7 +3,7 @@
 
 #include "sim/report/variant_result.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/topology/router.hpp"
+#include "sim/topology/layout.hpp"
 
 #include <vector>
 

@@ -6,6 +6,7 @@
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"
 #include "sim/report/variant_result.hpp"
+#include "sim/topology/topology.hpp"
 
 #include <algorithm>
 #include <cmath>

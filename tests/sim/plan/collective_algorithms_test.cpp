@@ -12,6 +12,7 @@
 // exceeds the line rate, i.e. a tree whose algorithm the row does not state).
 #include "sim/plan/collective_lowering.hpp"
 #include "sim/plan/nccl_choice.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/models/collectives/ranks.hpp"
 #include "tests/support/collective_rig.hpp"
 

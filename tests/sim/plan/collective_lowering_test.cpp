@@ -1,6 +1,7 @@
 // Closed-form checks of collectives simulated flow by flow on a fat-tree: a ring all-reduce of S bytes
 // over N GPUs takes 2(N-1)/N * S/B + 2(N-1) * alpha (plus the library's base latency).
 #include "sim/plan/collective_lowering.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>

@@ -7,6 +7,7 @@
 // port's rate, and a paused flow slows alone, not the rest of its transfer.
 #include "models/congestion/pfc.hpp"
 #include "sim/plan/congestion_analysis.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // never make the hottest link hotter, and adaptive routing (the pooled fabric) gives every flow its fair
 // share of a leaf's up-links: half the line rate under 2:1 oversubscription.
 #include "sim/platform/route_registry.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <cmath>

@@ -1,6 +1,7 @@
 // The hosts of a node of several trays: each tray's host CPU is a host of its own, and a GPU's host-side
 // work goes to the CPU of its own tray.
 #include "sim/platform/host_map.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/dgx_layout.hpp"
 
 #include <gtest/gtest.h>

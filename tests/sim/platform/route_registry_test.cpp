@@ -1,6 +1,7 @@
 // Routes between GPUs as the variant's transport lays them: which NICs a network hop joins (PXN keeps it
 // on the destination's rail) and how many equal-cost paths a route's connections are hashed onto.
 #include "sim/platform/route_registry.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <gtest/gtest.h>

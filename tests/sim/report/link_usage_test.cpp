@@ -5,6 +5,7 @@
 // counters. Each test simulates at most once (SimGrid's engine is a singleton; ctest runs each alone).
 #include "sim/report/link_usage.hpp"
 #include "sim/report/trace_writer.hpp"
+#include "sim/topology/topology.hpp"
 #include "tests/support/collective_rig.hpp"
 
 #include <fmt/format.h>
