@@ -4,7 +4,8 @@
 # SimGrid-free interface of sim/simgrid/. And folders depend one way (docs/architecture.md): models/ on
 # no sim/ folder; sim/offload/ (the variant vocabulary) and sim/scenario/ (the scenario's types) on no
 # folder above them, and the scenario's types on no graph library; sim/plan/ on no model, reader or run; sim/model/ on no reader, run or command;
-# the scenario's layout and the estimator on the topology's layout (sim/topology/layout.hpp), not its graph.
+# the scenario's layout and the estimator on the topology's layout (sim/topology/layout.hpp), not its graph;
+# and in the calibration harness, parsers <- discover, measurement <- ingest <- probes, never back.
 # Prints each offending FILE:LINE and exits 1 when there is one, 0 when there is none, 2 when ROOT holds
 # none of those folders. ctest runs it (label unit).
 # Usage: tools/check-layering.sh [ROOT]   (default: this repository)
@@ -39,6 +40,10 @@ rules=(
   "sim/model/|sim/input/ sim/run/ sim/cli/"
   "sim/estimate/|sim/run/ sim/simgrid/ sim/platform/ sim/topology/topology.hpp sim/topology/router.hpp boost/graph/"
   "sim/report/|sim/model/ sim/run/ sim/cli/"
+  "hw_calib/parsers/|hw_calib/discover/ hw_calib/measurement/ hw_calib/ingest/ hw_calib/probes/ hw_calib/profile/ hw_calib/cli/"
+  "hw_calib/discover/|hw_calib/measurement/ hw_calib/ingest/ hw_calib/probes/ hw_calib/profile/ hw_calib/cli/"
+  "hw_calib/measurement/|hw_calib/discover/ hw_calib/ingest/ hw_calib/probes/ hw_calib/profile/ hw_calib/cli/"
+  "hw_calib/ingest/|hw_calib/probes/ hw_calib/profile/ hw_calib/cli/"
 )
 bad=0
 for rule in "${rules[@]}"; do

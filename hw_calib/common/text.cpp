@@ -1,5 +1,6 @@
 #include "hw_calib/common/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -61,6 +62,11 @@ std::vector<std::string_view> split_on(std::string_view s, char sep) {
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string key_part(std::string name) {
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
 }
 
 std::string to_lower(std::string_view s) {

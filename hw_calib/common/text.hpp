@@ -17,6 +17,8 @@ std::vector<std::string_view> split_whitespace(std::string_view s);
 /// Splits on a single character, keeping empty fields (CSV without quoting).
 std::vector<std::string_view> split_on(std::string_view s, char sep);
 bool starts_with(std::string_view s, std::string_view prefix);
+/// A name made one part of a dotted key: its dots become underscores ("0000:3b:00.0" -> "0000:3b:00_0").
+std::string key_part(std::string name);
 std::string to_lower(std::string_view s);
 
 /// The whole text must be a finite number (surrounding blanks allowed); otherwise nullopt.

@@ -6,7 +6,7 @@
 #include "hw_calib/discover/core_clock.hpp"
 #include "hw_calib/discover/cpu_discovery.hpp"
 #include "hw_calib/discover/network_discovery.hpp"
-#include "hw_calib/ingest/ingest.hpp"
+#include "hw_calib/parsers/inventory.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
 
 #include <fmt/format.h>

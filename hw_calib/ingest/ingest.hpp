@@ -5,8 +5,9 @@
 // file and the line; one that only rules out a parameter leaves it out and says why in `warnings`.
 #pragma once
 
-#include "hw_calib/ingest/format_detection.hpp"
-#include "hw_calib/probes/probe.hpp"
+#include "hw_calib/measurement/result.hpp"
+#include "hw_calib/parsers/format_detection.hpp"
+#include "hw_calib/parsers/inventory.hpp"
 
 #include <map>
 #include <optional>
@@ -35,11 +36,6 @@ struct IngestedFile {
 /// The role a file points to, when it does: "dpu_arm" for bfver (it runs on a BlueField's Arm cores)
 /// and for lscpu of a BlueField's Arm cores (Cortex-A78AE or Cortex-A72 on aarch64).
 std::optional<std::string> role_hint(InputFormat format, std::string_view text);
-
-/// The machine entries ("rdma.mlx5_0.port1.active_mtu", "gpu.0.closest_nics", ...) of an inventory tool's
-/// output (ethtool -k/-i, nvidia-smi --query-gpu and topo -m, ibv_devinfo, ibstat, mst status -v, bfver),
-/// shared by `ingest` and by `discover`, which runs the same tools live. Throws ParseError.
-std::map<std::string, std::string> inventory_entries(InputFormat format, std::string_view text);
 
 /// Parses and checks one file's text; throws InputFileError naming `path`.
 IngestedFile ingest_text(const std::string& path, std::string_view text, const IngestOptions& options);

@@ -4,8 +4,8 @@
 #include "hw_calib/common/process_runner.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 #include "hw_calib/parsers/gpu_probe_parser.hpp"
-#include "hw_calib/probes/param_builder.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/lognormal_fit.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
-#include "hw_calib/probes/param_builder.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 #include "models/calibration/parameters.hpp"
 #include "models/calibration/plausibility.hpp"
 

@@ -23,23 +23,4 @@ void ProbeContext::check() const {
         fmt::format("probe {} exceeded its time limit of {:.0f} s", probe_, settings_.time_limit_s));
 }
 
-std::string_view probe_status_name(ProbeStatus status) {
-  switch (status) {
-  case ProbeStatus::ok:
-    return "ok";
-  case ProbeStatus::skipped:
-    return "skipped";
-  case ProbeStatus::failed:
-    return "failed";
-  }
-  return "failed";
-}
-
-ProbeResult skipped(std::string why) {
-  ProbeResult r;
-  r.status = ProbeStatus::skipped;
-  r.error = std::move(why);
-  return r;
-}
-
 } // namespace dpusim::calib

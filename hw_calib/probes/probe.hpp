@@ -3,9 +3,8 @@
 // Probes are plain functions registered in probe_registry(); the `run` command calls them in order.
 #pragma once
 
-#include "hw_calib/common/sample_table.hpp"
 #include "hw_calib/discover/machine_info.hpp"
-#include "models/calibration/profile.hpp"
+#include "hw_calib/measurement/result.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -70,23 +69,6 @@ class ProbeTimeout : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
-
-enum class ProbeStatus { ok, skipped, failed };
-std::string_view probe_status_name(ProbeStatus status);
-
-struct ProbeResult {
-  ProbeStatus status = ProbeStatus::ok;
-  std::vector<calibration::ProfileParam> params;
-  SampleTable samples;
-  std::vector<std::string> notes;           // go to the profile's notes, prefixed with the probe name
-  std::vector<std::string> warnings;        // measurements not to trust (unstable): notes and console
-  std::map<std::string, std::string> tools; // tool -> version
-  std::vector<std::string> summary;         // lines printed for the user
-  std::string error;                        // why it failed or was skipped
-};
-
-/// A result that says the probe did not run and why (the message goes to the profile's notes).
-ProbeResult skipped(std::string why);
 
 using ProbeFunction = ProbeResult (*)(const ProbeContext&);
 

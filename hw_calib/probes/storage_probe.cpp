@@ -7,9 +7,9 @@
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/common/unique_fd.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 #include "hw_calib/parsers/fio_parser.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
-#include "hw_calib/probes/param_builder.hpp"
 #include "models/core/atomic_file.hpp"
 #include "models/core/unit_parse.hpp"
 

@@ -7,9 +7,9 @@
 #include "hw_calib/fit/linear_fit.hpp"
 #include "hw_calib/fit/lognormal_fit.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 #include "hw_calib/net/peer_client.hpp"
 #include "hw_calib/net/peer_server.hpp"
-#include "hw_calib/probes/param_builder.hpp"
 #include "models/core/unit_parse.hpp"
 
 #include <array>

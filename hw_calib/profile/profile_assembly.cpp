@@ -1,7 +1,7 @@
 #include "hw_calib/profile/profile_assembly.hpp"
 
 #include "hw_calib/discover/machine_summary.hpp"
-#include "hw_calib/probes/param_builder.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 #include "models/core/atomic_file.hpp"
 
 #include <chrono>

@@ -5,8 +5,9 @@
 #include "hw_calib/fit/alpha_beta_fit.hpp"
 #include "hw_calib/fit/linear_fit.hpp"
 #include "hw_calib/fit/lognormal_fit.hpp"
-#include "hw_calib/probes/probe.hpp"
+#include "hw_calib/measurement/result.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 

@@ -1,4 +1,4 @@
-#include "hw_calib/probes/param_builder.hpp"
+#include "hw_calib/measurement/param_builder.hpp"
 
 #include "models/calibration/parameters.hpp"
 #include "models/core/unit_parse.hpp"

@@ -1,4 +1,4 @@
-#include "hw_calib/ingest/format_detection.hpp"
+#include "hw_calib/parsers/format_detection.hpp"
 
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/parsers/nccl_tests_parser.hpp"
