@@ -188,9 +188,23 @@ private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-} // namespace
+/// The MPI world as the plan's run sees its ranks.
+class WorldRanks : public PlanRanks {
+public:
+  explicit WorldRanks(const MpiWorld& world) : world_(world) {}
+  [[nodiscard]] int rank() const override { return world_.rank(); }
+  [[nodiscard]] int size() const override { return world_.size(); }
+  [[nodiscard]] std::vector<std::string> gather(const std::string& mine) override {
+    world_.wait_for_all();
+    return world_.gather(mine);
+  }
 
-int command_plan(const std::vector<std::string>& args) {
+private:
+  const MpiWorld& world_;
+};
+
+/// dpusim plan's options (besides the plan file and --help).
+po::options_description plan_options() {
   po::options_description options("Options");
   options.add_options()                                                                    //
       ("out,o", po::value<std::string>(), "output directory (default: out/<plan name>)")   //
@@ -208,6 +222,13 @@ int command_plan(const std::vector<std::string>& args) {
       ("progress", "report progress on standard error (default when it is a terminal)")                     //
       ("quiet,q", "print only errors");
   add_report_option(options);
+  return options;
+}
+
+} // namespace
+
+int command_plan(const std::vector<std::string>& args) {
+  auto options = plan_options();
   po::variables_map vm;
   try {
     if (!parse_command(
@@ -263,7 +284,7 @@ int command_plan(const std::vector<std::string>& args) {
   auto selection = select_points(plan, cat, spec, refine, shard,
                                  fnv1a(fmt::format("{:016x} shard {}/{}\n{}", fingerprint, shard.index,
                                                    shard.count, csv_line(table_columns()))));
-  auto& points = selection.points;
+  const auto& points = selection.points;
 
   const auto out = output_directory(vm, plan.name);
   // Each rank journals its own points (on its machine's view of --out); rank 0 publishes.
@@ -271,63 +292,42 @@ int command_plan(const std::vector<std::string>& args) {
       world ? fmt::format("points.rank-{}-of-{}.journal", world->rank(), world->size()) : kJournal;
   std::optional<OutputSet> outputs;
   const bool quiet = vm.count("quiet") != 0 || !lead;
-  std::vector<std::vector<std::string>> rows(points.size());
-  std::vector<std::string> failures;
-  std::optional<Journal> journal;
+  std::optional<Progress> progress;
+  PlanRunSettings settings{out / journal_name, selection.journal_key, vm.count("resume") != 0, refine, [&] {
+                             if (lead) // the journal lives there while the plan runs
+                               outputs.emplace(out, OutputSet::NewDirectory::created);
+                             else
+                               std::filesystem::create_directories(out);
+                           }};
+  std::optional<WorldRanks> ranks;
+  if (world)
+    ranks.emplace(*world);
   // From here on, no rank may leave before the collective calls below: what fails is a failure to report.
-  try {
-    if (lead)
-      outputs.emplace(out, OutputSet::NewDirectory::created); // the journal lives there while the plan runs
-    else
-      std::filesystem::create_directories(out);
-    journal.emplace(out / journal_name, selection.journal_key, vm.count("resume") != 0);
-    std::optional<Progress> progress;
-    auto run = run_points(
-        selection, *journal, spec, refine,
-        [&](const std::vector<std::size_t>& to_run,
-            const std::function<void(std::size_t, const PointOutcome&)>& done) {
-          run_in_processes(
-              to_run.size(), jobs,
-              [&](std::size_t k) { return simulate_point(plan, cat, points[to_run[k]].index); },
-              [&](std::size_t k, const JobOutcome& o) {
-                done(k, o.exit_code == kOk ? PointOutcome{true, o.output, {}}
-                                           : PointOutcome{false, {}, o.describe()});
-              });
-        },
-        [&](std::size_t to_simulate) {
-          if (!quiet && !journal->kept().empty())
-            std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
-                                     journal->kept().size(), (out / journal_name).string(), to_simulate);
-          progress.emplace(show_progress(vm) && lead, to_simulate);
-        },
-        [&](const BuiltPoint& p, std::string_view status) {
-          progress->done(
-              fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(), status));
-        });
-    rows = std::move(run.rows);
-    failures = std::move(run.failures);
-  } catch (const std::exception& e) {
-    if (!world)
-      throw;
-    failures.push_back(fmt::format("rank {}: {}", world->rank(), e.what()));
-  }
-
-  if (world) { // every rank's rows and failures to rank 0, in point order
-    RankRows mine;
-    for (std::size_t k = 0; k < points.size(); ++k)
-      mine.rows.emplace_back(points[k].index, std::move(rows[k]));
-    mine.failures = std::move(failures);
-    world->wait_for_all();
-    const auto gathered = world->gather(encode(mine));
-    rows.clear();
-    failures.clear();
-    if (lead) {
-      auto joined = join_ranks(gathered);
-      for (auto& [index, row] : joined.rows)
-        rows.push_back(std::move(row));
-      failures = std::move(joined.failures);
-    }
-  }
+  auto run = run_plan(
+      selection, spec, settings,
+      [&](const std::vector<std::size_t>& to_run,
+          const std::function<void(std::size_t, const PointOutcome&)>& done) {
+        run_in_processes(
+            to_run.size(), jobs,
+            [&](std::size_t k) { return simulate_point(plan, cat, points[to_run[k]].index); },
+            [&](std::size_t k, const JobOutcome& o) {
+              done(k, o.exit_code == kOk ? PointOutcome{true, o.output, {}}
+                                         : PointOutcome{false, {}, o.describe()});
+            });
+      },
+      ranks ? &*ranks : nullptr,
+      [&](const Journal& journal, std::size_t to_simulate) {
+        if (!quiet && !journal.kept().empty())
+          std::cerr << fmt::format("dpusim plan: resuming: {} points from {}, {} to simulate\n",
+                                   journal.kept().size(), (out / journal_name).string(), to_simulate);
+        progress.emplace(show_progress(vm) && lead, to_simulate);
+      },
+      [&](const BuiltPoint& p, std::string_view status) {
+        progress->done(
+            fmt::format("point {} ({} nodes, {}) {}", p.index, p.inputs[0], p.inputs.back(), status));
+      });
+  auto& rows = run.rows;
+  const auto& failures = run.failures;
   if (lead && !failures.empty()) {
     for (const auto& f : failures)
       std::cerr << "dpusim plan: " << f << "\n";
@@ -359,7 +359,7 @@ int command_plan(const std::vector<std::string>& args) {
     published = world->broadcast(published);
   if (!published.empty())
     return kFailure;
-  journal->remove();
+  run.journal->remove();
   if (!quiet) {
     if (sharded)
       std::cout << fmt::format("shard {}/{}: {} of the plan's {} points\n", shard.index, shard.count,

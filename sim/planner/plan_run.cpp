@@ -40,6 +40,48 @@ PlanRun run_points(Selection& selection, Journal& journal, const SummarySpec& sp
   return run;
 }
 
+PlanRows run_plan(Selection& selection, const SummarySpec& spec, const PlanRunSettings& settings,
+                  const PointRunner& runner, PlanRanks* ranks,
+                  const std::function<void(const Journal&, std::size_t)>& started, const PointDone& on_done) {
+  PlanRows out;
+  try {
+    if (settings.prepare)
+      settings.prepare();
+    out.journal = std::make_unique<Journal>(settings.journal, settings.journal_key, settings.resume);
+    auto run = run_points(
+        selection, *out.journal, spec, settings.refine, runner,
+        [&](std::size_t to_simulate) {
+          if (started)
+            started(*out.journal, to_simulate);
+        },
+        on_done);
+    out.rows = std::move(run.rows);
+    out.failures = std::move(run.failures);
+  } catch (const std::exception& e) {
+    if (ranks == nullptr)
+      throw;
+    out.rows.assign(selection.points.size(), {});
+    out.failures.push_back(fmt::format("rank {}: {}", ranks->rank(), e.what()));
+  }
+  if (ranks == nullptr)
+    return out;
+  // Every rank's rows and failures to rank 0, in point order.
+  RankRows mine;
+  for (std::size_t k = 0; k < selection.points.size() && k < out.rows.size(); ++k)
+    mine.rows.emplace_back(selection.points[k].index, std::move(out.rows[k]));
+  mine.failures = std::move(out.failures);
+  const auto gathered = ranks->gather(encode(mine));
+  out.rows.clear();
+  out.failures.clear();
+  if (ranks->rank() == 0) {
+    auto joined = join_ranks(gathered);
+    for (auto& [index, row] : joined.rows)
+      out.rows.push_back(std::move(row));
+    out.failures = std::move(joined.failures);
+  }
+  return out;
+}
+
 namespace {
 
 // Length-prefixed fields, so that any text (commas, newlines, quotes) travels as it is.

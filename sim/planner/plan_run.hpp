@@ -1,8 +1,9 @@
-// A plan's run once its points are selected: the rows that need no simulation, the points simulated by
-// whatever runs them (a pool of processes, a test's stand-in), each finished row journalled as it comes,
-// and the failures; then, under MPI, the ranks' rows joined in point order. No process, file name or
-// option here: `dpusim plan` (sim/cli/command_plan.cpp) parses the options, opens the journal, runs the
-// points in processes and publishes what this returns.
+// A plan's run once its points are selected: the journal opened (or resumed), the rows that need no
+// simulation, the points simulated by whatever runs them (a pool of processes, a test's stand-in), each
+// finished row journalled as it comes, and the failures; then, under MPI, the ranks' rows joined in
+// point order at rank 0. No process, option or MPI call here: `dpusim plan` (sim/cli/command_plan.cpp)
+// parses the options, selects the points, runs them in processes, lends its MPI world and publishes
+// what this returns.
 #pragma once
 
 #include "sim/planner/journal.hpp"
@@ -10,7 +11,9 @@
 #include "sim/planner/table.hpp"
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,5 +62,41 @@ RankRows decode(std::string_view in);
 /// The ranks' rows joined in point order (a point's row from whichever rank has it), their failures in
 /// rank order.
 RankRows join_ranks(const std::vector<std::string>& gathered);
+
+/// The other processes of an MPI run, as a plan's run needs them.
+class PlanRanks {
+public:
+  virtual ~PlanRanks() = default;
+  [[nodiscard]] virtual int rank() const = 0;
+  [[nodiscard]] virtual int size() const = 0;
+  /// A collective call: once every rank has called it, each rank's `mine` at rank 0 in rank order
+  /// (empty on the other ranks).
+  [[nodiscard]] virtual std::vector<std::string> gather(const std::string& mine) = 0;
+};
+
+struct PlanRunSettings {
+  std::filesystem::path journal; // this process's journal file (its directory exists)
+  std::uint64_t journal_key = 0; // the journal's fingerprint: Selection::journal_key
+  bool resume = false;           // keep what a journal of the same plan holds
+  int refine = -1;
+  /// Called first, as part of the run (under MPI what it throws is this rank's failure): `dpusim plan`
+  /// creates its output directory, where the journal lives.
+  std::function<void()> prepare;
+};
+
+/// What a plan's run gives to publish.
+struct PlanRows {
+  std::vector<std::vector<std::string>> rows; // in point order: the selection's, at rank 0 every rank's
+  std::vector<std::string> failures;          // at rank 0 every rank's, in rank order
+  std::unique_ptr<Journal> journal;           // to remove once the rows are published (null: not opened)
+};
+
+/// Opens the journal, runs the selection's points (run_points) and, with `ranks`, joins every rank's
+/// rows at rank 0. Without ranks an exception ends the run; with them it becomes this rank's failure, so
+/// that every rank reaches the gather (a rank that left would stop the others there).
+PlanRows run_plan(Selection& selection, const SummarySpec& spec, const PlanRunSettings& settings,
+                  const PointRunner& runner, PlanRanks* ranks,
+                  const std::function<void(const Journal&, std::size_t)>& started = {},
+                  const PointDone& on_done = {});
 
 } // namespace dpusim::planner

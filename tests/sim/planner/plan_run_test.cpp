@@ -1,6 +1,6 @@
 // A plan's run without a process: rows that need no simulation, points given to a stand-in runner, each
-// finished row journalled, failures reported, a resumed run given only what the journal lacks; and the
-// rows of MPI ranks as they travel and join.
+// finished row journalled, failures reported, a resumed run given only what the journal lacks; the rows
+// of MPI ranks as they travel and join, and two ranks played one after the other.
 #include "sim/planner/plan_run.hpp"
 #include "tests/sim/planner/plan_text.hpp"
 #include "tests/support/bundled_catalog.hpp"
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 using namespace dpusim;
@@ -153,4 +154,90 @@ TEST(PlanRun, RankRowsTravelAsTheyAreAndJoinInPointOrder) {
   for (const std::string& bad : {text.substr(0, text.size() - 3), text + "1:x", std::string("x:1"),
                                  std::string("99:1"), std::string("1:a"), std::string("")})
     EXPECT_THROW((void)decode(bad), std::invalid_argument) << bad;
+}
+
+namespace {
+
+/// Two MPI ranks played one after the other: rank 1 hands its rows to `sent`; rank 0 gathers its own and
+/// what rank 1 sent.
+class TwoRanks : public PlanRanks {
+public:
+  TwoRanks(int rank, std::string& sent) : rank_(rank), sent_(sent) {}
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return 2; }
+  [[nodiscard]] std::vector<std::string> gather(const std::string& mine) override {
+    ++gathers;
+    if (rank_ == 1) {
+      sent_ = mine;
+      return {};
+    }
+    return {mine, sent_};
+  }
+  int gathers = 0;
+
+private:
+  int rank_;
+  std::string& sent_;
+};
+
+} // namespace
+
+TEST(PlanRun, UnderTwoRanksRankZeroGetsEveryRowInPointOrder) {
+  Rig rig;
+  dpusim::testing::TempDir tmp;
+  std::vector<std::size_t> given;
+  // The whole plan in one process, as a reference.
+  PlanRunSettings alone;
+  alone.journal = fs::path(tmp.path()) / "alone.journal";
+  alone.journal_key = rig.selection.journal_key;
+  auto whole = rig.selection;
+  const auto reference = run_plan(whole, rig.spec, alone, stand_in(whole, given), nullptr);
+  ASSERT_EQ(reference.rows.size(), 6u);
+  std::string sent;
+  std::vector<std::vector<std::string>> rows_of_rank(2);
+  for (const int rank : {1, 0}) {
+    const Shard shard{static_cast<std::size_t>(rank) + 1, 2};
+    auto selection = select_points(rig.plan, dpusim::testing::bundled_catalog(), rig.spec, -1, shard, 11);
+    TwoRanks ranks(rank, sent);
+    bool prepared = false;
+    PlanRunSettings settings{fs::path(tmp.path()) / ("rank-" + std::to_string(rank) + ".journal"),
+                             selection.journal_key, false, -1, [&] { prepared = true; }};
+    const auto run = run_plan(selection, rig.spec, settings, stand_in(selection, given), &ranks);
+    EXPECT_TRUE(prepared);
+    EXPECT_EQ(ranks.gathers, 1);
+    EXPECT_TRUE(run.failures.empty());
+    ASSERT_NE(run.journal, nullptr);
+    if (rank == 1)
+      EXPECT_TRUE(run.rows.empty()); // its rows went to rank 0
+    else
+      EXPECT_EQ(run.rows, reference.rows);
+  }
+}
+
+TEST(PlanRun, UnderRanksWhatThrowsIsTheRanksFailureAndItStillGathers) {
+  Rig rig;
+  dpusim::testing::TempDir tmp;
+  const PointRunner broken = [](const std::vector<std::size_t>&,
+                                const std::function<void(std::size_t, const PointOutcome&)>&) {
+    throw std::runtime_error("no process could be started");
+  };
+  PlanRunSettings settings;
+  settings.journal = fs::path(tmp.path()) / "points.journal";
+  settings.journal_key = rig.selection.journal_key;
+  std::string sent;
+  TwoRanks ranks(1, sent);
+  const auto run = run_plan(rig.selection, rig.spec, settings, broken, &ranks);
+  EXPECT_EQ(ranks.gathers, 1);
+  const auto back = decode(sent);
+  EXPECT_EQ(back.failures, std::vector<std::string>{"rank 1: no process could be started"});
+  // Without ranks the exception ends the run.
+  auto again = rig.selection;
+  EXPECT_THROW((void)run_plan(again, rig.spec, settings, broken, nullptr), std::runtime_error);
+  // A directory that cannot be prepared is a failure too, before any journal.
+  settings.prepare = [] { throw std::runtime_error("cannot create out/"); };
+  TwoRanks first(0, sent);
+  sent = encode(RankRows{});
+  const auto failed = run_plan(again, rig.spec, settings, broken, &first);
+  EXPECT_EQ(failed.journal, nullptr);
+  EXPECT_EQ(failed.failures, std::vector<std::string>{"rank 0: cannot create out/"});
 }
