@@ -3,8 +3,8 @@
 // must be. Near-linear time shows as a near-constant time per variant across N (items_per_second:
 // variants per second); a lookup among the previous variants would grow it N-fold. Run:
 // build/bench/dpusim_bench_scenario_reader.
-#include "models/core/input_error.hpp"
-#include "models/core/yaml_reader.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 
 #include <benchmark/benchmark.h>

@@ -5,10 +5,10 @@
 // only with InputError, dpusim's "bad input" (exit status 2); any other exception, a crash, a sanitizer
 // report, a hang (-timeout) or memory beyond -rss_limit_mb is a finding. Built with -DDPUSIM_FUZZ=ON (the
 // "fuzz" preset) and run by tools/fuzz.sh.
+#include "models/base/input_error.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "models/calibration/profile.hpp"
 #include "models/catalog/catalog.hpp"
-#include "models/core/input_error.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/input/traffic_file.hpp"
 #include "sim/input/validation_targets.hpp"

@@ -4,8 +4,8 @@
 #include "hw_calib/common/bounded_input.hpp"
 #include "hw_calib/ingest/ingest.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
+#include "models/base/atomic_file.hpp"
 #include "models/calibration/parameters.hpp"
-#include "models/core/atomic_file.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>

@@ -2,8 +2,8 @@
 #include "hw_calib/cli/commands.hpp"
 #include "hw_calib/cli/usage_error.hpp"
 #include "hw_calib/common/bounded_input.hpp"
-#include "models/core/input_error.hpp"
-#include "models/core/text_distance.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <fmt/format.h>
 #include <iostream>

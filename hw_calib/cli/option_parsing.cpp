@@ -3,7 +3,7 @@
 #include "hw_calib/cli/usage_error.hpp"
 #include "hw_calib/common/text.hpp"
 #include "hw_calib/net/control_protocol.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <cstdlib>
 #include <fmt/format.h>

@@ -13,10 +13,10 @@
 #include "hw_calib/parsers/parse_error.hpp"
 #include "hw_calib/probes/storage_probe.hpp"
 #include "hw_calib/profile/profile_assembly.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/text_distance.hpp"
 #include "models/calibration/parameters.hpp"
 #include "models/calibration/plausibility.hpp"
-#include "models/core/atomic_file.hpp"
-#include "models/core/text_distance.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "hw_calib/common/temp_file.hpp"
 
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 
 #include <unistd.h>
 

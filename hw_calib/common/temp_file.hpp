@@ -1,6 +1,6 @@
 // A temporary file that dpusim-calib created itself and removes when done, also when a probe is
 // interrupted or fails: the storage probe never writes anywhere else. It is named as dpusim's other
-// temporaries (models/core/atomic_file.hpp: `.<prefix>.dpusim-tmp-<host>-<pid>-XXXXXX`), so that one
+// temporaries (models/base/atomic_file.hpp: `.<prefix>.dpusim-tmp-<host>-<pid>-XXXXXX`), so that one
 // left by a kill -9 is recognised and removed by the next run (remove_stale_temporaries).
 #pragma once
 

@@ -1,7 +1,7 @@
 #include "hw_calib/discover/machine_summary.hpp"
 
 #include "hw_calib/discover/pci_ids.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "hw_calib/measurement/param_builder.hpp"
 
+#include "models/base/unit_parse.hpp"
 #include "models/calibration/parameters.hpp"
-#include "models/core/unit_parse.hpp"
 
 #include <cmath>
 #include <fmt/format.h>

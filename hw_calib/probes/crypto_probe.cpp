@@ -4,7 +4,7 @@
 #include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/alpha_beta_fit.hpp"
 #include "hw_calib/measurement/param_builder.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <array>
 #include <cstring>

@@ -3,7 +3,7 @@
 #include "hw_calib/common/deadline.hpp"
 #include "hw_calib/fit/sample_stats.hpp"
 #include "hw_calib/measurement/param_builder.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <algorithm>
 #include <cstring>

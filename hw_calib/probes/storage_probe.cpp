@@ -10,8 +10,8 @@
 #include "hw_calib/measurement/param_builder.hpp"
 #include "hw_calib/parsers/fio_parser.hpp"
 #include "hw_calib/parsers/parse_error.hpp"
-#include "models/core/atomic_file.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <cerrno>
 #include <cstdlib>

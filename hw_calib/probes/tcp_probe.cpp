@@ -10,7 +10,7 @@
 #include "hw_calib/measurement/param_builder.hpp"
 #include "hw_calib/net/peer_client.hpp"
 #include "hw_calib/net/peer_server.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <array>
 #include <atomic>

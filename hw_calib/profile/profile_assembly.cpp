@@ -2,7 +2,7 @@
 
 #include "hw_calib/discover/machine_summary.hpp"
 #include "hw_calib/measurement/param_builder.hpp"
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 
 #include <chrono>
 #include <ctime>

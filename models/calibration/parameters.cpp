@@ -1,6 +1,6 @@
 #include "models/calibration/parameters.hpp"
 
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <array>
 #include <cmath>

@@ -1,7 +1,7 @@
 #include "models/calibration/plausibility.hpp"
 
+#include "models/base/unit_parse.hpp"
 #include "models/calibration/parameters.hpp"
-#include "models/core/unit_parse.hpp"
 
 #include <algorithm>
 #include <array>

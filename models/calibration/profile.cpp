@@ -1,8 +1,8 @@
 #include "models/calibration/profile.hpp"
 
-#include "models/core/atomic_file.hpp"
-#include "models/core/text_distance.hpp"
-#include "models/core/yaml_reader.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/text_distance.hpp"
+#include "models/base/yaml_reader.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

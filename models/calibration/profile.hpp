@@ -2,8 +2,8 @@
 // The YAML layout is documented in docs/calibration.md; this is its only reader and writer.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/calibration/parameters.hpp"
-#include "models/core/yaml_reader.hpp"
 
 #include <map>
 #include <optional>

@@ -1,7 +1,7 @@
 #include "models/catalog/catalog.hpp"
 
+#include "models/base/text_distance.hpp"
 #include "models/catalog/entry_reader.hpp"
-#include "models/core/text_distance.hpp"
 #include "models/workload/transformer_reader.hpp"
 
 #include <algorithm>

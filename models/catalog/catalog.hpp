@@ -2,6 +2,7 @@
 // with its source. Loaded once per run; lookups by name with "did you mean" on a miss.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/collective_spec.hpp"
 #include "models/catalog/congestion_spec.hpp"
 #include "models/catalog/cpu_spec.hpp"
@@ -9,7 +10,6 @@
 #include "models/catalog/nic_spec.hpp"
 #include "models/catalog/node_spec.hpp"
 #include "models/catalog/sources.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "models/workload/transformer.hpp"
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/catalog/cited.hpp"
-#include "models/core/units.hpp"
 
 #include <optional>
 #include <string>

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/congestion/dcqcn.hpp"
 #include "models/congestion/pfc.hpp"
-#include "models/core/units.hpp"
 
 #include <optional>
 #include <string>

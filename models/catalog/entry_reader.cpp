@@ -1,6 +1,6 @@
 #include "models/catalog/entry_reader.hpp"
 
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <fmt/format.h>
 #include <sstream>

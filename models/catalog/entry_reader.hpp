@@ -2,9 +2,9 @@
 // `assumption:`, given per value as {value: ..., source: ...} or once for the whole entry.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/catalog/sources.hpp"
-#include "models/core/yaml_reader.hpp"
 
 #include <optional>
 

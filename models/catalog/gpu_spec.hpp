@@ -1,9 +1,9 @@
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/catalog/reliability.hpp"
 #include "models/compute/gemm_table.hpp"
-#include "models/core/units.hpp"
 #include "models/workload/precision.hpp"
 
 #include <array>

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/catalog/cpu_spec.hpp"
 #include "models/catalog/node_spec.hpp"
 #include "models/catalog/reliability.hpp"
-#include "models/core/units.hpp"
 
 #include <optional>
 #include <string>

@@ -1,8 +1,8 @@
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/catalog/cited.hpp"
 #include "models/catalog/reliability.hpp"
-#include "models/core/units.hpp"
 
 #include <optional>
 #include <string>

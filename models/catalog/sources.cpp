@@ -1,6 +1,6 @@
 #include "models/catalog/sources.hpp"
 
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 
 namespace dpusim::catalog {
 

@@ -1,7 +1,7 @@
 #include "models/compute/gemm_table.hpp"
 
-#include "models/core/input_error.hpp"
-#include "models/core/input_file.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/input_file.hpp"
 
 #include <algorithm>
 #include <array>

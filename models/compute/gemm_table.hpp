@@ -2,7 +2,7 @@
 // log-shape space. The table's source is cited in the GPU's catalog entry.
 #pragma once
 
-#include "models/core/units.hpp"
+#include "models/base/units.hpp"
 
 #include <string>
 #include <vector>

@@ -4,8 +4,8 @@
 // catalog entry or a calibration profile.
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/compute/gemm_table.hpp"
-#include "models/core/units.hpp"
 #include "models/workload/transformer.hpp"
 
 #include <array>

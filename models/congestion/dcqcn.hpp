@@ -4,9 +4,9 @@
 // parameters and limits: docs/models/congestion.md.
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/congestion/param_error.hpp"
 #include "models/congestion/pfc.hpp"
-#include "models/core/units.hpp"
 
 #include <optional>
 #include <vector>

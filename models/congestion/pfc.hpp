@@ -4,8 +4,8 @@
 // docs/models/congestion.md.
 #pragma once
 
+#include "models/base/units.hpp"
 #include "models/congestion/param_error.hpp"
-#include "models/core/units.hpp"
 
 #include <vector>
 

@@ -1,6 +1,6 @@
 #include "models/workload/expert_routing.hpp"
 
-#include "models/core/seed_mix.hpp"
+#include "models/base/seed_mix.hpp"
 #include "models/workload/transformer.hpp"
 
 #include <algorithm>

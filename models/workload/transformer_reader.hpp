@@ -2,7 +2,7 @@
 // in a scenario, so that both accept exactly the same keys.
 #pragma once
 
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "models/workload/transformer.hpp"
 
 namespace dpusim::workload {

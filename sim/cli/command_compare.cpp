@@ -1,5 +1,5 @@
-#include "models/core/atomic_file.hpp"
-#include "models/core/text_distance.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/text_distance.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/compare_switches.hpp"
@@ -7,8 +7,8 @@
 #include "sim/cli/report.hpp"
 #include "sim/cli/samples.hpp"
 #include "sim/input/scenario_loader.hpp"
-#include "sim/model/core/offload_model.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/model/sections/offload_model.hpp"
 #include "sim/offload/attribution.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/report/attribution.hpp"
@@ -239,7 +239,7 @@ int command_compare(const std::vector<std::string>& args) {
     }
     attributions.push_back(std::move(a));
   }
-  // Published as a set: all written first, then renamed into place together (models/core/atomic_file).
+  // Published as a set: all written first, then renamed into place together (models/base/atomic_file).
   OutputSet outputs(output_directory(vm, s.name));
   const auto out = outputs.add("comparison.csv", report::render_csv(c, model::registry().columns()));
   const auto attribution_out = out.parent_path() / "attribution.csv";

@@ -1,6 +1,6 @@
 // dpusim nccl-tests: one collective alone on a scenario's cluster over a sweep of sizes, printed as
 // nccl-tests prints it (docs/nccl-tests.md).
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/nccl_tests_table.hpp"

@@ -1,8 +1,8 @@
 // `dpusim plan PLAN.yaml` and `dpusim merge DIR...`: every point of a plan simulated in a process of its
 // own, its rows journalled as they finish, points.csv published once all are in (docs/planner.md).
-#include "models/core/atomic_file.hpp"
-#include "models/core/input_file.hpp"
-#include "models/core/text_distance.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/input_file.hpp"
+#include "models/base/text_distance.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/mpi_world.hpp"

@@ -1,4 +1,4 @@
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/report.hpp"

@@ -1,6 +1,6 @@
 // dpusim traffic: the flows of a traffic file on a scenario's fabric, each timed from its start to its
 // last byte, with the links' use and the ports' pauses and marks (docs/traffic.md).
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/traffic_table.hpp"

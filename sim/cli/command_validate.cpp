@@ -1,5 +1,5 @@
-#include "models/core/atomic_file.hpp"
-#include "models/core/yaml_reader.hpp"
+#include "models/base/atomic_file.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/cli/process_pool.hpp"

@@ -1,6 +1,6 @@
 // dpusim: simulate AI-training iterations on a cluster and compare host, NIC and DPU placements of the
 // host-side functions.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/cli/command.hpp"
 #include "sim/cli/stack_limit.hpp"
 

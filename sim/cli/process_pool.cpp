@@ -1,6 +1,6 @@
 #include "sim/cli/process_pool.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <array>
 #include <cerrno>

@@ -1,6 +1,6 @@
 #include "sim/cli/samples.hpp"
 
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/model/registry.hpp"
 

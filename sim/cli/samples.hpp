@@ -6,7 +6,7 @@
 // for any --jobs.
 #pragma once
 
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/cli/common.hpp"
 #include "sim/report/distribution.hpp"
 #include "sim/run/variant_run.hpp"

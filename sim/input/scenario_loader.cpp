@@ -1,8 +1,8 @@
 #include "sim/input/scenario_loader.hpp"
 
 #include "sim/input/section_readers.hpp"
-#include "sim/model/core/offload_model.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/model/sections/offload_model.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/scenario/hardware.hpp"
 

@@ -3,8 +3,8 @@
 // its key's line and column. The keys and their meaning: `dpusim schema` (docs/scenario-schema.md).
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/catalog.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <string>

@@ -2,8 +2,8 @@
 // the keys the models declare for a section, and catalog names resolved with a suggestion.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/catalog.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/scenario/scenario.hpp"
 
 #include <string>

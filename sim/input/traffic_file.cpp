@@ -1,7 +1,7 @@
 #include "sim/input/traffic_file.hpp"
 
-#include "models/core/input_file.hpp"
-#include "models/core/yaml_reader.hpp"
+#include "models/base/input_file.hpp"
+#include "models/base/yaml_reader.hpp"
 
 #include <algorithm>
 #include <boost/random/mersenne_twister.hpp>

@@ -2,7 +2,7 @@
 // table, the median and maximum magnitude of the relative error, and the rows known to miss the maximum.
 #pragma once
 
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 
 #include <map>
 #include <set>

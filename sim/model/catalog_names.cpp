@@ -1,6 +1,6 @@
 #include "sim/model/catalog_names.hpp"
 
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -6,9 +6,9 @@
 // `dpusim models`, the calibration and the run all read it from there.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/catalog.hpp"
 #include "models/catalog/cited.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/engine/platform_decl.hpp"
 #include "sim/plan/iteration_extension.hpp"
 #include "sim/report/column.hpp"

@@ -1,7 +1,7 @@
 #include "sim/model/plan_size.hpp"
 
-#include "sim/model/core/degrees.hpp"
 #include "sim/model/registry.hpp"
+#include "sim/model/sections/degrees.hpp"
 
 namespace dpusim::model {
 namespace {

@@ -1,8 +1,8 @@
 #include "sim/model/registry.hpp"
 
+#include "models/base/text_distance.hpp"
 #include "models/calibration/parameters.hpp"
 #include "models/calibration/plausibility.hpp"
-#include "models/core/text_distance.hpp"
 #include "sim/model/calibration_machine.hpp"
 #include "sim/model/gpu_profiles.hpp"
 #include "sim/report/variant_result.hpp"

@@ -1,6 +1,6 @@
 #include "sim/planner/economics.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/scenario/cluster_layout.hpp"
 #include "sim/topology/fabric_bill.hpp"
 

@@ -1,6 +1,6 @@
 #include "sim/planner/journal.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/table.hpp"
 
 #include <cerrno>

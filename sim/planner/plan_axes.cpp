@@ -1,6 +1,6 @@
 // The axes section of a plan file (docs/planner.md): the axes a plan may have, each value read at its
 // line and key, ranges, and `parallelism: auto`'s search over the layouts Megatron could run.
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 #include "models/workload/precision.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/planner/plan_sections.hpp"

@@ -1,6 +1,6 @@
 #include "sim/planner/plan_file.hpp"
 
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/offload/variant.hpp"
 #include "sim/planner/plan_sections.hpp"

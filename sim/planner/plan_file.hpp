@@ -5,8 +5,8 @@
 // being infeasible, not an error of the plan.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/catalog.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/planner/economics.hpp"
 
 #include <cstdint>

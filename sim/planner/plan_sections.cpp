@@ -2,7 +2,7 @@
 // as the rest of the plan (an InputError at its line and key), into the plan's specs.
 #include "sim/planner/plan_sections.hpp"
 
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <fmt/format.h>
 #include <optional>

@@ -2,8 +2,8 @@
 // (plan_axes.cpp) and the economic ones (plan_sections.cpp). Internal to the planner's reader.
 #pragma once
 
+#include "models/base/yaml_reader.hpp"
 #include "models/catalog/catalog.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "sim/planner/plan_file.hpp"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "sim/planner/point_selection.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/estimate/step_estimate.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/journal.hpp"

@@ -1,6 +1,6 @@
 #include "sim/planner/point_simulation.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/run/variant_run.hpp"

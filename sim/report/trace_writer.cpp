@@ -1,6 +1,6 @@
 #include "sim/report/trace_writer.hpp"
 
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "sim/topology/topology.hpp"
 
 #include <algorithm>

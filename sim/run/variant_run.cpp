@@ -1,7 +1,7 @@
 #include "sim/run/variant_run.hpp"
 
+#include "models/base/atomic_file.hpp"
 #include "models/calibration/profile.hpp"
-#include "models/core/atomic_file.hpp"
 #include "sim/estimate/measured_latency.hpp"
 #include "sim/model/plan_size.hpp"
 #include "sim/model/registry.hpp"

@@ -1,6 +1,6 @@
 #include "sim/scenario/scenario.hpp"
 
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <algorithm>
 #include <cmath>

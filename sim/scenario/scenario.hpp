@@ -2,8 +2,8 @@
 // exist, and the whole configuration validated (parallelism covers the GPUs, the model fits in memory).
 #pragma once
 
-#include "models/core/input_error.hpp"
-#include "models/core/units.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/units.hpp"
 #include "models/workload/expert_routing.hpp"
 #include "models/workload/memory.hpp"
 #include "models/workload/parallelism.hpp"

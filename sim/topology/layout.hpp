@@ -4,7 +4,7 @@
 // which builds the graph with Boost.Graph, includes it).
 #pragma once
 
-#include "models/core/units.hpp"
+#include "models/base/units.hpp"
 #include "sim/topology/fabric_kind.hpp"
 
 #include <cstddef>

@@ -4,7 +4,7 @@
 // or a vertex's or an edge's id, includes sim/topology/layout.hpp instead (no Boost.Graph).
 #pragma once
 
-#include "models/core/units.hpp"
+#include "models/base/units.hpp"
 #include "sim/topology/layout.hpp"
 
 #include <boost/graph/adjacency_list.hpp>

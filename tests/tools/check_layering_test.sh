@@ -6,12 +6,12 @@ set -euo pipefail
 script=$1
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
-mkdir -p "$tree/sim/simgrid" "$tree/sim/plan" "$tree/models/core" "$tree/tests/sim/simgrid"
+mkdir -p "$tree/sim/simgrid" "$tree/sim/plan" "$tree/models/base" "$tree/tests/sim/simgrid"
 printf '#include <simgrid/s4u.hpp>\n#include <xbt/log.h>\n' >"$tree/sim/simgrid/simulator.cpp"
 printf '// Mentions #include <simgrid/s4u.hpp> in a comment only.\n#include "sim/simgrid/simulator.hpp"\n' \
   >"$tree/sim/plan/clean.cpp"
 printf '#include <vector>\n\n#include <simgrid/s4u/Engine.hpp>\n' >"$tree/sim/plan/bad.cpp"
-printf '#pragma once\n#  include "simgrid/forward.h"\n' >"$tree/models/core/bad.hpp"
+printf '#pragma once\n#  include "simgrid/forward.h"\n' >"$tree/models/base/bad.hpp"
 printf '#include <simgrid.h>\n' >"$tree/tests/sim/simgrid/bad_test.cpp"
 
 fail() {
@@ -23,14 +23,14 @@ rc=0
 out=$(bash "$script" "$tree" 2>&1) || rc=$?
 echo "$out"
 [ "$rc" -eq 1 ] || fail "expected exit status 1 on a tree with offenders, got $rc"
-for expected in sim/plan/bad.cpp:3: models/core/bad.hpp:2: tests/sim/simgrid/bad_test.cpp:1:; do
+for expected in sim/plan/bad.cpp:3: models/base/bad.hpp:2: tests/sim/simgrid/bad_test.cpp:1:; do
   grep -qF "$expected" <<<"$out" || fail "expected $expected in the output"
 done
 if grep -qE 'sim/simgrid/simulator.cpp|sim/plan/clean.cpp' <<<"$out"; then
   fail "reported a file that is allowed"
 fi
 
-rm "$tree/sim/plan/bad.cpp" "$tree/models/core/bad.hpp" "$tree/tests/sim/simgrid/bad_test.cpp"
+rm "$tree/sim/plan/bad.cpp" "$tree/models/base/bad.hpp" "$tree/tests/sim/simgrid/bad_test.cpp"
 rc=0
 out=$(bash "$script" "$tree" 2>&1) || rc=$?
 [ "$rc" -eq 0 ] || fail "expected exit status 0 once the offenders are gone, got $rc: $out"

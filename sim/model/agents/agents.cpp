@@ -1,6 +1,6 @@
 // Infrastructure agents on every node (telemetry, monitoring...): background work of a number of host
 // cores, on the host or, as more of the slower Arm cores, spread over the node's DPUs.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"

@@ -6,7 +6,7 @@
 // data-parallel replica is simulated. See docs/models/faults.md.
 #include "sim/model/faults/faults.hpp"
 
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"

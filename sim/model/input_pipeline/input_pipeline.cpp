@@ -1,7 +1,7 @@
 // The input pipeline of each data-parallel replica: loader processes read each micro-batch's samples
 // from the storage servers through the storage client's placement and decode them on host cores, a
 // prefetch queue ahead of the GPUs (docs/models/host-functions.md).
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/host_work.hpp"
 #include "sim/plan/plan_tasks.hpp"

@@ -4,7 +4,7 @@
 // and a node's stalls, drawn once per node and task label, by its loaders, storage client and GPUs.
 #pragma once
 
-#include "models/core/seed_mix.hpp"
+#include "models/base/seed_mix.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/noise/noise.hpp"
 #include "sim/model/noise/os_noise.hpp"

@@ -6,8 +6,8 @@
 // is simulated.
 #include "sim/model/noise/noise.hpp"
 
+#include "models/base/unit_parse.hpp"
 #include "models/calibration/parameters.hpp"
-#include "models/core/unit_parse.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/noise/draws.hpp"
 #include "sim/model/pass.hpp"

@@ -3,7 +3,7 @@
 // scattered draws their positions from the job's seed, as a scheduler that ignores the topology does, so
 // that each launch (`--launches`) lands its rings on other leaves. The step's draws (`--samples`) keep
 // the job's placement.
-#include "models/core/seed_mix.hpp"
+#include "models/base/seed_mix.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/registry.hpp"
 #include "sim/report/variant_result.hpp"

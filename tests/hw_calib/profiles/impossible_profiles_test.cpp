@@ -2,8 +2,8 @@
 // and core counts of 0 or below. Each is an input error (exit status 2 in dpusim) naming the parameter
 // and its line, rather than a simulation that never ends or fails half-way.
 #include "../test_data.hpp"
+#include "models/base/input_error.hpp"
 #include "models/calibration/profile.hpp"
-#include "models/core/input_error.hpp"
 
 #include <fstream>
 #include <gtest/gtest.h>

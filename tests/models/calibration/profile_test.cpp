@@ -1,5 +1,5 @@
+#include "models/base/input_error.hpp"
 #include "models/calibration/profile.hpp"
-#include "models/core/input_error.hpp"
 
 #include <filesystem>
 #include <fstream>

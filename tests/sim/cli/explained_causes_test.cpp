@@ -4,7 +4,7 @@
 // the device) is switched alone here, independently of the compare command (the variant built by hand,
 // simulated in a process of its own), and must move the step by the change claimed (within 1%). A
 // mechanism the explanation names must rest on a thing that moves the step.
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/offload/variant.hpp"

@@ -2,7 +2,7 @@
 // parent alone, as `timeout`, a scheduler or `kill PID` do) leaves no simulation process running; the
 // temporaries a kill leaves in --out are removed by the next run once their process is gone; and the
 // files of one command are replaced together or not at all.
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "tests/support/subprocess.hpp"
 
 #include <chrono>

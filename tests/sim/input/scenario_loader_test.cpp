@@ -1,4 +1,4 @@
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/scenario/rank_memory.hpp"
 #include "tests/support/bundled_catalog.hpp"

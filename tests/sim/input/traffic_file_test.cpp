@@ -1,5 +1,5 @@
 // Traffic files: each pattern's flows, and every kind of bad group refused at its line with what is valid.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/input/traffic_file.hpp"
 
 #include <gtest/gtest.h>

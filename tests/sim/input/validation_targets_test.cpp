@@ -1,6 +1,6 @@
 // dpusim validate's error targets (sim/input/validation_targets.hpp): what they accept and what they refuse,
 // each refusal naming the line and key.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/input/validation_targets.hpp"
 
 #include <gtest/gtest.h>

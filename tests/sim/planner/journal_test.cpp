@@ -1,6 +1,6 @@
 // The plan journal keeps every whole entry of an interrupted run and drops a line cut short; points.csv
 // cells survive the trip through CSV and the journal whatever they hold.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/journal.hpp"
 #include "sim/planner/table.hpp"
 #include "tests/support/subprocess.hpp"

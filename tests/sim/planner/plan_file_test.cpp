@@ -1,6 +1,6 @@
 // Plan files: what they accept, the points they span, and the errors they give (at their line, naming
 // the key and what is valid).
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"
 #include "tests/sim/planner/plan_text.hpp"

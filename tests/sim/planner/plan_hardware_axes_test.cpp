@@ -1,6 +1,6 @@
 // Plans across hardware generations: a GPU-count axis (each point's nodes follow from its node type), a
 // precision axis, and node prices per node type.
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/economics.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"

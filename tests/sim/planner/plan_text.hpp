@@ -2,7 +2,7 @@
 // reads a file; the error a plan gives, as "line:column key: message"; a points.csv input column.
 #pragma once
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/planner/plan_file.hpp"
 #include "sim/planner/points.hpp"
 #include "tests/support/bundled_catalog.hpp"

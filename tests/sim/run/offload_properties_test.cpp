@@ -3,8 +3,8 @@
 // booked on the processors that touch it, and a CPU-bound connection runs at its cores' closed-form
 // rate. These compare several simulations; SimGrid's engine is a process-wide singleton, so each one
 // runs in a child process of its own, as `dpusim compare` runs its variants.
+#include "models/base/yaml_reader.hpp"
 #include "models/calibration/profile.hpp"
-#include "models/core/yaml_reader.hpp"
 #include "models/workload/transformer.hpp"
 #include "sim/cli/process_pool.hpp"
 #include "sim/input/scenario_loader.hpp"

@@ -1,7 +1,7 @@
 // The passes executor (sim/run/passes.hpp) with a model of the test's own: a model that needs a
 // counterfactual pass is its class and one registration line; no file of the run names it. Each run is
 // simulated in a child process (one SimGrid engine per process).
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/model/pass.hpp"
 #include "sim/model/registry.hpp"

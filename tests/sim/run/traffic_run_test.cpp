@@ -2,7 +2,7 @@
 // evenly, a lone flow at its NIC's rate, a start that only shifts a flow), background flows taking their
 // share, and PFC's pauses upstream of an incast. One simulation per test: ctest runs each in a process
 // of its own.
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/input/traffic_file.hpp"
 #include "sim/run/collective_sweep.hpp"

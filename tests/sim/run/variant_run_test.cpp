@@ -1,5 +1,5 @@
 // Whole-iteration properties. One simulation per test: ctest runs each in a process of its own.
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/run/variant_run.hpp"
 #include "tests/support/bundled_catalog.hpp"

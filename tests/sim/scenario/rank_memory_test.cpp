@@ -1,6 +1,6 @@
 // The fit check's verdicts: a layout fits, fits only if the framework's interleaved schedule keeps no
 // more micro-batches in flight than 1F1B (a warning), or does not fit (refused).
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 #include "sim/input/scenario_loader.hpp"
 #include "sim/scenario/rank_memory.hpp"
 #include "tests/support/bundled_catalog.hpp"

@@ -3,8 +3,8 @@
 // error carries the file, line, column and dotted key path of the offending node.
 #pragma once
 
-#include "models/core/input_error.hpp"
-#include "models/core/unit_parse.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/unit_parse.hpp"
 
 #include <cstdint>
 #include <fmt/format.h>
@@ -114,7 +114,7 @@ private:
   std::vector<Node> items_;
 };
 
-/// What a file may hold beyond its size (models/core/input_file.hpp; docs/scenario-schema.md, "Limits"): a
+/// What a file may hold beyond its size (models/base/input_file.hpp; docs/scenario-schema.md, "Limits"): a
 /// stream with more nodes or deeper nesting is refused before a tree is built.
 inline constexpr std::uint64_t kMaxNodes = 100'000;
 inline constexpr std::size_t kMaxDepth = 64;

@@ -1,6 +1,6 @@
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <array>
 #include <cerrno>

@@ -1,6 +1,6 @@
-#include "models/core/input_file.hpp"
+#include "models/base/input_file.hpp"
 
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <filesystem>
 #include <fmt/format.h>

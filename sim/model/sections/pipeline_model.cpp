@@ -1,8 +1,8 @@
 // The pipeline schedule: (interleaved) 1F1B over pp stages of virtual_stages model chunks each, with
 // optionally uneven first and last stages.
-#include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
 #include "sim/model/plan_size.hpp"
+#include "sim/model/sections/degrees.hpp"
 
 #include <fmt/format.h>
 #include <memory>

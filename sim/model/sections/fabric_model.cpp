@@ -1,6 +1,6 @@
 // The fabric between the nodes: a two- or three-tier fat-tree or rail-optimized Clos of catalog
 // switches, its link speed, latency and oversubscription.
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/model/catalog_names.hpp"
 #include "sim/model/model.hpp"
 #include "sim/report/variant_result.hpp"

@@ -1,7 +1,7 @@
 // Expert parallelism (mixture of experts): experts spread over groups of data-parallel ranks; the
 // dispatch and combine all-to-alls are simulated once on the variant's transport (the probe) and reused.
-#include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/sections/degrees.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 

@@ -1,7 +1,7 @@
 // Tensor, pipeline and data parallelism: how the GPUs are divided, and what each degree must divide.
 // Tensor-parallel collectives are simulated once on the platform (the probe) and reused.
-#include "sim/model/core/degrees.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/sections/degrees.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 #include "sim/topology/topology.hpp"

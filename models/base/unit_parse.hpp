@@ -1,7 +1,7 @@
 // The one place where text such as "400Gbps", "2us" or "80GiB" becomes a typed quantity.
 #pragma once
 
-#include "models/core/units.hpp"
+#include "models/base/units.hpp"
 
 #include <stdexcept>
 #include <string>

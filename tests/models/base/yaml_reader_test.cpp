@@ -1,6 +1,6 @@
-#include "models/core/input_error.hpp"
-#include "models/core/text_distance.hpp"
-#include "models/core/yaml_reader.hpp"
+#include "models/base/input_error.hpp"
+#include "models/base/text_distance.hpp"
+#include "models/base/yaml_reader.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

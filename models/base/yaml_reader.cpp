@@ -1,7 +1,7 @@
-#include "models/core/yaml_reader.hpp"
+#include "models/base/yaml_reader.hpp"
 
-#include "models/core/input_file.hpp"
-#include "models/core/text_distance.hpp"
+#include "models/base/input_file.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <algorithm>
 #include <cctype>

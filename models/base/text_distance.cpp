@@ -1,4 +1,4 @@
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // What every node runs besides training that an offload placement can move: encryption in transit and
 // a tenant overlay's virtual switch (agents have a model of their own), with the CPU rates of software
 // AES-GCM on host and Arm cores.
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/model.hpp"
 #include "sim/report/variant_result.hpp"

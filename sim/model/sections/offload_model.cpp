@@ -1,7 +1,7 @@
 // Offload as placement: each variant puts the transport, storage client, encryption, virtual switch
 // and agents on the host, the NIC's hardware or a DPU's Arm cores (sim/offload/variant.hpp); the
 // baseline is the one the others are compared with.
-#include "sim/model/core/offload_model.hpp"
+#include "sim/model/sections/offload_model.hpp"
 
 #include "sim/model/model.hpp"
 #include "sim/scenario/hardware.hpp"

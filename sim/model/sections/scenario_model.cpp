@@ -1,5 +1,5 @@
 // The scenario file itself: its sections, its name and the run's seed and calibration profile.
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 #include "sim/model/catalog_names.hpp"
 #include "sim/model/gpu_profiles.hpp"
 #include "sim/model/model.hpp"

@@ -1,6 +1,6 @@
-// Output sets (models/core/atomic_file.hpp): a new output directory appears with the whole set or not at
+// Output sets (models/base/atomic_file.hpp): a new output directory appears with the whole set or not at
 // all; an existing one gets every file of the set, and none where the set was not published.
-#include "models/core/atomic_file.hpp"
+#include "models/base/atomic_file.hpp"
 #include "tests/support/golden_tables.hpp"
 
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // The training workload: the transformer, its batch and sequence length, precision, recomputation,
 // ZeRO stage and the overlaps of its communication; the GPU compute rates a profile may calibrate.
-#include "models/core/unit_parse.hpp"
-#include "sim/model/core/degrees.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/model/model.hpp"
+#include "sim/model/sections/degrees.hpp"
 #include "sim/plan/iteration_plan.hpp"
 #include "sim/report/variant_result.hpp"
 

@@ -1,6 +1,6 @@
 // The nodes of the cluster: how many, of which catalog type, which of their GPUs are used, and the
 // network device of each variant (the node's NIC, or the DPU built around its ConnectX core).
-#include "models/core/text_distance.hpp"
+#include "models/base/text_distance.hpp"
 #include "sim/model/catalog_names.hpp"
 #include "sim/model/model.hpp"
 

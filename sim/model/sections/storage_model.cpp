@@ -1,7 +1,7 @@
 // Storage servers the input pipeline reads from and checkpoints are written to: on the training leaves
 // or on a storage fabric of their own; the host storage client's TCP connections (NFS nconnect), and the
 // Arm cores NVMe emulation (SNAP) polls with on each DPU.
-#include "models/core/unit_parse.hpp"
+#include "models/base/unit_parse.hpp"
 #include "sim/datapath/data_path.hpp"
 #include "sim/model/model.hpp"
 #include "sim/plan/iteration_plan.hpp"

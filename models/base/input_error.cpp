@@ -1,4 +1,4 @@
-#include "models/core/input_error.hpp"
+#include "models/base/input_error.hpp"
 
 #include <fmt/format.h>
 
