@@ -51,11 +51,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 /// points.csv: the header, then `rows` (ordered by point).
 std::string render_points_csv(const std::vector<std::vector<std::string>>& rows);
 
-/// pareto.csv: the header, then the rows within the constraints that no other such row beats on every
-/// one of time to train, cost and energy (those the rows have) and on one strictly.
+/// pareto.csv (summary.cpp): the header, then the rows within the constraints that no other such row beats on
+/// every one of time to train, cost and energy (those the rows have) and on one strictly.
 std::string render_pareto_csv(const std::vector<std::vector<std::string>>& rows);
 
-/// The best point per objective among those within the constraints, and what the variants change.
+/// The best point per objective among those within the constraints, and what the variants change
+/// (summary.cpp).
 std::string render_summary(const std::vector<std::vector<std::string>>& rows, const SummarySpec& spec);
 
 } // namespace dpusim::planner
