@@ -30,7 +30,7 @@ struct Origin {
 };
 
 /// Adds the parameter to the file's result; where the registry refuses it, the reason becomes a warning.
-void add(IngestedFile& f, const std::string& probe, ParamSpec spec);
+void add_param_of_file(IngestedFile& f, const std::string& probe, ParamSpec spec);
 
 /// An nccl-tests log: the collective's bus bandwidth, efficiency and latency fits (nccl_ingest.cpp).
 void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const IngestOptions& opt);

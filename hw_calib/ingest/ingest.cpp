@@ -27,7 +27,7 @@
 
 namespace dpusim::calib {
 
-void add(IngestedFile& f, const std::string& probe, ParamSpec spec) {
+void add_param_of_file(IngestedFile& f, const std::string& probe, ParamSpec spec) {
   const std::string key = spec.key;
   if (!add_param(f.result, probe, std::move(spec))) {
     // add_param recorded why in the notes; a value the registry refuses is a problem of the input.
@@ -88,11 +88,11 @@ void ingest_perftest_bw(IngestedFile& f, const Origin& o, std::string_view text)
                                      report.info.test, verb));
     return;
   }
-  add(f, "rdma",
-      ParamSpec{
-          key, best, calibration::Provenance::measured,
-          o.cite(fmt::format("perftest ib_{}_bw on {}: best average bandwidth over sizes", verb, device)),
-          verb + "_bw", std::nullopt, ""});
+  add_param_of_file(f, "rdma",
+                    ParamSpec{key, best, calibration::Provenance::measured,
+                              o.cite(fmt::format("perftest ib_{}_bw on {}: best average bandwidth over sizes",
+                                                 verb, device)),
+                              verb + "_bw", std::nullopt, ""});
 }
 
 void ingest_perftest_lat(IngestedFile& f, const Origin& o, std::string_view text) {
@@ -140,18 +140,19 @@ void ingest_perftest_lat(IngestedFile& f, const Origin& o, std::string_view text
                          "at or above the typical latency",
                          smallest_row->bytes, *smallest_row->p99_s * 1e6, smallest_row->t_typical_s * 1e6));
     else
-      add(f, "rdma",
-          ParamSpec{"nic.rdma_latency_p99", *smallest_row->p99_s, calibration::Provenance::measured,
-                    o.cite(fmt::format("perftest ib_write_lat on {}: 99% percentile at {} B", device,
-                                       smallest_row->bytes)),
-                    "write_lat", std::nullopt, ""});
+      add_param_of_file(f, "rdma",
+                        ParamSpec{"nic.rdma_latency_p99", *smallest_row->p99_s,
+                                  calibration::Provenance::measured,
+                                  o.cite(fmt::format("perftest ib_write_lat on {}: 99% percentile at {} B",
+                                                     device, smallest_row->bytes)),
+                                  "write_lat", std::nullopt, ""});
   }
   if (sizes.size() == 1) {
-    add(f, "rdma",
-        ParamSpec{
-            key, times.front(), calibration::Provenance::measured,
-            o.cite(fmt::format("perftest ib_{}_lat on {}: t_typical at {} B", verb, device, sizes.front())),
-            verb + "_lat", std::nullopt, ""});
+    add_param_of_file(f, "rdma",
+                      ParamSpec{key, times.front(), calibration::Provenance::measured,
+                                o.cite(fmt::format("perftest ib_{}_lat on {}: t_typical at {} B", verb,
+                                                   device, sizes.front())),
+                                verb + "_lat", std::nullopt, ""});
     return;
   }
   try {
@@ -161,11 +162,11 @@ void ingest_perftest_lat(IngestedFile& f, const Origin& o, std::string_view text
           fmt::format("{} left out: the fit's intercept is {:.3g} us, not a latency", key, ab.alpha_s * 1e6));
       return;
     }
-    add(f, "rdma",
-        ParamSpec{
-            key, ab.alpha_s, calibration::Provenance::fitted,
-            o.cite(fmt::format("perftest ib_{}_lat on {}: alpha of t_typical over sizes", verb, device)),
-            verb + "_lat", fit_quality(ab), ""});
+    add_param_of_file(f, "rdma",
+                      ParamSpec{key, ab.alpha_s, calibration::Provenance::fitted,
+                                o.cite(fmt::format("perftest ib_{}_lat on {}: alpha of t_typical over sizes",
+                                                   verb, device)),
+                                verb + "_lat", fit_quality(ab), ""});
   } catch (const std::invalid_argument& e) {
     f.warnings.push_back(fmt::format("{} left out: {}", key, e.what()));
   }
@@ -231,20 +232,21 @@ void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
             fmt::format("fio job \"{}\" reads sequentially in {} blocks: storage.read_bandwidth "
                         "is meant for large blocks (the probe reads 1 MiB)",
                         excerpt(job.name), job.bs));
-      add(f, "storage",
-          ParamSpec{"storage.read_bandwidth", job.read.bw_Bps, calibration::Provenance::measured,
-                    o.cite(method + ": read bandwidth"), series, std::nullopt, ""});
+      add_param_of_file(f, "storage",
+                        ParamSpec{"storage.read_bandwidth", job.read.bw_Bps,
+                                  calibration::Provenance::measured, o.cite(method + ": read bandwidth"),
+                                  series, std::nullopt, ""});
       const double cpu_s = (job.usr_cpu_percent + job.sys_cpu_percent) / 100.0 * job.read.runtime_s;
       if (job.jobs > 1)
         f.warnings.push_back(fmt::format("storage.read_rate_per_core left out: job \"{}\" sums {} processes, "
                                          "whose CPU figures are not one core's",
                                          excerpt(job.name), job.jobs));
       else if (cpu_s > 0 && job.read.io_bytes > 0)
-        add(f, "storage",
-            ParamSpec{"storage.read_rate_per_core", job.read.io_bytes / cpu_s,
-                      calibration::Provenance::measured,
-                      o.cite(method + ": bytes read over the job's CPU seconds (usr + sys)"), series,
-                      std::nullopt, ""});
+        add_param_of_file(f, "storage",
+                          ParamSpec{"storage.read_rate_per_core", job.read.io_bytes / cpu_s,
+                                    calibration::Provenance::measured,
+                                    o.cite(method + ": bytes read over the job's CPU seconds (usr + sys)"),
+                                    series, std::nullopt, ""});
       else
         f.warnings.push_back(
             "storage.read_rate_per_core left out: the job reports no CPU time or no bytes read");
@@ -257,9 +259,10 @@ void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
                                          "parameter is for 4 KiB",
                                          excerpt(job.name), job.bs));
       else
-        add(f, "storage",
-            ParamSpec{"storage.random_read_iops", job.read.iops, calibration::Provenance::measured,
-                      o.cite(method + ": read IOPS"), series, std::nullopt, ""});
+        add_param_of_file(f, "storage",
+                          ParamSpec{"storage.random_read_iops", job.read.iops,
+                                    calibration::Provenance::measured, o.cite(method + ": read IOPS"), series,
+                                    std::nullopt, ""});
       const auto& pct = job.read.clat_percentiles_s;
       if (pct.contains(50.0) && pct.contains(99.0) && pct.at(50.0) > 0 && pct.at(99.0) >= pct.at(50.0)) {
         if (job.iodepth > 1)
@@ -269,14 +272,16 @@ void ingest_fio(IngestedFile& f, const Origin& o, const FioReport& report) {
                           "(the parameters are for queue depth 1)",
                           excerpt(job.name), job.iodepth));
         else {
-          add(f, "storage",
-              ParamSpec{"storage.read_latency_median", pct.at(50.0), calibration::Provenance::measured,
-                        o.cite(method + ": median completion latency (clat 50.00th)"), series, std::nullopt,
-                        ""});
-          add(f, "storage",
-              ParamSpec{"storage.read_latency_p99", pct.at(99.0), calibration::Provenance::measured,
-                        o.cite(method + ": completion latency 99.00th percentile"), series, std::nullopt,
-                        ""});
+          add_param_of_file(f, "storage",
+                            ParamSpec{"storage.read_latency_median", pct.at(50.0),
+                                      calibration::Provenance::measured,
+                                      o.cite(method + ": median completion latency (clat 50.00th)"), series,
+                                      std::nullopt, ""});
+          add_param_of_file(f, "storage",
+                            ParamSpec{"storage.read_latency_p99", pct.at(99.0),
+                                      calibration::Provenance::measured,
+                                      o.cite(method + ": completion latency 99.00th percentile"), series,
+                                      std::nullopt, ""});
         }
       } else
         f.warnings.push_back(fmt::format("storage.read_latency_median and _p99 left out: no 50th and 99th "
@@ -331,7 +336,8 @@ void ingest_iperf3(IngestedFile& f, const Origin& o, std::string_view text, cons
     return;
   }
   const double per_core = *bps / 8.0 / (*t.local_cpu_percent / 100.0);
-  add(f, "tcp",
+  add_param_of_file(
+      f, "tcp",
       ParamSpec{
           key, per_core, calibration::Provenance::measured,
           o.cite(fmt::format("iperf3 {} ({} stream(s)): {:.2f} Gb/s at {:.1f}% of one CPU (iperf3's own "
@@ -379,7 +385,8 @@ void ingest_openssl(IngestedFile& f, const Origin& o, std::string_view text, con
   const double per_core = at->second / report.processes;
   f.result.summary.push_back(fmt::format("AES-256-GCM at 16 KiB: {:.2f} GB/s per core ({} process(es))",
                                          per_core / 1e9, report.processes));
-  add(f, "crypto",
+  add_param_of_file(
+      f, "crypto",
       ParamSpec{key, per_core, calibration::Provenance::measured,
                 o.cite(fmt::format(
                            "openssl speed -evp aes-256-gcm, 16384-byte blocks, {} process(es), per user CPU "
@@ -425,7 +432,8 @@ void ingest_lscpu(IngestedFile& f, const Origin& o, std::string_view text, const
   }
   f.machine["cpu.physical_cores"] = std::to_string(*cores);
   const int line = r.lines.contains("Core(s) per socket") ? r.lines.at("Core(s) per socket") : 0;
-  add(f, "discover",
+  add_param_of_file(
+      f, "discover",
       ParamSpec{
           role_key(opt.role, "cores"), static_cast<double>(*cores), calibration::Provenance::measured,
           o.cite(r.json ? "lscpu -J: cores per socket x sockets" : "lscpu: cores per socket x sockets", line),

@@ -32,12 +32,14 @@ void add_allreduce_shape(IngestedFile& f, const Origin& o, const NcclTestsReport
   const auto nodes = static_cast<int>(r.hosts.size());
   const std::string what =
       fmt::format("nccl-tests all_reduce_perf: {} \"#  Rank\" line(s) on {} host(s)", r.ranks, nodes);
-  add(f, "nccl",
-      ParamSpec{"collective.allreduce_ranks", static_cast<double>(r.ranks), calibration::Provenance::measured,
-                o.cite(what, r.first_line), "", std::nullopt, ""});
-  add(f, "nccl",
-      ParamSpec{"collective.allreduce_nodes", static_cast<double>(nodes), calibration::Provenance::measured,
-                o.cite(what, r.first_line), "", std::nullopt, ""});
+  add_param_of_file(f, "nccl",
+                    ParamSpec{"collective.allreduce_ranks", static_cast<double>(r.ranks),
+                              calibration::Provenance::measured, o.cite(what, r.first_line), "", std::nullopt,
+                              ""});
+  add_param_of_file(f, "nccl",
+                    ParamSpec{"collective.allreduce_nodes", static_cast<double>(nodes),
+                              calibration::Provenance::measured, o.cite(what, r.first_line), "", std::nullopt,
+                              ""});
 }
 
 std::string series_of(const NcclTestsReport& r, std::size_t index) {
@@ -169,7 +171,8 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
   const std::string what = fmt::format("nccl-tests all_reduce_perf ({})", hosts);
   f.result.summary.push_back(fmt::format("all-reduce: bus bandwidth {:.1f} GB/s at {:.0f} MiB, {}",
                                          last.best_busbw_Bps() / 1e9, last.size_bytes / 1048576.0, hosts));
-  add(f, "nccl",
+  add_param_of_file(
+      f, "nccl",
       ParamSpec{"collective.allreduce_bus_bandwidth", last.best_busbw_Bps(),
                 calibration::Provenance::measured,
                 o.cite(fmt::format("{}: busbw at the largest size, {} B", what, last.size_bytes), last.line),
@@ -191,11 +194,12 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
     try {
       const AlphaBetaFit ab = fit_alpha_beta(sizes, times);
       if (ab.alpha_s > 0) {
-        add(f, "nccl",
-            ParamSpec{
-                "collective.allreduce_latency", ab.alpha_s, calibration::Provenance::fitted,
-                o.cite(what + ": alpha of an alpha-beta fit of the time over sizes", r.first_line, last.line),
-                "all_reduce", fit_quality(ab), ""});
+        add_param_of_file(f, "nccl",
+                          ParamSpec{"collective.allreduce_latency", ab.alpha_s,
+                                    calibration::Provenance::fitted,
+                                    o.cite(what + ": alpha of an alpha-beta fit of the time over sizes",
+                                           r.first_line, last.line),
+                                    "all_reduce", fit_quality(ab), ""});
         add_allreduce_shape(f, o, r);
       } else
         f.warnings.push_back(
@@ -231,7 +235,8 @@ void ingest_nccl(IngestedFile& f, const Origin& o, std::string_view text, const 
                       "(tree or NVLS?); calibrate on a ring run (NCCL_ALGO=Ring)",
                       key, last.best_busbw_Bps() / 1e9, *opt.nccl_link_rate_Bps / 1e9));
     else
-      add(f, "nccl",
+      add_param_of_file(
+          f, "nccl",
           ParamSpec{key, eff, calibration::Provenance::measured,
                     o.cite(fmt::format("{}: busbw {:.2f} GB/s over the given link rate {:.2f} GB/s", what,
                                        last.best_busbw_Bps() / 1e9, *opt.nccl_link_rate_Bps / 1e9),
